@@ -1,0 +1,139 @@
+#include "fileio.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mem.h"
+
+bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err)
+{
+    *data = NULL;
+    *size = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return q2err_set(err, path, 0, 0, "not a regular file");
+    }
+    if ((uint64_t)st.st_size > (uint64_t)max_size) {
+        fclose(f);
+        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit",
+                         (long long)st.st_size, max_size);
+    }
+    size_t n = (size_t)st.st_size;
+    uint8_t *buf = q2_malloc(n + 1);
+    if (n > 0 && fread(buf, 1, n, f) != n) {
+        free(buf);
+        fclose(f);
+        return q2err_set(err, path, 0, 0, "read error");
+    }
+    fclose(f);
+    buf[n] = 0;
+    *data = buf;
+    *size = n;
+    return true;
+}
+
+bool atomic_open(atomic_file_t *af, const char *path, q2err_t *err)
+{
+    memset(af, 0, sizeof *af);
+    if (strlen(path) >= sizeof af->path) return q2err_set(err, path, 0, 0, "path too long");
+    strcpy(af->path, path);
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld", path, (long)getpid());
+    af->f = fopen(af->tmp, "wb");
+    if (!af->f) return q2err_set(err, af->tmp, 0, 0, "cannot create: %s", strerror(errno));
+    return true;
+}
+
+bool atomic_commit(atomic_file_t *af, q2err_t *err)
+{
+    if (!af->f) return q2err_set(err, af->path, 0, 0, "internal error: file not open");
+    bool ok = !ferror(af->f);
+    if (fflush(af->f) != 0) ok = false;
+    if (fclose(af->f) != 0) ok = false;
+    af->f = NULL;
+    if (!ok) {
+        remove(af->tmp);
+        return q2err_set(err, af->path, 0, 0, "write error (disk full?)");
+    }
+    if (rename(af->tmp, af->path) != 0) {
+        int e = errno;
+        remove(af->tmp);
+        return q2err_set(err, af->path, 0, 0, "cannot replace: %s", strerror(e));
+    }
+    return true;
+}
+
+void atomic_abort(atomic_file_t *af)
+{
+    if (af->f) {
+        fclose(af->f);
+        af->f = NULL;
+        remove(af->tmp);
+    }
+}
+
+bool file_write_atomic(const char *path, const void *data, size_t size, q2err_t *err)
+{
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    if (size > 0 && fwrite(data, 1, size, af.f) != size) {
+        atomic_abort(&af);
+        return q2err_set(err, path, 0, 0, "write error");
+    }
+    return atomic_commit(&af, err);
+}
+
+bool file_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *path_basename(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+void path_dirname(char *out, size_t outsz, const char *path)
+{
+    const char *s = strrchr(path, '/');
+    if (!s) {
+        snprintf(out, outsz, ".");
+        return;
+    }
+    size_t n = (size_t)(s - path);
+    if (n == 0) n = 1; /* "/file" -> "/" */
+    if (n >= outsz) n = outsz - 1;
+    memcpy(out, path, n);
+    out[n] = 0;
+}
+
+bool path_replace_ext(char *out, size_t outsz, const char *path, const char *ext)
+{
+    const char *base = path_basename(path);
+    const char *dot = strrchr(base, '.');
+    size_t stem = dot && dot != base ? (size_t)(dot - path) : strlen(path);
+    if (stem + strlen(ext) + 1 > outsz) return false;
+    memcpy(out, path, stem);
+    strcpy(out + stem, ext);
+    return true;
+}
+
+bool path_join(char *out, size_t outsz, const char *a, const char *b)
+{
+    size_t la = strlen(a);
+    int n;
+    if (la == 0)
+        n = snprintf(out, outsz, "%s", b);
+    else if (a[la - 1] == '/')
+        n = snprintf(out, outsz, "%s%s", a, b);
+    else
+        n = snprintf(out, outsz, "%s/%s", a, b);
+    return n >= 0 && (size_t)n < outsz;
+}

@@ -1,0 +1,50 @@
+/* Whole-file reads, crash-safe writes and path helpers.
+ *
+ * Outputs are never written in place: atomic_file_t writes to a temporary
+ * file beside the target and renames it over the target only when the whole
+ * output was written, so a failed or interrupted run leaves the previous file
+ * untouched and never a half-written one. */
+#ifndef Q2M_FILEIO_H
+#define Q2M_FILEIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+#define Q2_PATH_MAX 4096
+
+/* Reads a whole file into a malloc'ed buffer with a NUL byte appended (not
+ * counted in *size). Files larger than max_size are refused with an error. */
+bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
+
+typedef struct atomic_file_t {
+    FILE *f;
+    char path[Q2_PATH_MAX];
+    char tmp[Q2_PATH_MAX + 32];
+} atomic_file_t;
+
+bool atomic_open(atomic_file_t *af, const char *path, q2err_t *err);
+/* Flushes, closes and renames into place; on failure removes the temporary. */
+bool atomic_commit(atomic_file_t *af, q2err_t *err);
+/* Discards the temporary file. Safe to call on a committed or unopened file. */
+void atomic_abort(atomic_file_t *af);
+
+bool file_write_atomic(const char *path, const void *data, size_t size, q2err_t *err);
+
+bool file_exists(const char *path);
+
+/* Copies `path` to out with its extension (the part after the last '.' in
+ * the last component) replaced by `ext` (which includes the dot). Returns
+ * false if the result does not fit. */
+bool path_replace_ext(char *out, size_t outsz, const char *path, const char *ext);
+/* Pointer to the last component of path. */
+const char *path_basename(const char *path);
+/* Copies the directory part of path ("." when none) into out. */
+void path_dirname(char *out, size_t outsz, const char *path);
+/* out = a + "/" + b */
+bool path_join(char *out, size_t outsz, const char *a, const char *b);
+
+#endif

@@ -1,0 +1,99 @@
+/* Double-precision vector and plane math shared by every stage.
+ *
+ * All geometry in the compilers is done in double precision; only the .bsp
+ * writer narrows to float, because that is what the file format stores. */
+#ifndef Q2M_MATHLIB_H
+#define Q2M_MATHLIB_H
+
+#include <math.h>
+#include <stdbool.h>
+
+typedef struct vec3_t {
+    double x, y, z;
+} vec3_t;
+
+/* Named epsilons. Every geometric comparison in the project uses one of
+ * these, so that tolerances can be reasoned about in one place.
+ *
+ * ON_EPSILON: a point closer than this to a plane is "on" it. Map coordinates
+ *   are usually integers and brushes are at most a few thousand units across;
+ *   0.01 units absorbs the rounding of three-point plane construction while
+ *   staying far below the 1-unit grid designers work on (qbsp3 uses 0.1 for
+ *   splitting, which visibly welds distinct vertices on 0.125 grids).
+ * NORMAL_EPSILON: two unit normals whose components differ by less than this
+ *   are the same direction (about 0.0006 degrees).
+ * DIST_EPSILON: two planes with the same normal whose distances differ by
+ *   less than this are the same plane.
+ * DEGENERATE_EPSILON: winding edges shorter than this are considered
+ *   degenerate; a polygon with an area below DEGENERATE_EPSILON^2 is empty. */
+#define ON_EPSILON 0.01
+#define NORMAL_EPSILON 0.00001
+#define DIST_EPSILON 0.01
+#define DEGENERATE_EPSILON 0.001
+
+/* Half-size of the cube that contains every legal map coordinate. Quake 2
+ * sends coordinates over the network as shorts of 1/8 units, which limits the
+ * world to +-4096; windings built from planes start a little larger so that
+ * clipping against the world's brushes always shrinks them. */
+#define WORLD_EXTENT 65536.0
+#define MAX_WORLD_COORD 4096.0
+
+static inline vec3_t vec3(double x, double y, double z) { return (vec3_t){x, y, z}; }
+static inline vec3_t vec_add(vec3_t a, vec3_t b) { return (vec3_t){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static inline vec3_t vec_sub(vec3_t a, vec3_t b) { return (vec3_t){a.x - b.x, a.y - b.y, a.z - b.z}; }
+static inline vec3_t vec_scale(vec3_t a, double s) { return (vec3_t){a.x * s, a.y * s, a.z * s}; }
+static inline vec3_t vec_ma(vec3_t a, double s, vec3_t b) { return (vec3_t){a.x + s * b.x, a.y + s * b.y, a.z + s * b.z}; }
+static inline vec3_t vec_neg(vec3_t a) { return (vec3_t){-a.x, -a.y, -a.z}; }
+static inline double vec_dot(vec3_t a, vec3_t b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline vec3_t vec_cross(vec3_t a, vec3_t b) {
+    return (vec3_t){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+static inline double vec_len(vec3_t a) { return sqrt(vec_dot(a, a)); }
+static inline vec3_t vec_lerp(vec3_t a, vec3_t b, double t) { return vec_ma(a, t, vec_sub(b, a)); }
+static inline double vec_comp(vec3_t a, int i) { return i == 0 ? a.x : i == 1 ? a.y : a.z; }
+static inline void vec_set_comp(vec3_t *a, int i, double v) {
+    if (i == 0) a->x = v; else if (i == 1) a->y = v; else a->z = v;
+}
+static inline vec3_t vec_min(vec3_t a, vec3_t b) {
+    return (vec3_t){fmin(a.x, b.x), fmin(a.y, b.y), fmin(a.z, b.z)};
+}
+static inline vec3_t vec_max(vec3_t a, vec3_t b) {
+    return (vec3_t){fmax(a.x, b.x), fmax(a.y, b.y), fmax(a.z, b.z)};
+}
+static inline bool vec_equal_eps(vec3_t a, vec3_t b, double eps) {
+    return fabs(a.x - b.x) <= eps && fabs(a.y - b.y) <= eps && fabs(a.z - b.z) <= eps;
+}
+static inline bool vec_is_finite(vec3_t a) { return isfinite(a.x) && isfinite(a.y) && isfinite(a.z); }
+
+/* Returns the normalized vector and stores the original length in *len (may
+ * be NULL). A zero vector stays zero with length 0. */
+vec3_t vec_normalize(vec3_t a, double *len);
+
+/* Plane types as Quake 2 stores them: 0..2 axial along X, Y, Z; 3..5 "any"
+ * plane whose dominant axis is X, Y or Z. */
+enum { PLANE_X = 0, PLANE_Y = 1, PLANE_Z = 2, PLANE_ANYX = 3, PLANE_ANYY = 4, PLANE_ANYZ = 5 };
+
+typedef struct plane_t {
+    vec3_t normal;
+    double dist;
+    int type;
+} plane_t;
+
+int plane_type_for_normal(vec3_t normal);
+static inline double plane_dist_to(const plane_t *p, vec3_t pt) { return vec_dot(p->normal, pt) - p->dist; }
+
+/* Plane through three points with Quake's winding convention: the normal is
+ * normalize((p0 - p1) x (p2 - p1)). Returns false if the points are
+ * collinear or not finite. */
+bool plane_from_points(vec3_t p0, vec3_t p1, vec3_t p2, plane_t *out);
+
+/* Axis-aligned bounding box helpers. */
+typedef struct aabb_t {
+    vec3_t mins, maxs;
+} aabb_t;
+
+aabb_t aabb_empty(void);
+void aabb_add_point(aabb_t *b, vec3_t p);
+bool aabb_is_empty(const aabb_t *b);
+
+#endif

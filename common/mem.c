@@ -1,0 +1,105 @@
+#include "mem.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void out_of_memory(size_t size)
+{
+    fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", size);
+    abort();
+}
+
+void *q2_malloc(size_t size)
+{
+    void *p = malloc(size ? size : 1);
+    if (!p) out_of_memory(size);
+    return p;
+}
+
+void *q2_calloc(size_t count, size_t size)
+{
+    void *p = calloc(count ? count : 1, size ? size : 1);
+    if (!p) out_of_memory(count * size);
+    return p;
+}
+
+void *q2_realloc(void *p, size_t size)
+{
+    void *q = realloc(p, size ? size : 1);
+    if (!q) out_of_memory(size);
+    return q;
+}
+
+char *q2_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = q2_malloc(n);
+    memcpy(d, s, n);
+    return d;
+}
+
+void *q2_grow(void *array, size_t elem, int *capacity, int need)
+{
+    if (need <= *capacity) return array;
+    size_t cap = *capacity > 0 ? (size_t)*capacity : 16;
+    while (cap < (size_t)need) cap *= 2;
+    if (cap > INT32_MAX) cap = INT32_MAX;
+    if (cap > SIZE_MAX / elem) out_of_memory(SIZE_MAX);
+    array = q2_realloc(array, cap * elem);
+    *capacity = (int)cap;
+    return array;
+}
+
+struct arena_block_t {
+    arena_block_t *next;
+    size_t used, size;
+    _Alignas(16) unsigned char data[];
+};
+
+void arena_init(arena_t *a, size_t block_size)
+{
+    a->head = NULL;
+    a->block_size = block_size ? block_size : 1 << 20;
+    a->total = 0;
+}
+
+void *arena_alloc(arena_t *a, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    arena_block_t *b = a->head;
+    if (!b || b->size - b->used < size) {
+        size_t bs = size > a->block_size ? size : a->block_size;
+        b = q2_malloc(sizeof *b + bs);
+        b->next = a->head;
+        b->used = 0;
+        b->size = bs;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    a->total += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *arena_strdup(arena_t *a, const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = arena_alloc(a, n);
+    memcpy(d, s, n);
+    return d;
+}
+
+void arena_free(arena_t *a)
+{
+    arena_block_t *b = a->head;
+    while (b) {
+        arena_block_t *n = b->next;
+        free(b);
+        b = n;
+    }
+    a->head = NULL;
+    a->total = 0;
+}

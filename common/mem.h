@@ -1,0 +1,41 @@
+/* Allocation helpers and a memory arena.
+ *
+ * Out-of-memory is the one condition the library does not return as an error:
+ * a compile cannot continue without memory and every caller would only pass
+ * it up, so q2_malloc and friends abort with a message on stderr. */
+#ifndef Q2M_MEM_H
+#define Q2M_MEM_H
+
+#include <stddef.h>
+
+void *q2_malloc(size_t size);
+void *q2_calloc(size_t count, size_t size);
+void *q2_realloc(void *p, size_t size);
+char *q2_strdup(const char *s);
+
+/* Grows a dynamic array so that it holds at least `need` elements of
+ * `elem` bytes, doubling its capacity; returns the (possibly moved) array. */
+void *q2_grow(void *array, size_t elem, int *capacity, int need);
+
+/* Appends one element: ARRAY_PUSH(arr, count, cap, value). */
+#define ARRAY_PUSH(arr, count, cap, value)                            \
+    do {                                                              \
+        (arr) = q2_grow((arr), sizeof *(arr), &(cap), (count) + 1);   \
+        (arr)[(count)++] = (value);                                   \
+    } while (0)
+
+/* An arena hands out zeroed memory from large blocks and frees it all at
+ * once; stages that build many small objects with one lifetime use it. */
+typedef struct arena_block_t arena_block_t;
+typedef struct arena_t {
+    arena_block_t *head;
+    size_t block_size;
+    size_t total; /* bytes handed out, for statistics */
+} arena_t;
+
+void arena_init(arena_t *a, size_t block_size);
+void *arena_alloc(arena_t *a, size_t size);
+char *arena_strdup(arena_t *a, const char *s);
+void arena_free(arena_t *a);
+
+#endif

@@ -1,0 +1,12 @@
+/* The thread-count setting every tool shares (-threads N). Stages take the
+ * resolved count in their context and pass it to OpenMP's num_threads
+ * clause; results never depend on it. */
+#ifndef Q2M_THREADS_H
+#define Q2M_THREADS_H
+
+#define THREADS_MAX 256
+
+/* 0 or negative means "all processors"; the result is in 1..THREADS_MAX. */
+int threads_resolve(int requested);
+
+#endif

@@ -1,0 +1,41 @@
+#include "timer.h"
+
+#include <time.h>
+
+double time_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+void stages_init(stage_times_t *st)
+{
+    st->count = 0;
+    st->started = 0;
+}
+
+void stages_end(stage_times_t *st)
+{
+    if (st->started > 0 && st->count > 0) {
+        st->stage[st->count - 1].seconds += time_now() - st->started;
+        st->started = 0;
+    }
+}
+
+void stages_mark(stage_times_t *st, const char *name)
+{
+    stages_end(st);
+    if (st->count >= STAGE_MAX) return;
+    st->stage[st->count].name = name;
+    st->stage[st->count].seconds = 0;
+    st->count++;
+    st->started = time_now();
+}
+
+double stages_total(const stage_times_t *st)
+{
+    double t = 0;
+    for (int i = 0; i < st->count; i++) t += st->stage[i].seconds;
+    return t;
+}

@@ -1,0 +1,36 @@
+/* Portal files (.prt, PRT1 with clusters as Quake 2 tools write them):
+ *   PRT1\n<numclusters>\n<numportals>\n
+ *   <numpoints> <clusterA> <clusterB> (x y z) (x y z) ...\n
+ * The winding's points are listed so that its plane faces cluster B... as
+ * qbsp3 writes them: the normal of the winding points from clusterA's side
+ * into clusterB (qvis3 flips it for the reverse direction). */
+#ifndef Q2M_PRT_H
+#define Q2M_PRT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "../common/error.h"
+#include "../common/winding.h"
+
+typedef struct prt_portal_t {
+    int cluster[2];
+    winding_t *winding;
+} prt_portal_t;
+
+typedef struct prt_t {
+    int numclusters;
+    int numportals;
+    prt_portal_t *portals;
+} prt_t;
+
+/* Errors name the file and line: bad header, counts that do not match,
+ * cluster numbers out of range, too few points, non-finite coordinates,
+ * a truncated file. */
+bool prt_read_memory(const char *text, size_t size, const char *name, prt_t *out, q2err_t *err);
+bool prt_read_file(const char *path, prt_t *out, q2err_t *err);
+/* Writes atomically; coordinates within 0.001 of an integer as integers. */
+bool prt_write_file(const char *path, const prt_t *prt, q2err_t *err);
+void prt_free(prt_t *prt);
+
+#endif

@@ -1,0 +1,72 @@
+/* .map source files: Quake 2 standard face lines, Valve 220 face lines,
+ * Quake 1 face lines (no trailing contents/flags/value), `//` comments
+ * (TrenchBroom's header included), entities with key/value pairs and
+ * brushes. The parser only reads; turning sides into planes, texinfo and
+ * contents is qbsp's job, with map_texture_vectors below as the one place
+ * texture projection is computed.
+ *
+ * Face line forms:
+ *   ( x y z ) ( x y z ) ( x y z ) TEX xoff yoff rot xscale yscale [contents flags value]
+ *   ( x y z ) ( x y z ) ( x y z ) TEX [ ux uy uz uoff ] [ vx vy vz voff ] rot xscale yscale [contents flags value]
+ * Numbers may be integers or floats. Brush primitives (brushDef) are
+ * rejected with a clear error. */
+#ifndef Q2M_MAPFILE_H
+#define Q2M_MAPFILE_H
+
+#include <stdbool.h>
+
+#include "../common/error.h"
+#include "../common/mathlib.h"
+#include "entities.h"
+
+typedef enum map_projection_t {
+    MAP_PROJ_STANDARD = 0, /* Quake axis-aligned projection: xoff yoff rot xscale yscale */
+    MAP_PROJ_VALVE220 = 1, /* explicit U/V axes with offsets */
+} map_projection_t;
+
+typedef struct map_side_t {
+    vec3_t points[3];
+    char texture[64]; /* as written; qbsp checks it fits Quake 2's 32 bytes */
+    map_projection_t proj;
+    double shift[2];  /* xoff yoff (standard) or uoff voff (Valve) */
+    double rotate;
+    double scale[2];  /* 0 means 1, as id's tools read it */
+    vec3_t axis[2];   /* Valve 220 only: U and V axes */
+    bool has_surface; /* the trailing contents/flags/value were present */
+    int contents, flags, value;
+    int line, col;
+} map_side_t;
+
+typedef struct map_brush_t {
+    map_side_t *sides;
+    int numsides, cap;
+    int line; /* opening brace */
+    int entity_brush_index; /* 0-based index within its entity, for messages */
+} map_brush_t;
+
+typedef struct map_entity_t {
+    entity_t ent; /* key/value pairs and line */
+    map_brush_t *brushes;
+    int numbrushes, cap;
+} map_entity_t;
+
+typedef struct map_t {
+    char *path;
+    map_entity_t *entities;
+    int numentities, cap;
+    bool valve220; /* any Valve 220 face line was read */
+} map_t;
+
+/* Parses a whole file. Errors name file:line:col and what was expected. */
+bool map_parse(const char *text, size_t size, const char *name, map_t *out, q2err_t *err);
+bool map_read_file(const char *path, map_t *out, q2err_t *err);
+void map_free(map_t *map);
+
+/* Quake 2 texinfo vectors for a side on a plane with the given normal:
+ * vecs[0] = (s axis / xscale, s offset), vecs[1] = (t axis / yscale, t
+ * offset), in texels, exactly as qbsp3's TexinfoForBrushTexture (standard)
+ * and as Valve 220 editors define it. `origin` is the brush entity's origin
+ * (texture lock for brush models); pass (0,0,0) for the world. */
+void map_texture_vectors(const map_side_t *side, vec3_t plane_normal, vec3_t origin, double vecs[2][4]);
+
+#endif

@@ -1,0 +1,162 @@
+/* qbsp's shared data: the compile context and the structures that flow
+ * from stage to stage (map brushes -> bsp brushes -> tree -> portals ->
+ * faces -> .bsp). One stage per file:
+ *
+ *   load.c      .map -> entities, map brushes (planes, texinfo, contents)
+ *   csg.c       overlapping brushes clipped by contents priority
+ *   brushbsp.c  recursive partition into a tree of convex leaves
+ *   portals.c   portals between leaves, flood from entities, fill outside,
+ *               clusters, areas
+ *   leak.c      leak path and pointfiles
+ *   prtfile.c   the .prt file
+ *   faces.c     faces from visible sides: merge, subdivide, T-junctions
+ *   texinfo.c   texinfo table (dedup, animation chains)
+ *   writebsp.c  nodes, leafs, faces, edges, brushes with bevels, models,
+ *               areas, light styles, entities -> bsp_t
+ *
+ * No globals: every stage takes the qbsp_t context. Data flows one way; a
+ * stage may read what earlier stages produced and adds its own results. */
+#ifndef Q2M_QBSP_H
+#define Q2M_QBSP_H
+
+#include <stdbool.h>
+
+#include "../common/log.h"
+#include "../common/mathlib.h"
+#include "../common/planes.h"
+#include "../common/timer.h"
+#include "../common/winding.h"
+#include "../formats/bspfile.h"
+#include "../formats/mapfile.h"
+#include "../formats/textures.h"
+
+typedef struct qbsp_options_t {
+    int threads;          /* resolved thread count */
+    double subdivide;     /* -chop: max texture-space face extent, default 240 */
+    double micro;         /* -micro: brushes thinner than this are dropped */
+    bool nocsg, noweld, noshare, notjunc, nowater, noprune, nomerge, nosubdiv;
+    bool nodetail, fulldetail, nofill, onlyents, leaktest;
+    const char *basedir, *gamedir;
+} qbsp_options_t;
+
+/* A brush side after loading. */
+typedef struct side_t {
+    int planenum;      /* index into qbsp_t.planes */
+    int texinfo;       /* index into qbsp_t.texinfo, -1 for none */
+    winding_t *winding;
+    struct side_t *original; /* the map brush side this came from */
+    int contents;      /* from the face line / texture */
+    int surf;          /* surface flags */
+    bool visible;      /* touches empty space: makes a face */
+    bool tested;       /* planenum already used as a splitter */
+    bool bevel;        /* added for collision only, never makes a face */
+} side_t;
+
+typedef struct mapbrush_t {
+    int entitynum;     /* entity index in the map */
+    int brushnum;      /* brush index within that entity, for messages */
+    int line;          /* source line of the brush */
+    int contents;
+    aabb_t bounds;
+    int numsides;
+    side_t *original_sides; /* numsides entries (bevels appended last) */
+    int outputnumber;  /* index in the .bsp brushes lump */
+} mapbrush_t;
+
+#define MAX_FACE_POINTS 64
+
+typedef struct face_t {
+    struct face_t *next;     /* in the node's face list */
+    struct face_t *merged;   /* set when merged into another face */
+    struct face_t *split[2]; /* set when subdivided */
+    struct portal_t *portal;
+    int texinfo;
+    int planenum;
+    int contents;            /* contents of the leaf in front */
+    int outputnumber;        /* index in the .bsp faces lump, -1 if none */
+    winding_t *w;
+    int numpoints;
+    int vertexnums[MAX_FACE_POINTS * 4];
+} face_t;
+
+typedef struct bspbrush_t {
+    struct bspbrush_t *next;
+    aabb_t bounds;
+    int side, testside;      /* side of the node's plane, for partitioning */
+    mapbrush_t *original;
+    int numsides;
+    side_t sides[];          /* flexible */
+} bspbrush_t;
+
+#define PLANENUM_LEAF -1
+
+typedef struct node_t {
+    /* Both nodes and leafs. */
+    int planenum;            /* PLANENUM_LEAF for leafs; even planes only */
+    struct node_t *parent;
+    aabb_t bounds;
+    bspbrush_t *volume;      /* the convex region of the node, as a brush */
+
+    /* Nodes. */
+    side_t *side;            /* the side that created the node */
+    struct node_t *children[2];
+    face_t *faces;
+
+    /* Leafs. */
+    bspbrush_t *brushlist;   /* brushes (fragments) in the leaf */
+    int contents;
+    int occupied;            /* flood distance from an entity, 0 = not reached */
+    const map_entity_t *occupant;
+    int occupant_index;      /* entity index of the occupant */
+    bool detail_seperator;   /* a node on a detail plane: leafs below share a cluster */
+    int cluster;             /* -1 for solid */
+    int area;                /* 0 for none */
+    struct portal_t *portals;
+
+    int outputnumber;        /* index in the .bsp nodes or leafs lump */
+} node_t;
+
+typedef struct portal_t {
+    plane_t plane;
+    node_t *onnode;          /* NULL for outside portals */
+    node_t *nodes[2];        /* [0] front, [1] back */
+    struct portal_t *next[2];
+    winding_t *winding;
+    bool sidefound;
+    side_t *side;            /* the visible side this portal makes a face for */
+    face_t *face[2];
+} portal_t;
+
+typedef struct tree_t {
+    node_t *headnode;
+    node_t outside_node;     /* the void */
+    aabb_t bounds;
+} tree_t;
+
+/* The compile context. Created by main, threaded through every stage. */
+typedef struct qbsp_t {
+    qbsp_options_t opt;
+    log_t *log;
+    stage_times_t *times;
+    texdb_t *texdb;
+
+    map_t map;               /* the parsed source */
+    plane_table_t planes;
+
+    mapbrush_t *mapbrushes;  /* all brushes of all entities, entity order */
+    int nummapbrushes, cap_mapbrushes;
+    /* brushes of entity e are mapbrushes[firstbrush[e] .. +numbrushes[e]] */
+    int *ent_firstbrush, *ent_numbrushes;
+    vec3_t *ent_origin;      /* per entity, from "origin" or origin brushes */
+
+    dtexinfo_t *texinfo;
+    int numtexinfo, cap_texinfo;
+
+    bsp_t bsp;               /* the output being built */
+
+    int leaked_entity;       /* entity index that reached the void, -1 if sealed */
+    int numclusters;
+    int numareas;
+} qbsp_t;
+
+#endif

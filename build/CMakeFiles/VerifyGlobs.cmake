@@ -26,6 +26,7 @@ file(GLOB NEW_GLOB LIST_DIRECTORIES true "/work/main/formats/*.c")
 set(OLD_GLOB
   "/work/main/formats/bspfile.c"
   "/work/main/formats/lexer.c"
+  "/work/main/formats/lightmap.c"
   "/work/main/formats/visrle.c"
   )
 if(NOT "${NEW_GLOB}" STREQUAL "${OLD_GLOB}")

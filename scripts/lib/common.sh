@@ -1,0 +1,51 @@
+# Shared helpers for scripts/test, scripts/demo, scripts/fuzz, scripts/bench
+# and scripts/validate. Sourced, not run.
+
+Q2MAP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+
+# Packages every script needs to build the library, the tools and the tests.
+Q2MAP_BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libpng-dev
+    libcmocka-dev libsdl2-dev libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri python3)
+# Extra packages for the full test run: the viewer's window test (Xvfb,
+# xdotool) and the libFuzzer build (clang with its runtime and OpenMP).
+Q2MAP_TEST_PACKAGES=(xvfb xdotool clang libclang-rt-14-dev libomp-dev)
+
+say() { printf '==> %s\n' "$*"; }
+
+# Installs only the Debian packages that are missing, so a machine that has
+# everything installs nothing and never touches the network.
+ensure_packages() {
+    local missing=() p
+    for p in "$@"; do
+        dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+    done
+    if [ "${#missing[@]}" -eq 0 ]; then
+        return 0
+    fi
+    if ! command -v apt-get >/dev/null 2>&1; then
+        echo "error: missing packages (${missing[*]}) and no apt-get; install them by hand" >&2
+        return 1
+    fi
+    local sudo=()
+    if [ "$(id -u)" -ne 0 ]; then
+        if command -v sudo >/dev/null 2>&1; then
+            sudo=(sudo)
+        else
+            echo "error: missing packages (${missing[*]}); run as root or install them" >&2
+            return 1
+        fi
+    fi
+    say "installing missing packages: ${missing[*]}"
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# configure_build DIR [cmake args...]: configures (once) and builds with Ninja.
+configure_build() {
+    local dir="$1"; shift
+    cmake -S "$Q2MAP_ROOT" -B "$dir" -G Ninja "$@" >/dev/null || return 1
+    cmake --build "$dir"
+}
+
+# Programs that exist in a build's bin/ directory.
+have_prog() { [ -x "$1/bin/$2" ]; }

@@ -155,6 +155,10 @@ typedef struct qbsp_t {
     bsp_t bsp;               /* the output being built */
 
     int leaked_entity;       /* entity index that reached the void, -1 if sealed */
+    /* Private state of faces.c, tjunc.c, areas.c and writebsp.c (vertex and
+     * edge hashes, areaportal numbers), created on first use; freed by
+     * writebsp_free. */
+    struct qbsp_emit_t *emit;
     int numclusters;
     int numareas;
 } qbsp_t;

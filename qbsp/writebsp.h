@@ -1,0 +1,36 @@
+/* Emits qbsp's results into q->bsp, the .bsp being built.
+ *
+ *   writebsp_begin(q)                  once, before the first model
+ *   writebsp_model(q, e, tree, err)    once per model, world (entity 0)
+ *                                      first, then each brush entity in
+ *                                      entity order; after faces_fix_tjunctions
+ *   writebsp_finish(q, err)            once, after the last model; then the
+ *                                      caller writes q->bsp with
+ *                                      bsp_write_file and calls writebsp_free
+ *
+ * Brushes (with bevel planes for box traces) are numbered in q->mapbrushes
+ * order, skipping brushes with no sides or CONTENTS_ORIGIN; bevel sides are
+ * computed here from the brush planes (sides already marked `bevel` are not
+ * copied). */
+#ifndef Q2M_QBSP_WRITEBSP_H
+#define Q2M_QBSP_WRITEBSP_H
+
+#include <stdbool.h>
+
+#include "qbsp.h"
+
+void writebsp_begin(qbsp_t *q);
+
+/* Nodes (even planes only), leafs (leaf 0 is the shared solid leaf),
+ * leaffaces, leafbrushes, faces, edges and surfedges of one model, and the
+ * model record. For entity != 0 sets the entity's "model" key to "*N". */
+bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err);
+
+/* Brushes and brushsides, planes, texinfo, areas and areaportals, light
+ * styles of switchable lights, the entity lump; then bsp_check_limits. */
+bool writebsp_finish(qbsp_t *q, q2err_t *err);
+
+/* Frees the private emission state (not q->bsp). Safe to call twice. */
+void writebsp_free(qbsp_t *q);
+
+#endif

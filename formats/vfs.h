@@ -26,11 +26,16 @@ void vfs_free(vfs_t *vfs);
 bool vfs_add_gamedir(vfs_t *vfs, const char *dir, q2err_t *err);
 /* Adds one archive (.pak or .pk3/.zip) explicitly. */
 bool vfs_add_archive(vfs_t *vfs, const char *path, q2err_t *err);
+/* Adds an archive held in memory (copied); `name` (ending in .pak, .pk3 or
+ * .zip) picks the format and labels errors. For tests and fuzzing. */
+bool vfs_add_archive_memory(vfs_t *vfs, const char *name, const uint8_t *data, size_t size, q2err_t *err);
 
 /* Reads `name` (a relative path like "textures/e1u1/floor1_1.wal", matched
  * case-insensitively inside archives). Returns false when not found (err
  * untouched) or on a read or decompression error (err set). Files larger
- * than `max_size` are refused. On success records the file for -deps. */
+ * than `max_size` are refused. On success records the file for -deps.
+ * The data gets a NUL byte appended (not counted in *size), as
+ * file_read_all does, so text files can be parsed in place. */
 bool vfs_read(vfs_t *vfs, const char *name, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
 
 /* Every file successfully read so far, as a path a Makefile can depend on

@@ -229,7 +229,6 @@ bool winding_check(const winding_t *w, q2err_t *err)
         /* Every other point must be behind the plane that contains this edge
          * and faces out of the polygon. */
         vec3_t en = vec_normalize(vec_cross(n, edge), NULL);
-        en = vec_neg(en);
         double ed = vec_dot(p, en);
         for (int j = 0; j < w->numpoints; j++) {
             if (j == i || j == (i + 1) % w->numpoints) continue;

@@ -1,0 +1,179 @@
+#include "prt.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/fileio.h"
+#include "../common/mem.h"
+#include "lexer.h"
+
+/* qbsp3 and ericw-tools never write portal windings with more than a few
+ * dozen points (MAX_POINTS_ON_WINDING is 64 there); a bound keeps a corrupt
+ * count from asking for gigabytes. */
+#define PRT_MAX_POINTS 4096
+#define PRT_FILE_MAX ((size_t)1024 * 1024 * 1024)
+
+static bool next_or_eof(lexer_t *lx, const char *expected, q2err_t *err)
+{
+    if (lexer_next(lx, err)) return true;
+    if (err && err->msg[0]) return false;
+    return lexer_error(lx, err, "truncated portal file: expected %s but the file ended", expected);
+}
+
+static bool read_count(lexer_t *lx, int *out, const char *what, q2err_t *err)
+{
+    if (!next_or_eof(lx, what, err)) return false;
+    lexer_unget(lx);
+    if (!lexer_int(lx, out, what, err)) return false;
+    if (*out < 0) return lexer_error(lx, err, "%s %d is negative", what, *out);
+    return true;
+}
+
+static bool read_portal(lexer_t *lx, const prt_t *prt, int index, prt_portal_t *p, q2err_t *err)
+{
+    char what[96];
+    int numpoints;
+    snprintf(what, sizeof what, "the point count of portal %d", index);
+    if (!read_count(lx, &numpoints, what, err)) return false;
+    if (numpoints < 3) return lexer_error(lx, err, "portal %d has %d points (at least 3 needed)", index, numpoints);
+    if (numpoints > PRT_MAX_POINTS)
+        return lexer_error(lx, err, "portal %d has %d points (more than %d)", index, numpoints, PRT_MAX_POINTS);
+    for (int k = 0; k < 2; k++) {
+        snprintf(what, sizeof what, "cluster %c of portal %d", "AB"[k], index);
+        if (!next_or_eof(lx, what, err)) return false;
+        lexer_unget(lx);
+        if (!lexer_int(lx, &p->cluster[k], what, err)) return false;
+        if (p->cluster[k] < 0 || p->cluster[k] >= prt->numclusters)
+            return lexer_error(lx, err, "portal %d: cluster %d is out of range (the file has %d clusters)", index,
+                               p->cluster[k], prt->numclusters);
+    }
+    p->winding = winding_alloc(numpoints);
+    for (int i = 0; i < numpoints; i++) {
+        if (!next_or_eof(lx, "'(' (a portal point)", err)) return false;
+        if (!lexer_is(lx, "("))
+            return lexer_error(lx, err, "portal %d: expected '(' for point %d of %d but found '%s'", index, i + 1,
+                               numpoints, lx->token);
+        double v[3];
+        for (int c = 0; c < 3; c++) {
+            snprintf(what, sizeof what, "%c coordinate of point %d of portal %d", "xyz"[c], i + 1, index);
+            if (!next_or_eof(lx, what, err)) return false;
+            lexer_unget(lx);
+            if (!lexer_number(lx, &v[c], what, err)) return false;
+        }
+        if (!next_or_eof(lx, "')'", err)) return false;
+        if (!lexer_is(lx, ")"))
+            return lexer_error(lx, err, "portal %d: expected ')' after point %d but found '%s'", index, i + 1,
+                               lx->token);
+        p->winding->p[i] = vec3(v[0], v[1], v[2]);
+    }
+    p->winding->numpoints = numpoints;
+    return true;
+}
+
+bool prt_read_memory(const char *text, size_t size, const char *name, prt_t *out, q2err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (err) q2err_clear(err);
+    if (!name) name = "(portal file)";
+    lexer_t *lx = q2_malloc(sizeof *lx);
+    lexer_init(lx, text, size, name);
+    bool ok = false;
+    if (!lexer_next(lx, err)) {
+        if (!(err && err->msg[0])) lexer_error(lx, err, "empty portal file (expected the PRT1 header)");
+        goto done;
+    }
+    if (lx->quoted || strcmp(lx->token, "PRT1") != 0) {
+        if (strcmp(lx->token, "PRT2") == 0 || strcmp(lx->token, "PRT1-AM") == 0)
+            lexer_error(lx, err, "'%s' is a Quake 1 portal format; Quake 2 tools write PRT1", lx->token);
+        else
+            lexer_error(lx, err, "bad header: expected 'PRT1' but found '%.40s'", lx->token);
+        goto done;
+    }
+    if (!read_count(lx, &out->numclusters, "the number of clusters", err)) goto done;
+    if (!read_count(lx, &out->numportals, "the number of portals", err)) goto done;
+    /* Every portal takes well over 16 bytes of text; a count the file cannot
+     * hold is reported here rather than after allocating for it. */
+    if ((size_t)out->numportals > size / 16) {
+        lexer_error(lx, err, "the header claims %d portals but the file is only %zu bytes", out->numportals, size);
+        goto done;
+    }
+    out->portals = q2_calloc(out->numportals ? (size_t)out->numportals : 1, sizeof *out->portals);
+    for (int i = 0; i < out->numportals; i++) {
+        if (!read_portal(lx, out, i, &out->portals[i], err)) goto done;
+    }
+    if (lexer_next(lx, err)) {
+        lexer_error(lx, err, "counts do not match: more data after the %d portals the header announced ('%.40s')",
+                    out->numportals, lx->token);
+        goto done;
+    }
+    if (err && err->msg[0]) goto done;
+    ok = true;
+done:
+    free(lx);
+    if (!ok) prt_free(out);
+    return ok;
+}
+
+bool prt_read_file(const char *path, prt_t *out, q2err_t *err)
+{
+    uint8_t *data;
+    size_t size;
+    memset(out, 0, sizeof *out);
+    if (!file_read_all(path, PRT_FILE_MAX, &data, &size, err)) return false;
+    bool ok = prt_read_memory((const char *)data, size, path, out, err);
+    free(data);
+    return ok;
+}
+
+/* As qbsp3 writes them: integers when within 0.001 of one, which keeps the
+ * usual grid-aligned portals short and exact. */
+static void write_coord(FILE *f, double v)
+{
+    double r = rint(v);
+    if (fabs(v - r) < 0.001)
+        fprintf(f, "%.0f", r == 0 ? 0.0 : r);
+    else
+        fprintf(f, "%f", v);
+}
+
+bool prt_write_file(const char *path, const prt_t *prt, q2err_t *err)
+{
+    for (int i = 0; i < prt->numportals; i++) {
+        const prt_portal_t *p = &prt->portals[i];
+        if (!p->winding || p->winding->numpoints < 3)
+            return q2err_set(err, path, 0, 0, "portal %d has no winding or fewer than 3 points", i);
+        if (p->cluster[0] < 0 || p->cluster[0] >= prt->numclusters || p->cluster[1] < 0 ||
+            p->cluster[1] >= prt->numclusters)
+            return q2err_set(err, path, 0, 0, "portal %d has clusters %d/%d outside 0..%d", i, p->cluster[0],
+                             p->cluster[1], prt->numclusters - 1);
+    }
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    fprintf(af.f, "PRT1\n%d\n%d\n", prt->numclusters, prt->numportals);
+    for (int i = 0; i < prt->numportals; i++) {
+        const prt_portal_t *p = &prt->portals[i];
+        fprintf(af.f, "%d %d %d ", p->winding->numpoints, p->cluster[0], p->cluster[1]);
+        for (int j = 0; j < p->winding->numpoints; j++) {
+            fputc('(', af.f);
+            write_coord(af.f, p->winding->p[j].x);
+            fputc(' ', af.f);
+            write_coord(af.f, p->winding->p[j].y);
+            fputc(' ', af.f);
+            write_coord(af.f, p->winding->p[j].z);
+            fputs(") ", af.f);
+        }
+        fputc('\n', af.f);
+    }
+    return atomic_commit(&af, err);
+}
+
+void prt_free(prt_t *prt)
+{
+    if (!prt) return;
+    if (prt->portals)
+        for (int i = 0; i < prt->numportals; i++) winding_free(prt->portals[i].winding);
+    free(prt->portals);
+    memset(prt, 0, sizeof *prt);
+}

@@ -1,0 +1,107 @@
+"""Helpers shared by scripts/bench and scripts/validate: where the programs
+are, running one with its wall time and peak memory, describing the machine."""
+import os
+import platform
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def build_dir():
+    return os.environ.get("Q2MAP_BUILD_DIR", os.path.join(ROOT, "build"))
+
+
+def bin_dir():
+    return os.path.join(build_dir(), "bin")
+
+
+def ensure_built(quiet=True):
+    """Configures and builds the Release tree (a no-op when up to date)."""
+    b = build_dir()
+    out = subprocess.DEVNULL if quiet else None
+    subprocess.run(["cmake", "-S", ROOT, "-B", b, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"],
+                   check=True, stdout=out)
+    subprocess.run(["cmake", "--build", b], check=True, stdout=out)
+
+
+def prog(name):
+    p = os.path.join(bin_dir(), name)
+    return p if os.access(p, os.X_OK) else None
+
+
+class Result:
+    def __init__(self, status, wall, maxrss_kb, output, timed_out=False):
+        self.status, self.wall, self.maxrss_kb = status, wall, maxrss_kb
+        self.output, self.timed_out = output, timed_out
+
+    @property
+    def ok(self):
+        return self.status == 0 and not self.timed_out
+
+
+def run(argv, timeout=None, cwd=None, log=None):
+    """Runs argv (no shell) and returns its exit status, wall seconds, peak
+    resident memory in KiB and combined output. The child is reaped with
+    os.wait4 so the peak is its own (threads included), not the largest of
+    all children so far. Output goes to a temporary file so a chatty child
+    never blocks on a full pipe."""
+    import tempfile
+    with tempfile.TemporaryFile() as tmp:
+        t0 = time.monotonic()
+        p = subprocess.Popen(argv, stdout=tmp, stderr=subprocess.STDOUT, cwd=cwd)
+        timed_out = False
+        deadline = None if timeout is None else t0 + timeout
+        while True:
+            pid, status, ru = os.wait4(p.pid, os.WNOHANG)
+            if pid == p.pid:
+                break
+            if deadline is not None and time.monotonic() > deadline:
+                p.kill()
+                pid, status, ru = os.wait4(p.pid, 0)
+                timed_out = True
+                break
+            time.sleep(0.002)
+        wall = time.monotonic() - t0
+        p.returncode = os.waitstatus_to_exitcode(status)
+        tmp.seek(0)
+        text = tmp.read().decode("utf-8", "replace")
+    if log is not None:
+        log.write("$ %s\n%s\n" % (" ".join(argv), text))
+    return Result(p.returncode, wall, ru.ru_maxrss, text, timed_out)
+
+
+def machine():
+    cpu = platform.processor() or "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem_kb = 0
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemTotal:"):
+                    mem_kb = int(line.split()[1])
+    except OSError:
+        pass
+    return {"cpu": cpu, "cores": os.cpu_count(), "mem_gib": round(mem_kb / 1048576, 1),
+            "kernel": platform.release(), "python": platform.python_version()}
+
+
+def median(xs):
+    s = sorted(xs)
+    n = len(s)
+    if n == 0:
+        return None
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def die(msg, code=2):
+    print(msg, file=sys.stderr)
+    sys.exit(code)

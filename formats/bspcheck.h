@@ -1,0 +1,46 @@
+/* Structural validation of a decoded .bsp (what `bspinfo --check` runs) and
+ * the statistics bspinfo prints.
+ *
+ * bsp_read_memory already checked the container (ident, version, lump
+ * bounds and record sizes); bsp_check checks what is inside the lumps: every
+ * index in range, the node tree, face edge loops, visibility rows, lightmap
+ * offsets and sizes, and area portals. A bsp that passes can be walked by
+ * the tools and by engines without reading outside any lump. */
+#ifndef Q2M_BSPCHECK_H
+#define Q2M_BSPCHECK_H
+
+#include <stdbool.h>
+
+#include "bspfile.h"
+
+/* Called once per problem with a one-line description (no newline). */
+typedef void (*bsp_report_fn)(void *ctx, const char *problem);
+
+/* Returns the number of problems found (0: valid). At most `max_problems`
+ * are passed to `report` (0 means no limit); the rest are only counted.
+ * `report` may be NULL. */
+int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx);
+
+#define BSP_STATS_MAX_DIM 17
+
+typedef struct bsp_stats_t {
+    int numclusters;          /* from the visibility lump; 0 without one */
+    bool have_vis;            /* the lump is present and well formed */
+    double avg_visible;       /* mean over clusters of the PVS row's set bits */
+    int max_visible;
+    double avg_hearable;      /* the same for the PHS */
+    int max_hearable;
+    int faces_with_lightmaps; /* lightofs >= 0 and at least one style */
+    int lightmap_styles;      /* lightmaps over all faces and styles */
+    long long lightmap_bytes; /* bytes the faces' lightmaps use */
+    /* hist[w-1][h-1]: faces with a w x h luxel lightmap (1..17) */
+    int hist[BSP_STATS_MAX_DIM][BSP_STATS_MAX_DIM];
+    int hist_larger;          /* lightmaps larger than 17 in either direction */
+    int worldfaces;           /* faces of model 0 */
+} bsp_stats_t;
+
+/* Computes the statistics; parts whose lumps are malformed are skipped (run
+ * bsp_check for the reasons). */
+void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out);
+
+#endif

@@ -1,0 +1,386 @@
+/* qview: looks at compiled Quake 2 maps, in a window or headless.
+ *
+ *   qview MAP.bsp                              interactive window
+ *   qview MAP.bsp --render OUT.png [--camera X Y Z YAW PITCH]
+ *   qview MAP.bsp --views N --out-dir DIR      N deterministic views
+ *   qview --check-cracks MAP.bsp --views N     key-colour gap check
+ *   qview --compare MAP.bsp --views N          soft vs GL difference
+ *   qview --bench MAP.bsp --views N            load and render times
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/fileio.h"
+#include "../common/log.h"
+#include "../common/mem.h"
+#include "../common/threads.h"
+#include "../common/timer.h"
+#include "../formats/textures.h"
+#include "../formats/vfs.h"
+#include "cameras.h"
+#include "checks.h"
+#include "overlays.h"
+#include "refexport.h"
+#include "window.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: qview [options] MAP.bsp\n"
+            "  (no mode)              open the interactive window (needs a display)\n"
+            "  --render OUT.png       render one view to a PNG\n"
+            "  --views N --out-dir D  render N deterministic views to D/view_NNN.png\n"
+            "  --check-cracks         count key-coloured pixels per view (exit 1 if any)\n"
+            "  --compare              soft vs gl mean absolute error per view (exit 1 above --max-mae)\n"
+            "  --bench                load time and median soft render time over the views\n"
+            "options:\n"
+            "  --renderer soft|gl     (default soft)\n"
+            "  --size WxH             image size (default 640x480)\n"
+            "  --camera X Y Z YAW PITCH   eye position and angles in degrees (pitch > 0 looks down)\n"
+            "  --views N              number of views (default 8)\n"
+            "  --threads N            soft renderer threads (default: all)\n"
+            "  --mode lit|lightmap|flat|clusters   --wire\n"
+            "  --game DIR             game directory for textures (wal/png/tga, paks)\n"
+            "  --pts FILE  --prt FILE leak line / portal overlays\n"
+            "  --no-pvs               draw every leaf in the frustum\n"
+            "  --skip-face N          leave face N out (shows that the crack check can fail)\n"
+            "  --max-mae X            bound for --compare, 0..255 units (default 4)\n"
+            "  -q / -v                quieter / more verbose\n");
+}
+
+static int parse_mode(const char *s)
+{
+    for (int i = 0; i < RMODE_COUNT; i++)
+        if (!strcmp(s, rmode_names[i])) return i;
+    return -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+    const char *map = NULL, *render_out = NULL, *out_dir = NULL, *renderer = "soft", *game = NULL;
+    const char *pts = NULL, *prtf = NULL;
+    int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
+    bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
+    bool views_given = false;
+    double max_mae = 4.0;
+    camera_t cam = {{0, 0, 0}, 0, 0, 90};
+    log_level_t level = LOG_NORMAL;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+#define NEED(k)                                                          \
+    if (i + (k) >= argc) {                                               \
+        fprintf(stderr, "qview: %s needs %d argument(s)\n", a, (k));     \
+        return 2;                                                        \
+    }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--render")) {
+            NEED(1);
+            render_out = argv[++i];
+        } else if (!strcmp(a, "--out-dir")) {
+            NEED(1);
+            out_dir = argv[++i];
+        } else if (!strcmp(a, "--renderer")) {
+            NEED(1);
+            renderer = argv[++i];
+            if (!ref_by_name(renderer)) {
+                fprintf(stderr, "qview: unknown renderer '%s' (soft or gl)\n", renderer);
+                return 2;
+            }
+        } else if (!strcmp(a, "--size")) {
+            NEED(1);
+            if (sscanf(argv[++i], "%dx%d", &width, &height) != 2 || width < 1 || height < 1 || width > 8192 ||
+                height > 8192) {
+                fprintf(stderr, "qview: bad --size '%s' (WxH, 1..8192)\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--camera")) {
+            NEED(5);
+            char *end;
+            double v[5];
+            for (int k = 0; k < 5; k++) {
+                v[k] = strtod(argv[i + 1 + k], &end);
+                if (*end || end == argv[i + 1 + k]) {
+                    fprintf(stderr, "qview: bad --camera number '%s'\n", argv[i + 1 + k]);
+                    return 2;
+                }
+            }
+            i += 5;
+            cam = (camera_t){{v[0], v[1], v[2]}, v[3], v[4], 90};
+            have_cam = true;
+        } else if (!strcmp(a, "--views")) {
+            NEED(1);
+            views = atoi(argv[++i]);
+            views_given = true;
+            if (views < 1 || views > 100000) {
+                fprintf(stderr, "qview: bad --views '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--threads")) {
+            NEED(1);
+            threads = atoi(argv[++i]);
+        } else if (!strcmp(a, "--mode")) {
+            NEED(1);
+            mode = parse_mode(argv[++i]);
+            if (mode < 0) {
+                fprintf(stderr, "qview: unknown mode '%s' (lit, lightmap, flat, clusters)\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "--wire")) {
+            wire = true;
+        } else if (!strcmp(a, "--no-pvs")) {
+            no_pvs = true;
+        } else if (!strcmp(a, "--check-cracks")) {
+            check = true;
+        } else if (!strcmp(a, "--compare")) {
+            compare = true;
+        } else if (!strcmp(a, "--bench")) {
+            bench = true;
+        } else if (!strcmp(a, "--game")) {
+            NEED(1);
+            game = argv[++i];
+        } else if (!strcmp(a, "--pts")) {
+            NEED(1);
+            pts = argv[++i];
+        } else if (!strcmp(a, "--prt")) {
+            NEED(1);
+            prtf = argv[++i];
+        } else if (!strcmp(a, "--skip-face")) {
+            NEED(1);
+            skip_face = atoi(argv[++i]);
+        } else if (!strcmp(a, "--max-mae")) {
+            NEED(1);
+            max_mae = atof(argv[++i]);
+        } else if (!strcmp(a, "-q")) {
+            level = LOG_QUIET;
+        } else if (!strcmp(a, "-v")) {
+            level = LOG_VERBOSE;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "qview: unknown option '%s'\n", a);
+            usage(stderr);
+            return 2;
+        } else if (!map) {
+            map = a;
+        } else {
+            fprintf(stderr, "qview: more than one map given ('%s' and '%s')\n", map, a);
+            return 2;
+        }
+#undef NEED
+    }
+    if (!map) {
+        usage(stderr);
+        return 2;
+    }
+    threads = threads_resolve(threads);
+    log_t log;
+    log_init(&log, level, stdout, stderr);
+    q2err_t err;
+    q2err_clear(&err);
+
+    double t0 = time_now();
+    vfs_t *vfs = NULL;
+    if (game) {
+        vfs = vfs_create();
+        if (!vfs_add_gamedir(vfs, game, &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            vfs_free(vfs);
+            return 1;
+        }
+    }
+    texdb_t *db = vfs ? texdb_create(vfs, &log) : NULL;
+    world_t world;
+    if (!world_load(&world, map, db, &log, &err)) {
+        fprintf(stderr, "qview: %s\n", err.msg);
+        texdb_free(db);
+        vfs_free(vfs);
+        return 1;
+    }
+    double load_s = time_now() - t0;
+    log_verbose(&log, "%s: %d faces, %d textures (%d found), %d lit faces, %d clusters, loaded in %.3f s", map,
+                world.numfaces, world.numtextures, world.numtextured, world.numlitfaces, world.numclusters, load_s);
+
+    overlays_t ov;
+    memset(&ov, 0, sizeof ov);
+    int rc = 0;
+    if (pts && !overlays_load_pointfile(&ov, pts, &err)) {
+        fprintf(stderr, "qview: %s\n", err.msg);
+        rc = 1;
+        goto done;
+    }
+    if (prtf && !overlays_load_prt(&ov, prtf, &err)) {
+        fprintf(stderr, "qview: %s\n", err.msg);
+        rc = 1;
+        goto done;
+    }
+
+    render_opts_t ropts;
+    render_opts_default(&ropts);
+    ropts.mode = mode;
+    ropts.wireframe = wire;
+    ropts.no_pvs = no_pvs;
+    ropts.skip_face = skip_face;
+
+    bool headless = render_out || out_dir || check || compare || bench;
+    if (!headless) {
+        window_opts_t wo;
+        memset(&wo, 0, sizeof wo);
+        wo.width = width;
+        wo.height = height;
+        wo.threads = threads;
+        wo.renderer = renderer;
+        wo.shot_dir = out_dir ? out_dir : ".";
+        wo.render = ropts;
+        wo.start = have_cam ? &cam : NULL;
+        wo.overlays = &ov;
+        wo.log = &log;
+        if (!window_run(&world, &wo, &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            rc = 1;
+        }
+        goto done;
+    }
+
+    /* The cameras: the one given, or N deterministic ones. */
+    int ncams = 0;
+    camera_t *cams = NULL;
+    if (have_cam && !views_given) {
+        cams = q2_malloc(sizeof *cams);
+        cams[0] = cam;
+        ncams = 1;
+    } else {
+        int n = render_out && !views_given ? 1 : views;
+        cams = q2_malloc(sizeof *cams * n);
+        ncams = cameras_generate(&world, n, cams);
+        if (ncams == 0) {
+            fprintf(stderr, "qview: %s: no empty leaf to place a camera in\n", map);
+            free(cams);
+            rc = 1;
+            goto done;
+        }
+    }
+
+    if (check) {
+        long *counts = q2_calloc(ncams, sizeof(long));
+        if (!check_cracks(&world, ref_by_name(renderer), cams, ncams, width, height, threads, skip_face, counts,
+                          &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            rc = 1;
+        } else {
+            long total = 0;
+            int bad = 0;
+            for (int i = 0; i < ncams; i++) {
+                printf("view %d: camera %.1f %.1f %.1f %.0f %.0f: %ld key pixels\n", i, cams[i].origin[0],
+                       cams[i].origin[1], cams[i].origin[2], cams[i].yaw, cams[i].pitch, counts[i]);
+                total += counts[i];
+                bad += counts[i] > 0;
+            }
+            printf("crack check: %s: %d views, %d with key pixels, %ld key pixels in all\n", map, ncams, bad, total);
+            if (total > 0) rc = 1;
+        }
+        free(counts);
+    }
+    if (compare && rc == 0) {
+        double *mae = q2_calloc(ncams, sizeof(double));
+        if (!compare_renderers(&world, cams, ncams, width, height, threads, mae, &err)) {
+            fprintf(stderr, "qview: gl unavailable: %s\n", err.msg);
+            rc = 3;
+        } else {
+            double worst = 0;
+            for (int i = 0; i < ncams; i++) {
+                printf("view %d: mean absolute error %.3f/255\n", i, mae[i]);
+                if (mae[i] > worst) worst = mae[i];
+            }
+            printf("compare: %s: %d views, worst mean absolute error %.3f/255 (bound %.3f)\n", map, ncams, worst,
+                   max_mae);
+            if (worst >= max_mae) rc = 1;
+        }
+        free(mae);
+    }
+    if ((render_out || out_dir) && rc == 0) {
+        const refexport_t *ref = ref_by_name(renderer);
+        void *st = NULL;
+        if (!ref->init(&st, &world, width, height, threads, &err)) {
+            fprintf(stderr, "qview: %s renderer: %s\n", renderer, err.msg);
+            rc = 1;
+        } else {
+            uint8_t *img = q2_malloc((size_t)width * height * 4);
+            if (out_dir) mkdir(out_dir, 0777);
+            for (int i = 0; i < ncams && rc == 0; i++) {
+                render_stats_t stats;
+                ref->begin_frame(st, &ropts);
+                ref->draw_world(st, &cams[i], &stats);
+                if (ov.numleak) ref->draw_lines(st, &cams[i], ov.leak, ov.numleak);
+                if (ov.numportals) ref->draw_lines(st, &cams[i], ov.portals, ov.numportals);
+                ref->end_frame(st);
+                ref->read_pixels(st, img);
+                char path[Q2_PATH_MAX];
+                if (out_dir)
+                    snprintf(path, sizeof path, "%s/view_%03d.png", out_dir, i);
+                else
+                    snprintf(path, sizeof path, "%s", render_out);
+                image_t im = {width, height, img};
+                if (!png_write_file(path, &im, &err)) {
+                    fprintf(stderr, "qview: %s\n", err.msg);
+                    rc = 1;
+                    break;
+                }
+                printf("%s\n", path);
+                log_verbose(&log, "view %d: %d faces, %d clusters visible, %.2f ms", i, stats.faces_drawn,
+                            stats.clusters_visible, stats.ms);
+                if (render_out) break;
+            }
+            free(img);
+            ref->shutdown(st);
+        }
+    }
+    if (bench && rc == 0) {
+        void *st = NULL;
+        const refexport_t *ref = ref_by_name(renderer);
+        if (!ref->init(&st, &world, width, height, threads, &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            rc = 1;
+        } else {
+            double *ms = q2_malloc(sizeof(double) * ncams);
+            uint8_t *img = q2_malloc((size_t)width * height * 4);
+            /* One warm-up frame so that page faults of the first frame do not
+             * count. */
+            render_view(ref, st, &cams[0], &ropts, NULL, img);
+            long faces = 0;
+            for (int i = 0; i < ncams; i++) {
+                double a = time_now();
+                render_stats_t stats;
+                ref->begin_frame(st, &ropts);
+                ref->draw_world(st, &cams[i], &stats);
+                ref->end_frame(st);
+                ms[i] = (time_now() - a) * 1000.0;
+                faces += stats.faces_drawn;
+            }
+            qsort(ms, ncams, sizeof *ms, cmp_double);
+            printf("bench: %s: load %.3f s; %s %dx%d, %d threads, %d views: median %.2f ms, min %.2f, max %.2f, "
+                   "%.0f faces per view\n",
+                   map, load_s, ref->name, width, height, threads, ncams, ms[ncams / 2], ms[0], ms[ncams - 1],
+                   (double)faces / ncams);
+            free(ms);
+            free(img);
+            ref->shutdown(st);
+        }
+    }
+    free(cams);
+done:
+    overlays_free(&ov);
+    world_free(&world);
+    texdb_free(db);
+    vfs_free(vfs);
+    return rc;
+}

@@ -47,5 +47,18 @@ configure_build() {
     cmake --build "$dir"
 }
 
+# build_programs DIR: configures and builds only the programs (not the
+# tests), so a demo is not held up by a test that does not compile.
+build_programs() {
+    local dir="$1"; shift
+    cmake -S "$Q2MAP_ROOT" -B "$dir" -G Ninja "$@" >/dev/null || return 1
+    local targets
+    targets=$(ninja -C "$dir" -t targets all 2>/dev/null |
+        sed -n 's/^\(qbsp\|qvis\|qrad\|qview\|bspinfo\|q2map\): .*/\1/p' | sort -u | tr '\n' ' ')
+    [ -n "$targets" ] || return 0
+    # shellcheck disable=SC2086
+    cmake --build "$dir" --target $targets
+}
+
 # Programs that exist in a build's bin/ directory.
 have_prog() { [ -x "$1/bin/$2" ]; }

@@ -30,6 +30,10 @@ bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err);
  * styles of switchable lights, the entity lump; then bsp_check_limits. */
 bool writebsp_finish(qbsp_t *q, q2err_t *err);
 
+/* Light styles of switchable lights and the entity lump only (also what
+ * -onlyents needs); writebsp_finish calls it. */
+bool writebsp_entities(qbsp_t *q, q2err_t *err);
+
 /* Frees the private emission state (not q->bsp). Safe to call twice. */
 void writebsp_free(qbsp_t *q);
 

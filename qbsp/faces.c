@@ -1,0 +1,325 @@
+/* Faces from visible portal sides; merging and lightmap subdivision. */
+#include "faces.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../formats/lightmap.h"
+#include "emit.h"
+
+qbsp_emit_t *emit_get(qbsp_t *q)
+{
+    if (!q->emit) q->emit = q2_calloc(1, sizeof *q->emit);
+    return q->emit;
+}
+
+face_t *emit_new_face(qbsp_t *q)
+{
+    qbsp_emit_t *em = emit_get(q);
+    face_t *f = q2_calloc(1, sizeof *f);
+    f->outputnumber = -1;
+    ARRAY_PUSH(em->faces, em->numfaces, em->cap_faces, f);
+    return f;
+}
+
+static void clear_face_refs_r(node_t *node)
+{
+    if (!node) return;
+    node->faces = NULL;
+    if (node->planenum == PLANENUM_LEAF) {
+        for (portal_t *p = node->portals; p;) {
+            int s = p->nodes[1] == node;
+            p->face[0] = p->face[1] = NULL;
+            p = p->next[s];
+        }
+        return;
+    }
+    clear_face_refs_r(node->children[0]);
+    clear_face_refs_r(node->children[1]);
+}
+
+void emit_free_faces(qbsp_t *q, tree_t *tree)
+{
+    qbsp_emit_t *em = emit_get(q);
+    if (tree) clear_face_refs_r(tree->headnode);
+    for (int i = 0; i < em->numfaces; i++) {
+        winding_free(em->faces[i]->w);
+        free(em->faces[i]);
+    }
+    em->numfaces = 0;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+winding_t *faces_try_merge_windings(const winding_t *a, const winding_t *b, vec3_t normal)
+{
+    int na = a->numpoints, nb = b->numpoints;
+    int i, j = 0;
+    for (i = 0; i < na; i++) {
+        vec3_t p1 = a->p[i], p2 = a->p[(i + 1) % na];
+        for (j = 0; j < nb; j++) {
+            vec3_t p3 = b->p[j], p4 = b->p[(j + 1) % nb];
+            if (vec_equal_eps(p1, p4, WELD_EPSILON) && vec_equal_eps(p2, p3, WELD_EPSILON)) break;
+        }
+        if (j < nb) break;
+    }
+    if (i == na) return NULL;
+    vec3_t p1 = a->p[i], p2 = a->p[(i + 1) % na];
+
+    /* At p1 the merged outline comes from a's previous point and goes on to
+     * b's point after p1; the corner must not bend inward. The inner side of
+     * the incoming edge is where the source polygon's next point lies. */
+    vec3_t prev = a->p[(i + na - 1) % na];
+    vec3_t next = b->p[(j + 2) % nb];
+    vec3_t en = vec_normalize(vec_cross(normal, vec_sub(p1, prev)), NULL);
+    double inner = vec_dot(vec_sub(p2, p1), en) >= 0 ? 1.0 : -1.0;
+    double d = vec_dot(vec_sub(next, p1), en) * inner;
+    if (d < -MERGE_EPSILON) return NULL;
+    bool keep1 = d > MERGE_EPSILON;
+
+    prev = b->p[(j + nb - 1) % nb];
+    next = a->p[(i + 2) % na];
+    en = vec_normalize(vec_cross(normal, vec_sub(p2, prev)), NULL);
+    inner = vec_dot(vec_sub(p1, p2), en) >= 0 ? 1.0 : -1.0;
+    d = vec_dot(vec_sub(next, p2), en) * inner;
+    if (d < -MERGE_EPSILON) return NULL;
+    bool keep2 = d > MERGE_EPSILON;
+
+    winding_t *w = winding_alloc(na + nb);
+    w->numpoints = 0;
+    /* a from p2 around to p1, then b's points strictly between p1 and p2. */
+    for (int k = 0; k < na; k++) {
+        int idx = (i + 1 + k) % na;
+        if (k == 0 && !keep2) continue;      /* p2 */
+        if (k == na - 1 && !keep1) continue; /* p1 */
+        w->p[w->numpoints++] = a->p[idx];
+    }
+    for (int k = 2; k < nb; k++) w->p[w->numpoints++] = b->p[(j + k) % nb];
+    if (w->numpoints < 3 || w->numpoints > MAX_FACE_POINTS) {
+        winding_free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
+{
+    if (!f1->w || !f2->w) return NULL;
+    if (f1->texinfo != f2->texinfo || f1->planenum != f2->planenum || f1->contents != f2->contents) return NULL;
+    winding_t *w = faces_try_merge_windings(f1->w, f2->w, normal);
+    if (!w) return NULL;
+    face_t *nf = emit_new_face(q);
+    nf->texinfo = f1->texinfo;
+    nf->planenum = f1->planenum;
+    nf->contents = f1->contents;
+    nf->portal = f1->portal;
+    nf->w = w;
+    f1->merged = nf;
+    f2->merged = nf;
+    return nf;
+}
+
+static void merge_node_faces(qbsp_t *q, node_t *node)
+{
+    for (face_t *f1 = node->faces; f1; f1 = f1->next) {
+        if (!face_is_final(f1)) continue;
+        vec3_t normal = plane_table_get(&q->planes, f1->planenum)->normal;
+        for (face_t *f2 = node->faces; f2 != f1; f2 = f2->next) {
+            if (!face_is_final(f2)) continue;
+            face_t *m = try_merge(q, f1, f2, normal);
+            if (!m) continue;
+            /* Appended, so it is tried against every face again. */
+            face_t *end = node->faces;
+            while (end->next) end = end->next;
+            end->next = m;
+            m->next = NULL;
+            break;
+        }
+    }
+}
+
+/* ------------------------------------------------------------ subdivide */
+
+/* Luxel interval bounds that hold however the engine rounds: a bound
+ * within LIGHTMAP_ROUND_EPSILON of a boundary may fall on either side. */
+static void safe_luxel_bounds(double mn, double mx, double *lo, double *hi)
+{
+    *lo = floor((mn - LIGHTMAP_ROUND_EPSILON) / LIGHTMAP_SCALE);
+    *hi = ceil((mx + LIGHTMAP_ROUND_EPSILON) / LIGHTMAP_SCALE);
+}
+
+static void tex_range(const winding_t *w, const dtexinfo_t *tex, int axis, double *mn, double *mx)
+{
+    *mn = INFINITY;
+    *mx = -INFINITY;
+    for (int k = 0; k < w->numpoints; k++) {
+        double v = w->p[k].x * (double)tex->vecs[axis][0] + w->p[k].y * (double)tex->vecs[axis][1] +
+                   w->p[k].z * (double)tex->vecs[axis][2] + (double)tex->vecs[axis][3];
+        if (v < *mn) *mn = v;
+        if (v > *mx) *mx = v;
+    }
+}
+
+bool faces_needs_subdivide(const winding_t *w, const dtexinfo_t *tex, double chop, int *axis)
+{
+    for (int a = 0; a < 2; a++) {
+        double len = sqrt((double)tex->vecs[a][0] * tex->vecs[a][0] + (double)tex->vecs[a][1] * tex->vecs[a][1] +
+                          (double)tex->vecs[a][2] * tex->vecs[a][2]);
+        if (len < NORMAL_EPSILON) continue;
+        double mn, mx, lo, hi;
+        tex_range(w, tex, a, &mn, &mx);
+        safe_luxel_bounds(mn, mx, &lo, &hi);
+        if (mx - mn > chop || hi - lo > MAX_LIGHTMAP_DIM - 1) {
+            if (axis) *axis = a;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Luxels per piece: the split goes on a luxel boundary, at most
+ * MAX_LIGHTMAP_DIM - 2 whole luxels after the piece's first boundary, so
+ * the piece spans at most MAX_LIGHTMAP_DIM - 1 intervals even when both of
+ * its bounds round outward, and at most `chop` texels. */
+static int luxels_per_piece(double chop)
+{
+    int n = (int)floor(chop / LIGHTMAP_SCALE) - 1;
+    if (n > MAX_LIGHTMAP_DIM - 2) n = MAX_LIGHTMAP_DIM - 2;
+    if (n < 1) n = 1;
+    return n;
+}
+
+int faces_subdivide_winding(const winding_t *w, const dtexinfo_t *tex, double chop, winding_t ***out)
+{
+    int n = 0, cap = 0, pend = 0, cap_pend = 0;
+    winding_t **res = NULL, **stack = NULL;
+    ARRAY_PUSH(stack, pend, cap_pend, winding_copy(w));
+    int per = luxels_per_piece(chop);
+    while (pend > 0) {
+        winding_t *cur = stack[--pend];
+        int axis;
+        if (!faces_needs_subdivide(cur, tex, chop, &axis)) {
+            ARRAY_PUSH(res, n, cap, cur);
+            continue;
+        }
+        double mn, mx, lo, hi;
+        tex_range(cur, tex, axis, &mn, &mx);
+        safe_luxel_bounds(mn, mx, &lo, &hi);
+        double s = (lo + per) * LIGHTMAP_SCALE;
+        vec3_t v = vec3(tex->vecs[axis][0], tex->vecs[axis][1], tex->vecs[axis][2]);
+        double len;
+        vec3_t nrm = vec_normalize(v, &len);
+        double dist = (s - (double)tex->vecs[axis][3]) / len;
+        winding_t *front = NULL, *back = NULL;
+        winding_split(cur, nrm, dist, ON_EPSILON, &front, &back);
+        if (!front || !back) {
+            /* Cannot happen for s strictly inside the range; keep the piece
+             * rather than loop forever. */
+            winding_free(front);
+            winding_free(back);
+            ARRAY_PUSH(res, n, cap, cur);
+            continue;
+        }
+        winding_free(cur);
+        ARRAY_PUSH(stack, pend, cap_pend, front);
+        ARRAY_PUSH(stack, pend, cap_pend, back);
+    }
+    free(stack);
+    *out = res;
+    return n;
+}
+
+static void subdivide_node_faces(qbsp_t *q, node_t *node)
+{
+    double chop = q->opt.subdivide > 0 ? q->opt.subdivide : 240.0;
+    face_t *end = node->faces;
+    while (end && end->next) end = end->next;
+    for (face_t *f = node->faces; f; f = f->next) {
+        if (!face_is_final(f) || !f->w || f->texinfo < 0 || f->texinfo >= q->numtexinfo) continue;
+        const dtexinfo_t *tex = &q->texinfo[f->texinfo];
+        if (tex->flags & (SURF_SKY | SURF_WARP)) continue;
+        if (!faces_needs_subdivide(f->w, tex, chop, NULL)) continue;
+        winding_t **pieces;
+        int np = faces_subdivide_winding(f->w, tex, chop, &pieces);
+        /* A binary split chain keeps the face_t shape (two children). */
+        face_t *parent = f;
+        for (int k = 0; k < np; k++) {
+            face_t *nf = emit_new_face(q);
+            nf->texinfo = f->texinfo;
+            nf->planenum = f->planenum;
+            nf->contents = f->contents;
+            nf->portal = f->portal;
+            nf->w = pieces[k];
+            end->next = nf;
+            end = nf;
+            if (k < np - 2) {
+                face_t *rest = emit_new_face(q);
+                rest->texinfo = f->texinfo;
+                rest->planenum = f->planenum;
+                rest->contents = f->contents;
+                rest->portal = f->portal;
+                rest->w = NULL; /* interior node of the chain, never final */
+                parent->split[0] = nf;
+                parent->split[1] = rest;
+                parent = rest;
+            } else if (k == np - 2) {
+                parent->split[0] = nf;
+            } else {
+                if (np == 1) parent->split[0] = nf;
+                else parent->split[1] = nf;
+            }
+        }
+        free(pieces);
+    }
+}
+
+/* ------------------------------------------------------------ make faces */
+
+static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
+{
+    side_t *side = p->side;
+    if (!side || side->texinfo < 0) return NULL;
+    node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
+    /* The inside of a window is not drawn from another window. */
+    if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;
+    if (!p->winding) return NULL;
+    face_t *f = emit_new_face(q);
+    f->texinfo = side->texinfo;
+    f->planenum = (side->planenum & ~1) | pside;
+    f->portal = p;
+    f->contents = leaf->contents;
+    f->w = pside ? winding_reverse(p->winding) : winding_copy(p->winding);
+    return f;
+}
+
+static void make_faces_r(qbsp_t *q, node_t *node)
+{
+    if (node->planenum != PLANENUM_LEAF) {
+        make_faces_r(q, node->children[0]);
+        make_faces_r(q, node->children[1]);
+        if (!q->opt.nomerge) merge_node_faces(q, node);
+        if (!q->opt.nosubdiv) subdivide_node_faces(q, node);
+        return;
+    }
+    if (node->contents & CONTENTS_SOLID) return;
+    for (portal_t *p = node->portals; p;) {
+        int s = p->nodes[1] == node;
+        portal_t *nextp = p->next[s];
+        p->face[s] = face_from_portal(q, p, s);
+        if (p->face[s] && p->onnode) {
+            p->face[s]->next = p->onnode->faces;
+            p->onnode->faces = p->face[s];
+        } else {
+            p->face[s] = NULL;
+        }
+        p = nextp;
+    }
+}
+
+void faces_make(qbsp_t *q, tree_t *tree)
+{
+    if (!tree || !tree->headnode) return;
+    make_faces_r(q, tree->headnode);
+}

@@ -1,0 +1,561 @@
+/* Emission of qbsp's results into the bsp_t being built. */
+#include "writebsp.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../common/mem.h"
+#include "emit.h"
+
+#define GROW(arr, capfield, need) ((arr) = q2_grow((arr), sizeof *(arr), &(capfield), (need)))
+
+static int16_t clamp_short(double v)
+{
+    if (v < -32768.0) return -32768;
+    if (v > 32767.0) return 32767;
+    return (int16_t)v;
+}
+
+static void bounds_to_shorts(const aabb_t *b, int16_t mins[3], int16_t maxs[3])
+{
+    for (int i = 0; i < 3; i++) {
+        mins[i] = clamp_short(floor(vec_comp(b->mins, i)));
+        maxs[i] = clamp_short(ceil(vec_comp(b->maxs, i)));
+    }
+}
+
+void writebsp_begin(qbsp_t *q)
+{
+    qbsp_emit_t *em = emit_get(q);
+    bsp_t *bsp = &q->bsp;
+    /* Leaf 0 is the solid leaf engines point at for "nothing here". */
+    GROW(bsp->leafs, em->cap_leafs, 1);
+    memset(&bsp->leafs[0], 0, sizeof bsp->leafs[0]);
+    bsp->leafs[0].contents = CONTENTS_SOLID;
+    bsp->leafs[0].cluster = -1;
+    bsp->numleafs = 1;
+    /* Edge 0 cannot be used: its negation marks direction. */
+    GROW(bsp->edges, em->cap_edges, 1);
+    memset(&bsp->edges[0], 0, sizeof bsp->edges[0]);
+    bsp->numedges = 1;
+    /* Vertex 0 as id's tools leave it, unused. */
+    if (bsp->numvertexes == 0) {
+        emit_vertex(q, vec3(0, 0, 0), true);
+        em->vertex0_reserved = true;
+    }
+}
+
+void writebsp_free(qbsp_t *q)
+{
+    qbsp_emit_t *em = q->emit;
+    if (!em) return;
+    emit_free_faces(q, NULL);
+    free(em->faces);
+    free(em->vpos);
+    free(em->vhash_head);
+    free(em->vhash_next);
+    free(em->ehash_head);
+    free(em->ehash_next);
+    free(em->edgefaces);
+    free(em->ent_portalnum);
+    free(em->ent_portalareas);
+    free(em);
+    q->emit = NULL;
+}
+
+/* ---------------------------------------------------------------- brushes */
+
+static bool brush_emitted(const mapbrush_t *b)
+{
+    return b->numsides > 0 && !(b->contents & CONTENTS_ORIGIN);
+}
+
+static void number_brushes(qbsp_t *q)
+{
+    qbsp_emit_t *em = emit_get(q);
+    if (em->brushes_numbered) return;
+    int n = 0;
+    for (int i = 0; i < q->nummapbrushes; i++) {
+        mapbrush_t *b = &q->mapbrushes[i];
+        b->outputnumber = brush_emitted(b) ? n++ : -1;
+    }
+    em->numbrushes_out = n;
+    em->brushes_numbered = true;
+}
+
+typedef struct bside_t {
+    vec3_t normal;
+    double dist;
+    int planenum;
+    int texinfo;
+    winding_t *w;
+} bside_t;
+
+static bool plane_matches(const bside_t *s, vec3_t normal, double dist)
+{
+    return fabs(s->normal.x - normal.x) < NORMAL_EPSILON && fabs(s->normal.y - normal.y) < NORMAL_EPSILON &&
+           fabs(s->normal.z - normal.z) < NORMAL_EPSILON && fabs(s->dist - dist) < DIST_EPSILON;
+}
+
+static void push_side(bsp_t *bsp, qbsp_emit_t *em, int planenum, int texinfo)
+{
+    GROW(bsp->brushsides, em->cap_brushsides, bsp->numbrushsides + 1);
+    bsp->brushsides[bsp->numbrushsides].planenum = (uint16_t)planenum;
+    bsp->brushsides[bsp->numbrushsides].texinfo = (int16_t)texinfo;
+    bsp->numbrushsides++;
+}
+
+/* Collision brushes get extra "bevel" planes so that an axis-aligned box
+ * traced against them stops where the brush's Minkowski sum with the box
+ * would: every axial plane of the bounds, and planes through each
+ * non-axial edge parallel to an axis, when they touch the brush without
+ * cutting it. */
+static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
+{
+    qbsp_emit_t *em = q->emit;
+    bsp_t *bsp = &q->bsp;
+    int cap = mb->numsides + 6;
+    bside_t *s = q2_calloc(cap, sizeof *s);
+    int ns = 0;
+    for (int i = 0; i < mb->numsides; i++) {
+        const side_t *sd = &mb->original_sides[i];
+        if (sd->bevel) continue;
+        const plane_t *pl = plane_table_get(&q->planes, sd->planenum);
+        s[ns].normal = pl->normal;
+        s[ns].dist = pl->dist;
+        s[ns].planenum = sd->planenum;
+        s[ns].texinfo = sd->texinfo;
+        ns++;
+    }
+    int nreal = ns;
+    aabb_t bounds = aabb_empty();
+    for (int i = 0; i < nreal; i++) {
+        winding_t *w = winding_for_plane(s[i].normal, s[i].dist, WORLD_EXTENT);
+        for (int j = 0; j < nreal && w; j++) {
+            if (j == i) continue;
+            w = winding_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);
+        }
+        s[i].w = w;
+        if (w)
+            for (int k = 0; k < w->numpoints; k++) aabb_add_point(&bounds, w->p[k]);
+    }
+    GROW(bsp->brushes, em->cap_brushes, bsp->numbrushes + 1);
+    dbrush_t *db = &bsp->brushes[bsp->numbrushes++];
+    db->firstside = bsp->numbrushsides;
+    db->contents = mb->contents;
+    for (int i = 0; i < nreal; i++) push_side(bsp, em, s[i].planenum, s[i].texinfo);
+    int deftex = nreal > 0 ? s[0].texinfo : -1;
+
+    if (!aabb_is_empty(&bounds)) {
+        for (int axis = 0; axis < 3; axis++)
+            for (int dir = -1; dir <= 1; dir += 2) {
+                vec3_t normal = vec3(0, 0, 0);
+                vec_set_comp(&normal, axis, dir);
+                double dist = dir < 0 ? -vec_comp(bounds.mins, axis) : vec_comp(bounds.maxs, axis);
+                /* Bounds come from clipped windings; snap like the plane table. */
+                if (fabs(dist - floor(dist + 0.5)) < DIST_EPSILON) dist = floor(dist + 0.5);
+                bool have = false;
+                for (int i = 0; i < ns; i++)
+                    if (plane_matches(&s[i], normal, dist)) have = true;
+                if (have) continue;
+                int pn = plane_table_find(&q->planes, normal, dist);
+                if (pn < 0) continue;
+                if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
+                s[ns] = (bside_t){normal, dist, pn, deftex, NULL};
+                ns++;
+                push_side(bsp, em, pn, deftex);
+            }
+
+        for (int i = 0; i < nreal; i++) {
+            winding_t *w = s[i].w;
+            if (!w || (fabs(s[i].normal.x) == 1 || fabs(s[i].normal.y) == 1 || fabs(s[i].normal.z) == 1))
+                continue;
+            for (int j = 0; j < w->numpoints; j++) {
+                double len;
+                vec3_t vec = vec_normalize(vec_sub(w->p[j], w->p[(j + 1) % w->numpoints]), &len);
+                if (len < 0.5) continue;
+                bool axial = false;
+                for (int a = 0; a < 3; a++)
+                    if (fabs(fabs(vec_comp(vec, a)) - 1.0) < NORMAL_EPSILON) axial = true;
+                if (axial) continue;
+                for (int axis = 0; axis < 3; axis++)
+                    for (int dir = -1; dir <= 1; dir += 2) {
+                        vec3_t ax = vec3(0, 0, 0);
+                        vec_set_comp(&ax, axis, dir);
+                        double nl;
+                        vec3_t normal = vec_normalize(vec_cross(vec, ax), &nl);
+                        if (nl < 0.5) continue;
+                        double dist = vec_dot(w->p[j], normal);
+                        vec3_t sn = normal;
+                        double sd = dist;
+                        plane_snap(&sn, &sd);
+                        bool skip = false;
+                        for (int k = 0; k < ns && !skip; k++) {
+                            if (plane_matches(&s[k], sn, sd)) skip = true;
+                            else if (s[k].w)
+                                for (int l = 0; l < s[k].w->numpoints; l++)
+                                    if (vec_dot(s[k].w->p[l], normal) - dist > BEVEL_EPSILON) {
+                                        skip = true;
+                                        break;
+                                    }
+                        }
+                        if (skip) continue;
+                        int pn = plane_table_find(&q->planes, sn, sd);
+                        if (pn < 0) continue;
+                        if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
+                        s[ns] = (bside_t){sn, sd, pn, s[i].texinfo, NULL};
+                        ns++;
+                        push_side(bsp, em, pn, s[i].texinfo);
+                    }
+            }
+        }
+    }
+    db->numsides = bsp->numbrushsides - db->firstside;
+    for (int i = 0; i < ns; i++) winding_free(s[i].w);
+    free(s);
+}
+
+/* ------------------------------------------------------------------ faces */
+
+static void ehash_reset(qbsp_emit_t *em, int firstedge)
+{
+    em->firstmodeledge = firstedge;
+    if (!em->ehash_head) {
+        em->ehash_size = 1 << 16;
+        em->ehash_head = q2_malloc(sizeof(int) * em->ehash_size);
+    }
+    for (int i = 0; i < em->ehash_size; i++) em->ehash_head[i] = -1;
+}
+
+static uint32_t edge_hash(int a, int b)
+{
+    int lo = a < b ? a : b, hi = a < b ? b : a;
+    uint32_t h = (uint32_t)lo * 2654435761u ^ (uint32_t)hi * 40503u;
+    return h ^ (h >> 16);
+}
+
+static int get_edge(qbsp_t *q, int v1, int v2, const face_t *f)
+{
+    qbsp_emit_t *em = q->emit;
+    bsp_t *bsp = &q->bsp;
+    uint32_t h = edge_hash(v1, v2) & (em->ehash_size - 1);
+    if (!q->opt.noshare) {
+        for (int i = em->ehash_head[h]; i >= 0; i = em->ehash_next[i]) {
+            if (bsp->edges[i].v[0] == v2 && bsp->edges[i].v[1] == v1 && !em->edgefaces[2 * i + 1] &&
+                em->edgefaces[2 * i]->contents == f->contents) {
+                em->edgefaces[2 * i + 1] = f;
+                return -i;
+            }
+        }
+    }
+    int n = bsp->numedges;
+    GROW(bsp->edges, em->cap_edges, n + 1);
+    GROW(em->ehash_next, em->cap_ehash_next, n + 1);
+    em->edgefaces = q2_grow(em->edgefaces, 2 * sizeof *em->edgefaces, &em->cap_edgefaces, n + 1);
+    bsp->edges[n].v[0] = (uint16_t)v1;
+    bsp->edges[n].v[1] = (uint16_t)v2;
+    em->edgefaces[2 * n] = f;
+    em->edgefaces[2 * n + 1] = NULL;
+    em->ehash_next[n] = em->ehash_head[h];
+    em->ehash_head[h] = n;
+    bsp->numedges = n + 1;
+    return n;
+}
+
+static void emit_face(qbsp_t *q, face_t *f)
+{
+    qbsp_emit_t *em = q->emit;
+    bsp_t *bsp = &q->bsp;
+    f->outputnumber = -1;
+    if (!face_is_final(f) || f->numpoints < 3) return;
+    f->outputnumber = bsp->numfaces;
+    GROW(bsp->faces, em->cap_faces_out, bsp->numfaces + 1);
+    dface_t *df = &bsp->faces[bsp->numfaces++];
+    memset(df, 0, sizeof *df);
+    df->planenum = (uint16_t)(f->planenum & ~1);
+    df->side = (int16_t)(f->planenum & 1);
+    df->firstedge = bsp->numsurfedges;
+    df->numedges = (int16_t)f->numpoints;
+    df->texinfo = (int16_t)f->texinfo;
+    df->styles[0] = 0;
+    df->styles[1] = df->styles[2] = df->styles[3] = 255;
+    df->lightofs = -1;
+    for (int i = 0; i < f->numpoints; i++) {
+        int e = get_edge(q, f->vertexnums[i], f->vertexnums[(i + 1) % f->numpoints], f);
+        GROW(bsp->surfedges, em->cap_surfedges, bsp->numsurfedges + 1);
+        bsp->surfedges[bsp->numsurfedges++] = e;
+    }
+}
+
+static void emit_mark_face(qbsp_t *q, int first, const face_t *f)
+{
+    while (f->merged) f = f->merged;
+    if (f->split[0] || f->split[1]) {
+        if (f->split[0]) emit_mark_face(q, first, f->split[0]);
+        if (f->split[1]) emit_mark_face(q, first, f->split[1]);
+        return;
+    }
+    int n = f->outputnumber;
+    if (n < 0) return;
+    bsp_t *bsp = &q->bsp;
+    for (int i = first; i < bsp->numleaffaces; i++)
+        if (bsp->leaffaces[i] == n) return;
+    GROW(bsp->leaffaces, q->emit->cap_leaffaces, bsp->numleaffaces + 1);
+    bsp->leaffaces[bsp->numleaffaces++] = (uint16_t)n;
+}
+
+/* ------------------------------------------------------------------ tree */
+
+typedef struct emit_ctx_t {
+    qbsp_t *q;
+    int entity;
+    const aabb_t *fallback;
+} emit_ctx_t;
+
+static int emit_leaf(emit_ctx_t *c, node_t *node)
+{
+    qbsp_t *q = c->q;
+    bsp_t *bsp = &q->bsp;
+    GROW(bsp->leafs, q->emit->cap_leafs, bsp->numleafs + 1);
+    int idx = bsp->numleafs++;
+    dleaf_t *lf = &bsp->leafs[idx];
+    memset(lf, 0, sizeof *lf);
+    lf->contents = node->contents;
+    lf->cluster = (int16_t)(c->entity == 0 ? node->cluster : -1);
+    if (node->contents & CONTENTS_SOLID) lf->cluster = -1;
+    lf->area = (int16_t)(c->entity == 0 ? node->area : 0);
+    bounds_to_shorts(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, lf->mins, lf->maxs);
+    node->outputnumber = idx;
+
+    lf->firstleafbrush = (uint16_t)bsp->numleafbrushes;
+    int first = bsp->numleafbrushes;
+    for (const bspbrush_t *b = node->brushlist; b; b = b->next) {
+        if (!b->original || b->original->outputnumber < 0) continue;
+        int bn = b->original->outputnumber;
+        bool dup = false;
+        for (int i = first; i < bsp->numleafbrushes; i++)
+            if (bsp->leafbrushes[i] == bn) dup = true;
+        if (dup) continue;
+        GROW(bsp->leafbrushes, q->emit->cap_leafbrushes, bsp->numleafbrushes + 1);
+        bsp->leafbrushes[bsp->numleafbrushes++] = (uint16_t)bn;
+    }
+    lf = &bsp->leafs[idx];
+    lf->numleafbrushes = (uint16_t)(bsp->numleafbrushes - first);
+
+    lf->firstleafface = (uint16_t)bsp->numleaffaces;
+    if (node->contents & CONTENTS_SOLID) return idx;
+    int firstf = bsp->numleaffaces;
+    for (portal_t *p = node->portals; p;) {
+        int s = p->nodes[1] == node;
+        if (p->face[s]) emit_mark_face(q, firstf, p->face[s]);
+        p = p->next[s];
+    }
+    lf = &bsp->leafs[idx];
+    lf->numleaffaces = (uint16_t)(bsp->numleaffaces - firstf);
+    return idx;
+}
+
+static int emit_node_r(emit_ctx_t *c, node_t *node)
+{
+    qbsp_t *q = c->q;
+    bsp_t *bsp = &q->bsp;
+    if (node->planenum == PLANENUM_LEAF) return -(emit_leaf(c, node) + 1);
+    GROW(bsp->nodes, q->emit->cap_nodes, bsp->numnodes + 1);
+    int idx = bsp->numnodes++;
+    dnode_t *dn = &bsp->nodes[idx];
+    memset(dn, 0, sizeof *dn);
+    /* Engines test axial planes as p[type] - dist, which needs the even
+     * (positive) plane of the pair. */
+    dn->planenum = node->planenum & ~1;
+    bounds_to_shorts(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, dn->mins, dn->maxs);
+    node->outputnumber = idx;
+    int firstface = bsp->numfaces;
+    for (face_t *f = node->faces; f; f = f->next) emit_face(q, f);
+    dn = &bsp->nodes[idx];
+    dn->firstface = (uint16_t)firstface;
+    dn->numfaces = (uint16_t)(bsp->numfaces - firstface);
+    for (int i = 0; i < 2; i++) {
+        int child = emit_node_r(c, node->children[i]);
+        bsp->nodes[idx].children[i] = child;
+    }
+    return idx;
+}
+
+bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err)
+{
+    qbsp_emit_t *em = emit_get(q);
+    bsp_t *bsp = &q->bsp;
+    if (bsp->numleafs == 0) writebsp_begin(q);
+    number_brushes(q);
+    if (bsp->nummodels >= MAX_MAP_MODELS)
+        return q2err_set(err, q->map.path, 0, 0, "MAX_MAP_MODELS exceeded: more than %d models", MAX_MAP_MODELS);
+    GROW(bsp->models, em->cap_models, bsp->nummodels + 1);
+    int mi = bsp->nummodels++;
+    dmodel_t *m = &bsp->models[mi];
+    memset(m, 0, sizeof *m);
+
+    aabb_t b = aabb_empty();
+    if (q->ent_firstbrush && q->ent_numbrushes && entity >= 0 && entity < q->map.numentities) {
+        int first = q->ent_firstbrush[entity], nb = q->ent_numbrushes[entity];
+        for (int i = first; i < first + nb && i < q->nummapbrushes; i++) {
+            const mapbrush_t *mb = &q->mapbrushes[i];
+            if (!brush_emitted(mb) || aabb_is_empty(&mb->bounds)) continue;
+            aabb_add_point(&b, mb->bounds.mins);
+            aabb_add_point(&b, mb->bounds.maxs);
+        }
+    }
+    if (aabb_is_empty(&b) && tree && !aabb_is_empty(&tree->bounds)) b = tree->bounds;
+    if (!aabb_is_empty(&b))
+        for (int i = 0; i < 3; i++) {
+            m->mins[i] = (float)vec_comp(b.mins, i);
+            m->maxs[i] = (float)vec_comp(b.maxs, i);
+        }
+    if (entity > 0 && q->ent_origin) {
+        m->origin[0] = (float)q->ent_origin[entity].x;
+        m->origin[1] = (float)q->ent_origin[entity].y;
+        m->origin[2] = (float)q->ent_origin[entity].z;
+    }
+    if (entity > 0 && entity < q->map.numentities) {
+        char buf[16];
+        snprintf(buf, sizeof buf, "*%d", mi);
+        entity_set(&q->map.entities[entity].ent, "model", buf);
+    }
+
+    m->firstface = bsp->numfaces;
+    ehash_reset(em, bsp->numedges);
+    aabb_t fallback = b;
+    if (aabb_is_empty(&fallback)) fallback = (aabb_t){vec3(0, 0, 0), vec3(0, 0, 0)};
+    emit_ctx_t c = {q, entity, &fallback};
+    if (tree && tree->headnode) {
+        bsp->models[mi].headnode = emit_node_r(&c, tree->headnode);
+    } else {
+        /* A model with no tree: one empty leaf. */
+        node_t leaf;
+        memset(&leaf, 0, sizeof leaf);
+        leaf.planenum = PLANENUM_LEAF;
+        leaf.cluster = -1;
+        leaf.bounds = fallback;
+        bsp->models[mi].headnode = emit_node_r(&c, &leaf);
+    }
+    bsp->models[mi].numfaces = bsp->numfaces - bsp->models[mi].firstface;
+    emit_free_faces(q, tree);
+    return true;
+}
+
+/* -------------------------------------------------------------- finishing */
+
+static bool set_light_styles(qbsp_t *q, q2err_t *err)
+{
+    const int max_switched = MAX_LIGHTSTYLES - 32;
+    const char **targets = q2_calloc(max_switched, sizeof *targets);
+    int n = 0;
+    for (int e = 1; e < q->map.numentities; e++) {
+        entity_t *ent = &q->map.entities[e].ent;
+        if (strncasecmp(entity_classname(ent), "light", 5) != 0) continue;
+        const char *t = entity_get(ent, "targetname");
+        if (!t || !t[0]) continue;
+        int j;
+        for (j = 0; j < n; j++)
+            if (strcmp(targets[j], t) == 0) break;
+        if (j == n) {
+            if (n == max_switched) {
+                free(targets);
+                return q2err_set(err, q->map.path, ent->line, 0,
+                                 "too many switchable lights: more than %d different light targetnames "
+                                 "(styles 32..%d, MAX_LIGHTSTYLES %d)",
+                                 max_switched, MAX_LIGHTSTYLES - 1, MAX_LIGHTSTYLES);
+            }
+            targets[n++] = t;
+        }
+        char buf[16];
+        snprintf(buf, sizeof buf, "%d", 32 + j);
+        entity_set(ent, "style", buf);
+    }
+    free(targets);
+    return true;
+}
+
+bool writebsp_entities(qbsp_t *q, q2err_t *err)
+{
+    if (!set_light_styles(q, err)) return false;
+    entity_list_t list = {0};
+    list.ents = q2_calloc(q->map.numentities > 0 ? q->map.numentities : 1, sizeof *list.ents);
+    for (int e = 0; e < q->map.numentities; e++) {
+        entity_t *ent = &q->map.entities[e].ent;
+        /* func_group's brushes joined the world; the entity itself means
+         * nothing to the game. */
+        if (e > 0 && strcmp(entity_classname(ent), "func_group") == 0) continue;
+        list.ents[list.count++] = *ent; /* shallow: pairs stay owned by the map */
+    }
+    char *text = entities_unparse(&list);
+    free(list.ents);
+    bsp_set_entities(&q->bsp, text);
+    free(text);
+    return true;
+}
+
+bool writebsp_finish(qbsp_t *q, q2err_t *err)
+{
+    qbsp_emit_t *em = emit_get(q);
+    bsp_t *bsp = &q->bsp;
+    if (bsp->numleafs == 0) writebsp_begin(q);
+    number_brushes(q);
+
+    for (int i = 0; i < q->nummapbrushes; i++)
+        if (q->mapbrushes[i].outputnumber >= 0) emit_brush(q, &q->mapbrushes[i]);
+
+    /* Planes after the brushes: bevels add planes. */
+    free(bsp->planes);
+    bsp->numplanes = q->planes.count;
+    bsp->planes = q2_calloc(bsp->numplanes > 0 ? bsp->numplanes : 1, sizeof *bsp->planes);
+    for (int i = 0; i < q->planes.count; i++) {
+        const plane_t *p = plane_table_get(&q->planes, i);
+        bsp->planes[i].normal[0] = (float)p->normal.x;
+        bsp->planes[i].normal[1] = (float)p->normal.y;
+        bsp->planes[i].normal[2] = (float)p->normal.z;
+        bsp->planes[i].dist = (float)p->dist;
+        bsp->planes[i].type = p->type;
+    }
+
+    free(bsp->texinfo);
+    bsp->numtexinfo = q->numtexinfo;
+    bsp->texinfo = q2_calloc(q->numtexinfo > 0 ? q->numtexinfo : 1, sizeof *bsp->texinfo);
+    if (q->numtexinfo > 0) memcpy(bsp->texinfo, q->texinfo, sizeof *bsp->texinfo * q->numtexinfo);
+
+    /* Areas as engines read them: area 0 and areaportal 0 are unused; each
+     * area lists one record per portal it touches. */
+    int numareas = q->numareas > 0 ? q->numareas : 0;
+    free(bsp->areas);
+    free(bsp->areaportals);
+    bsp->numareas = numareas + 1;
+    bsp->areas = q2_calloc(bsp->numareas, sizeof *bsp->areas);
+    int capap = 0;
+    bsp->areaportals = NULL;
+    bsp->numareaportals = 0;
+    GROW(bsp->areaportals, capap, 1);
+    memset(&bsp->areaportals[0], 0, sizeof bsp->areaportals[0]);
+    bsp->numareaportals = 1;
+    for (int a = 1; a <= numareas; a++) {
+        bsp->areas[a].firstareaportal = bsp->numareaportals;
+        for (int e = 0; e < em->numentities && em->ent_portalnum; e++) {
+            if (!em->ent_portalnum[e]) continue;
+            const int *pa = em->ent_portalareas[e];
+            int other = pa[0] == a ? pa[1] : pa[1] == a ? pa[0] : -1;
+            if (other <= 0) continue;
+            GROW(bsp->areaportals, capap, bsp->numareaportals + 1);
+            bsp->areaportals[bsp->numareaportals].portalnum = em->ent_portalnum[e];
+            bsp->areaportals[bsp->numareaportals].otherarea = other;
+            bsp->numareaportals++;
+        }
+        bsp->areas[a].numareaportals = bsp->numareaportals - bsp->areas[a].firstareaportal;
+    }
+
+    if (!writebsp_entities(q, err)) return false;
+    log_verbose(q->log, "%6d models, %d nodes, %d leafs, %d faces, %d brushes, %d brushsides", bsp->nummodels,
+                bsp->numnodes, bsp->numleafs, bsp->numfaces, bsp->numbrushes, bsp->numbrushsides);
+    if (!bsp_check_limits(bsp, err)) return q2err_wrap(err, "%s", q->map.path ? q->map.path : "map");
+    return true;
+}

@@ -1,0 +1,372 @@
+#include "brushbsp.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../formats/q2defs.h"
+#include "csg.h"
+#include "portals.h"
+
+/* Subtrees with at least this many brushes are built as separate tasks;
+ * below it the task overhead outweighs the work. */
+#define TASK_MIN_BRUSHES 24
+
+aabb_t brushes_bounds(const bspbrush_t *list)
+{
+    aabb_t b = aabb_empty();
+    for (; list; list = list->next) {
+        aabb_add_point(&b, list->bounds.mins);
+        aabb_add_point(&b, list->bounds.maxs);
+    }
+    return b;
+}
+
+static int box_on_plane_side(const aabb_t *box, const plane_t *p)
+{
+    double dmin, dmax;
+    if (p->type < 3) {
+        dmin = vec_comp(box->mins, p->type) - p->dist;
+        dmax = vec_comp(box->maxs, p->type) - p->dist;
+    } else {
+        vec3_t lo, hi;
+        for (int i = 0; i < 3; i++) {
+            double n = vec_comp(p->normal, i);
+            vec_set_comp(&lo, i, n >= 0 ? vec_comp(box->mins, i) : vec_comp(box->maxs, i));
+            vec_set_comp(&hi, i, n >= 0 ? vec_comp(box->maxs, i) : vec_comp(box->mins, i));
+        }
+        dmin = plane_dist_to(p, lo);
+        dmax = plane_dist_to(p, hi);
+    }
+    int s = 0;
+    if (dmax > 0) s |= PSIDE_FRONT;
+    if (dmin < 0) s |= PSIDE_BACK;
+    if (!s) s = PSIDE_BACK; /* a flat box on the plane */
+    return s;
+}
+
+/* qbsp3's TestBrushToPlanenum: the side of the plane the brush is on, the
+ * number of visible faces it would split and whether a hint face is split. */
+static int test_brush_to_plane(const qbsp_t *q, const bspbrush_t *b, int planenum, int *numsplits, bool *hintsplit,
+                               int *epsilonbrush)
+{
+    *numsplits = 0;
+    *hintsplit = false;
+    const plane_t *plane = plane_table_get(&q->planes, planenum);
+    /* A box clearly on one side cannot have a side on the plane. */
+    int s = box_on_plane_side(&b->bounds, plane);
+    if (s != PSIDE_BOTH) {
+        double d = s == PSIDE_FRONT ? (plane->type < 3 ? vec_comp(b->bounds.mins, plane->type) - plane->dist : 1)
+                                    : (plane->type < 3 ? plane->dist - vec_comp(b->bounds.maxs, plane->type) : 1);
+        if (plane->type >= 3 || d > ON_EPSILON) return s;
+    }
+    for (int i = 0; i < b->numsides; i++) {
+        int num = b->sides[i].planenum;
+        if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
+        if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
+    }
+    if (s != PSIDE_BOTH) return s;
+
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const side_t *sd = &b->sides[i];
+        if (sd->texinfo == TEXINFO_NODE || !sd->visible || !sd->winding) continue;
+        const winding_t *w = sd->winding;
+        bool front = false, back = false;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_dist_to(plane, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+            if (d > PLANESIDE_EPSILON) front = true;
+            if (d < -PLANESIDE_EPSILON) back = true;
+        }
+        if (front && back && !(sd->surf & SURF_SKIP)) {
+            (*numsplits)++;
+            if (sd->surf & SURF_HINT) *hintsplit = true;
+        }
+    }
+    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+    return s;
+}
+
+/* True if the plane cuts the node's volume into two real pieces. */
+static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
+{
+    const plane_t *p = plane_table_get(&q->planes, planenum);
+    if (p->type < 3) {
+        double lo = vec_comp(node->bounds.mins, p->type), hi = vec_comp(node->bounds.maxs, p->type);
+        if (p->dist - lo < PLANESIDE_EPSILON || hi - p->dist < PLANESIDE_EPSILON) return false;
+    }
+    const bspbrush_t *v = node->volume;
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < v->numsides; i++) {
+        const winding_t *w = v->sides[i].winding;
+        if (!w) continue;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_dist_to(p, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+        }
+    }
+    return d_front >= PLANESIDE_EPSILON && d_back <= -PLANESIDE_EPSILON;
+}
+
+static bool volume_split_ok(const qbsp_t *q, const node_t *node, int planenum)
+{
+    bspbrush_t *f, *b;
+    brush_split(q, node->volume, planenum, &f, &b);
+    bool ok = f && b;
+    brush_free(f);
+    brush_free(b);
+    return ok;
+}
+
+enum { PASS_HINT, PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
+
+static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *node)
+{
+    side_t *bestside = NULL;
+    int bestvalue = INT_MIN;
+    int bestpass = 0;
+
+    for (int pass = 0; pass < NUM_PASSES && !bestside; pass++) {
+        bool want_detail = pass == PASS_DETAIL || pass == PASS_NONVIS_DETAIL;
+        bool want_visible = pass <= PASS_DETAIL;
+        for (bspbrush_t *brush = brushes; brush; brush = brush->next) {
+            bool is_detail = (brush->original->contents & CONTENTS_DETAIL) != 0;
+            if (pass != PASS_HINT && is_detail != want_detail) continue;
+            for (int i = 0; i < brush->numsides; i++) {
+                side_t *side = &brush->sides[i];
+                if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE || side->tested) continue;
+                if (side->surf & SURF_SKIP) continue;
+                if (pass == PASS_HINT) {
+                    if (!(side->surf & SURF_HINT)) continue;
+                } else if (side->visible != want_visible) {
+                    continue;
+                }
+                int pnum = side->planenum & ~1;
+                if (!plane_cuts_volume(q, node, pnum)) continue;
+
+                int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
+                bool hintsplit_any = false;
+                for (bspbrush_t *test = brushes; test; test = test->next) {
+                    int bsplits;
+                    bool hintsplit;
+                    int s = test_brush_to_plane(q, test, pnum, &bsplits, &hintsplit, &epsilonbrush);
+                    splits += bsplits;
+                    if (hintsplit) hintsplit_any = true;
+                    test->testside = s;
+                    if (s & PSIDE_FACING) {
+                        facing++;
+                        for (int j = 0; j < test->numsides; j++)
+                            if ((test->sides[j].planenum & ~1) == pnum) test->sides[j].tested = true;
+                    }
+                    if (s & PSIDE_FRONT) front++;
+                    if (s & PSIDE_BACK) back++;
+                }
+                int value = 5 * facing - 5 * splits - abs(front - back);
+                if (plane_table_get(&q->planes, pnum)->type < 3) value += 5;
+                value -= epsilonbrush * 1000;
+                if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
+                if (value > bestvalue && volume_split_ok(q, node, pnum)) {
+                    bestvalue = value;
+                    bestside = side;
+                    bestpass = pass;
+                    for (bspbrush_t *test = brushes; test; test = test->next) test->side = test->testside;
+                }
+            }
+        }
+    }
+    if (bestside && bestpass != PASS_HINT && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
+    for (bspbrush_t *b = brushes; b; b = b->next)
+        for (int i = 0; i < b->numsides; i++) b->sides[i].tested = false;
+    return bestside;
+}
+
+static void leaf_node(node_t *node, bspbrush_t *brushes)
+{
+    node->planenum = PLANENUM_LEAF;
+    node->contents = 0;
+    for (bspbrush_t *b = brushes; b; b = b->next) {
+        /* A solid brush whose every side is on a node fills the leaf. */
+        if (b->original->contents & CONTENTS_SOLID) {
+            int i;
+            for (i = 0; i < b->numsides; i++)
+                if (b->sides[i].texinfo != TEXINFO_NODE) break;
+            if (i == b->numsides) {
+                node->contents = CONTENTS_SOLID;
+                break;
+            }
+        }
+        node->contents |= b->original->contents;
+    }
+    node->brushlist = brushes;
+}
+
+static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node, bspbrush_t **front,
+                             bspbrush_t **back)
+{
+    *front = *back = NULL;
+    bspbrush_t **ft = front, **bt = back;
+    for (bspbrush_t *b = brushes, *next; b; b = next) {
+        next = b->next;
+        b->next = NULL;
+        int s = b->side;
+        if (s == PSIDE_BOTH) {
+            bspbrush_t *f, *k;
+            brush_split(q, b, node->planenum, &f, &k);
+            brush_free(b);
+            if (f) {
+                *ft = f;
+                ft = &f->next;
+            }
+            if (k) {
+                *bt = k;
+                bt = &k->next;
+            }
+            continue;
+        }
+        if (s & PSIDE_FACING)
+            for (int i = 0; i < b->numsides; i++)
+                if ((b->sides[i].planenum & ~1) == node->planenum) b->sides[i].texinfo = TEXINFO_NODE;
+        if (s & PSIDE_FRONT) {
+            *ft = b;
+            ft = &b->next;
+        } else {
+            *bt = b;
+            bt = &b->next;
+        }
+    }
+}
+
+static node_t *alloc_node(void)
+{
+    node_t *n = q2_calloc(1, sizeof *n);
+    n->cluster = -1;
+    n->outputnumber = -1;
+    return n;
+}
+
+static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
+{
+    side_t *best = select_split_side(q, brushes, node);
+    if (!best) {
+        leaf_node(node, brushes);
+        return;
+    }
+    node->side = best->original ? best->original : NULL;
+    node->planenum = best->planenum & ~1;
+
+    bspbrush_t *lists[2];
+    for (bspbrush_t *b = brushes; b; b = b->next) (void)b;
+    split_brush_list(q, brushes, node, &lists[0], &lists[1]);
+
+    bspbrush_t *vol[2];
+    brush_split(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    for (int i = 0; i < 2; i++) {
+        node_t *c = alloc_node();
+        c->parent = node;
+        c->volume = vol[i];
+        if (vol[i]) c->bounds = vol[i]->bounds;
+        else c->bounds = node->bounds;
+        node->children[i] = c;
+    }
+    /* Interior volumes are no longer needed once the children have theirs. */
+    brush_free(node->volume);
+    node->volume = NULL;
+
+    for (int i = 0; i < 2; i++) {
+        node_t *c = node->children[i];
+        bspbrush_t *l = lists[i];
+        if (!c->volume) {
+            /* Cannot happen when volume_split_ok accepted the plane; keep
+             * the tree valid anyway. */
+            leaf_node(c, l);
+            continue;
+        }
+        if (brush_list_count(l) >= TASK_MIN_BRUSHES) {
+#pragma omp task firstprivate(c, l) default(none) shared(q)
+            build_tree_r(q, c, l);
+        } else {
+            build_tree_r(q, c, l);
+        }
+    }
+}
+
+static void count_tree(const node_t *n, brushbsp_stats_t *st)
+{
+    if (n->planenum == PLANENUM_LEAF) {
+        st->leafs++;
+        if (n->contents & CONTENTS_SOLID) st->solid_leafs++;
+        return;
+    }
+    st->nodes++;
+    if (n->detail_seperator) st->detail_seperators++;
+    count_tree(n->children[0], st);
+    count_tree(n->children[1], st);
+}
+
+tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_stats_t *stats)
+{
+    tree_t *tree = q2_calloc(1, sizeof *tree);
+    tree->outside_node.planenum = PLANENUM_LEAF;
+    tree->outside_node.cluster = -1;
+    tree->outside_node.outputnumber = -1;
+    node_t *head = alloc_node();
+    tree->headnode = head;
+    brushbsp_stats_t st;
+    memset(&st, 0, sizeof st);
+    st.brushes = brush_list_count(brushes);
+
+    if (!brushes || aabb_is_empty(&bounds)) {
+        tree->bounds.mins = tree->bounds.maxs = vec3(0, 0, 0);
+        head->planenum = PLANENUM_LEAF;
+        head->bounds = tree->bounds;
+        leaf_node(head, brushes);
+    } else {
+        tree->bounds = bounds;
+        vec3_t pad = vec3(SIDESPACE, SIDESPACE, SIDESPACE);
+        head->volume = brush_from_bounds(q, vec_sub(bounds.mins, pad), vec_add(bounds.maxs, pad));
+        head->bounds = head->volume->bounds;
+        int threads = q->opt.threads > 0 ? q->opt.threads : 1;
+        const qbsp_t *cq = q;
+#pragma omp parallel num_threads(threads) default(none) shared(cq, head, brushes)
+        {
+#pragma omp single
+            build_tree_r(cq, head, brushes);
+        }
+    }
+    count_tree(head, &st);
+    if (stats) *stats = st;
+    return tree;
+}
+
+static void free_node_r(node_t *n)
+{
+    if (!n) return;
+    if (n->planenum != PLANENUM_LEAF) {
+        free_node_r(n->children[0]);
+        free_node_r(n->children[1]);
+    }
+    brush_free(n->volume);
+    brush_list_free(n->brushlist);
+    free(n);
+}
+
+void tree_free(tree_t *tree)
+{
+    if (!tree) return;
+    portals_free_tree(tree);
+    free_node_r(tree->headnode);
+    free(tree);
+}
+
+node_t *tree_point_leaf(const qbsp_t *q, node_t *node, vec3_t p)
+{
+    while (node->planenum != PLANENUM_LEAF) {
+        const plane_t *pl = plane_table_get(&q->planes, node->planenum);
+        node = plane_dist_to(pl, p) >= 0 ? node->children[0] : node->children[1];
+    }
+    return node;
+}

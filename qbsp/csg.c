@@ -1,0 +1,385 @@
+#include "csg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../formats/q2defs.h"
+
+/* A split fragment reaching this far is a numerical runaway, not a piece of
+ * any brush inside the world. */
+#define BOGUS_EXTENT (WORLD_EXTENT * 0.5)
+
+bspbrush_t *brush_alloc(int numsides)
+{
+    bspbrush_t *b = q2_calloc(1, sizeof(bspbrush_t) + (size_t)numsides * sizeof(side_t));
+    return b;
+}
+
+void brush_free(bspbrush_t *b)
+{
+    if (!b) return;
+    for (int i = 0; i < b->numsides; i++) winding_free(b->sides[i].winding);
+    free(b);
+}
+
+void brush_list_free(bspbrush_t *list)
+{
+    while (list) {
+        bspbrush_t *next = list->next;
+        brush_free(list);
+        list = next;
+    }
+}
+
+bspbrush_t *brush_copy(const bspbrush_t *b)
+{
+    bspbrush_t *n = brush_alloc(b->numsides);
+    memcpy(n, b, sizeof(bspbrush_t) + (size_t)b->numsides * sizeof(side_t));
+    n->next = NULL;
+    for (int i = 0; i < b->numsides; i++)
+        if (b->sides[i].winding) n->sides[i].winding = winding_copy(b->sides[i].winding);
+    return n;
+}
+
+int brush_list_count(const bspbrush_t *list)
+{
+    int n = 0;
+    for (; list; list = list->next) n++;
+    return n;
+}
+
+void brush_bound(bspbrush_t *b)
+{
+    b->bounds = aabb_empty();
+    for (int i = 0; i < b->numsides; i++) {
+        const winding_t *w = b->sides[i].winding;
+        if (!w) continue;
+        for (int j = 0; j < w->numpoints; j++) aabb_add_point(&b->bounds, w->p[j]);
+    }
+}
+
+double brush_volume(const qbsp_t *q, const bspbrush_t *b)
+{
+    const winding_t *w = NULL;
+    for (int i = 0; i < b->numsides && !w; i++) w = b->sides[i].winding;
+    if (!w) return 0;
+    vec3_t apex = w->p[0];
+    double volume = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const winding_t *sw = b->sides[i].winding;
+        if (!sw) continue;
+        const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
+        double d = -plane_dist_to(p, apex);
+        volume += d * winding_area(sw);
+    }
+    return volume / 3.0;
+}
+
+bool brush_contains_point(const qbsp_t *q, const bspbrush_t *b, vec3_t pt, double eps)
+{
+    for (int i = 0; i < b->numsides; i++) {
+        const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
+        if (plane_dist_to(p, pt) > eps) return false;
+    }
+    return true;
+}
+
+static int brush_mostly_on_side(const bspbrush_t *b, const plane_t *p)
+{
+    double max = 0;
+    int side = PSIDE_FRONT;
+    for (int i = 0; i < b->numsides; i++) {
+        const winding_t *w = b->sides[i].winding;
+        if (!w) continue;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_dist_to(p, w->p[j]);
+            if (d > max) {
+                max = d;
+                side = PSIDE_FRONT;
+            }
+            if (-d > max) {
+                max = -d;
+                side = PSIDE_BACK;
+            }
+        }
+    }
+    return side;
+}
+
+void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+{
+    *front = *back = NULL;
+    const plane_t *plane = plane_table_get(&q->planes, planenum);
+
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const winding_t *w = b->sides[i].winding;
+        if (!w) continue;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_dist_to(plane, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+        }
+    }
+    if (d_front < PLANESIDE_EPSILON) {
+        *back = brush_copy(b);
+        return;
+    }
+    if (d_back > -PLANESIDE_EPSILON) {
+        *front = brush_copy(b);
+        return;
+    }
+
+    /* The new face on the split plane: the plane clipped by the brush. */
+    winding_t *mid = winding_for_plane(plane->normal, plane->dist, WORLD_EXTENT);
+    for (int i = 0; i < b->numsides && mid; i++) {
+        const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
+        mid = winding_clip(mid, vec_neg(p2->normal), -p2->dist, 0, false);
+    }
+    if (!mid || winding_is_tiny(mid)) {
+        winding_free(mid);
+        if (brush_mostly_on_side(b, plane) == PSIDE_FRONT)
+            *front = brush_copy(b);
+        else
+            *back = brush_copy(b);
+        return;
+    }
+
+    bspbrush_t *r[2];
+    for (int i = 0; i < 2; i++) {
+        r[i] = brush_alloc(b->numsides + 1);
+        r[i]->original = b->original;
+    }
+    for (int i = 0; i < b->numsides; i++) {
+        const side_t *s = &b->sides[i];
+        if (!s->winding) continue;
+        winding_t *cw[2];
+        winding_split(s->winding, plane->normal, plane->dist, 0, &cw[0], &cw[1]);
+        for (int j = 0; j < 2; j++) {
+            if (!cw[j]) continue;
+            if (winding_is_tiny(cw[j])) {
+                winding_free(cw[j]);
+                continue;
+            }
+            side_t *cs = &r[j]->sides[r[j]->numsides++];
+            *cs = *s;
+            cs->winding = cw[j];
+            cs->tested = false;
+        }
+    }
+    bool ok[2];
+    for (int i = 0; i < 2; i++) {
+        brush_bound(r[i]);
+        ok[i] = r[i]->numsides >= 3;
+        for (int k = 0; k < 3 && ok[i]; k++)
+            if (vec_comp(r[i]->bounds.mins, k) < -BOGUS_EXTENT || vec_comp(r[i]->bounds.maxs, k) > BOGUS_EXTENT)
+                ok[i] = false;
+    }
+    if (!ok[0] || !ok[1]) {
+        if (ok[0]) *front = brush_copy(b);
+        if (ok[1]) *back = brush_copy(b);
+        brush_free(r[0]);
+        brush_free(r[1]);
+        winding_free(mid);
+        return;
+    }
+    for (int i = 0; i < 2; i++) {
+        side_t *cs = &r[i]->sides[r[i]->numsides++];
+        memset(cs, 0, sizeof *cs);
+        cs->planenum = planenum ^ i ^ 1;
+        cs->texinfo = TEXINFO_NODE;
+        cs->winding = i == 0 ? winding_reverse(mid) : mid;
+    }
+    /* r[0] (front) gets the side facing back into it: plane^1 whose winding
+     * is the reverse of mid; r[1] gets the plane itself. */
+    for (int i = 0; i < 2; i++) {
+        brush_bound(r[i]);
+        if (brush_volume(q, r[i]) < MIN_FRAGMENT_VOLUME) {
+            brush_free(r[i]);
+            r[i] = NULL;
+        }
+    }
+    *front = r[0];
+    *back = r[1];
+}
+
+bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
+{
+    bspbrush_t *b = brush_alloc(6);
+    b->numsides = 6;
+    for (int i = 0; i < 3; i++) {
+        vec3_t n = vec3(0, 0, 0);
+        vec_set_comp(&n, i, 1);
+        b->sides[i].planenum = plane_table_find(&q->planes, n, vec_comp(maxs, i));
+        vec_set_comp(&n, i, -1);
+        b->sides[i + 3].planenum = plane_table_find(&q->planes, n, -vec_comp(mins, i));
+    }
+    for (int i = 0; i < 6; i++) {
+        b->sides[i].texinfo = TEXINFO_NODE;
+        const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
+        winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+        for (int j = 0; j < 6 && w; j++) {
+            if (j == i) continue;
+            const plane_t *pj = plane_table_get(&q->planes, b->sides[j].planenum);
+            w = winding_clip(w, vec_neg(pj->normal), -pj->dist, 0, false);
+        }
+        b->sides[i].winding = w;
+    }
+    brush_bound(b);
+    return b;
+}
+
+bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count)
+{
+    bspbrush_t *head = NULL, **tail = &head;
+    for (int i = first; i < first + count; i++) {
+        mapbrush_t *mb = &q->mapbrushes[i];
+        int n = 0;
+        for (int j = 0; j < mb->numsides; j++)
+            if (!mb->original_sides[j].bevel) n++;
+        if (n == 0) continue;
+        bspbrush_t *b = brush_alloc(n);
+        b->original = mb;
+        for (int j = 0; j < mb->numsides; j++) {
+            const side_t *ms = &mb->original_sides[j];
+            if (ms->bevel) continue;
+            side_t *s = &b->sides[b->numsides++];
+            *s = *ms;
+            s->original = (side_t *)ms;
+            s->winding = ms->winding ? winding_copy(ms->winding) : NULL;
+            s->tested = false;
+            s->visible = s->texinfo != TEXINFO_NODE && !(s->surf & SURF_SKIP);
+            if (s->surf & SURF_HINT) s->visible = true;
+        }
+        b->bounds = mb->bounds;
+        *tail = b;
+        tail = &b->next;
+    }
+    return head;
+}
+
+/* --- CSG ---------------------------------------------------------------- */
+
+static bool brushes_disjoint(const bspbrush_t *a, const bspbrush_t *b)
+{
+    for (int i = 0; i < 3; i++)
+        if (vec_comp(a->bounds.mins, i) >= vec_comp(b->bounds.maxs, i) - ON_EPSILON ||
+            vec_comp(a->bounds.maxs, i) <= vec_comp(b->bounds.mins, i) + ON_EPSILON)
+            return true;
+    for (int i = 0; i < a->numsides; i++)
+        for (int j = 0; j < b->numsides; j++)
+            if (a->sides[i].planenum == (b->sides[j].planenum ^ 1)) return true;
+    return false;
+}
+
+/* True if b1 may bite (be subtracted from) b2's volume, i.e. b1 wins the
+ * overlap: solid beats everything, detail never bites structure. */
+static bool brush_ge(const bspbrush_t *b1, const bspbrush_t *b2)
+{
+    int c1 = b1->original->contents, c2 = b2->original->contents;
+    if ((c1 & CONTENTS_DETAIL) && !(c2 & CONTENTS_DETAIL)) return false;
+    return (c1 & CONTENTS_SOLID) != 0;
+}
+
+bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t *b)
+{
+    bspbrush_t *out = NULL, *in = a;
+    for (int i = 0; i < b->numsides && in; i++) {
+        bspbrush_t *front, *back;
+        brush_split(q, in, b->sides[i].planenum, &front, &back);
+        if (in != a) brush_free(in);
+        if (front) {
+            front->next = out;
+            out = front;
+        }
+        in = back;
+    }
+    if (in) {
+        brush_free(in);
+        return out;
+    }
+    /* Nothing of a was inside b: a is unchanged. */
+    brush_list_free(out);
+    return a;
+}
+
+bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragments)
+{
+    /* qbsp3's list surgery: a bitten brush is replaced by its pieces at the
+     * end of the list, so the result is a pure function of the input order.
+     * The first brush is compared with every later one; once it overlaps
+     * nothing it is kept. */
+    bspbrush_t *keep = NULL, **keeptail = &keep;
+    bspbrush_t *tail = head;
+    while (tail && tail->next) tail = tail->next;
+
+    while (head) {
+        bspbrush_t *b1 = head;
+        bool b1_gone = false;
+        bspbrush_t *prev = b1;
+        for (bspbrush_t *b2 = b1->next; b2; b2 = prev->next) {
+            if (brushes_disjoint(b1, b2)) {
+                prev = b2;
+                continue;
+            }
+            bspbrush_t *sub = NULL, *sub2 = NULL;
+            int c1 = 999999, c2 = 999999;
+            if (brush_ge(b2, b1)) {
+                sub = csg_subtract_brush(q, b1, b2);
+                if (sub == b1) {
+                    prev = b2;
+                    continue; /* did not really intersect */
+                }
+                if (!sub) { /* b1 swallowed by b2 */
+                    head = b1->next;
+                    brush_free(b1);
+                    b1_gone = true;
+                    break;
+                }
+                c1 = brush_list_count(sub);
+            }
+            if (brush_ge(b1, b2)) {
+                sub2 = csg_subtract_brush(q, b2, b1);
+                if (sub2 == b2) {
+                    brush_list_free(sub);
+                    prev = b2;
+                    continue;
+                }
+                c2 = sub2 ? brush_list_count(sub2) : 0;
+            }
+            if (!sub && c2 == 999999) {
+                prev = b2;
+                continue; /* neither can bite */
+            }
+            if (c1 < c2) {
+                /* b1 is replaced by its pieces */
+                brush_list_free(sub2);
+                head = b1->next;
+                brush_free(b1);
+                tail->next = sub;
+                while (tail->next) tail = tail->next;
+                b1_gone = true;
+                break;
+            }
+            /* b2 is replaced by its pieces (none when b1 swallows it); b1
+             * is unchanged and goes on against the rest. */
+            brush_list_free(sub);
+            prev->next = b2->next;
+            if (tail == b2) tail = prev;
+            brush_free(b2);
+            if (sub2) {
+                tail->next = sub2;
+                while (tail->next) tail = tail->next;
+            }
+        }
+        if (b1_gone) continue;
+        head = b1->next;
+        if (tail == b1) tail = NULL;
+        b1->next = NULL;
+        *keeptail = b1;
+        keeptail = &b1->next;
+    }
+    if (numfragments) *numfragments = brush_list_count(keep);
+    return keep;
+}

@@ -1,0 +1,62 @@
+/* Brush fragments (bspbrush_t) and CSG.
+ *
+ * A bspbrush_t is a convex piece of a map brush with a winding per side;
+ * BrushBSP splits them and CSG subtracts them from each other. Sides whose
+ * texinfo is TEXINFO_NODE lie on a node plane already (or are never drawn,
+ * like clip brush sides) and are never chosen as splitters. */
+#ifndef Q2M_QBSP_CSG_H
+#define Q2M_QBSP_CSG_H
+
+#include <stdbool.h>
+
+#include "qbsp.h"
+
+#define TEXINFO_NODE -1
+
+/* Which side of a plane a brush is on (bit set). */
+#define PSIDE_FRONT 1
+#define PSIDE_BACK 2
+#define PSIDE_BOTH (PSIDE_FRONT | PSIDE_BACK)
+#define PSIDE_FACING 4 /* the brush has a side on the plane */
+
+/* A point further than this from a plane is clearly on one side when
+ * deciding whether a brush is split (qbsp3's PLANESIDE_EPSILON). */
+#define PLANESIDE_EPSILON 0.1
+/* Fragments smaller than this (cubic units) are slivers from numerical
+ * noise and are discarded after a split. */
+#define MIN_FRAGMENT_VOLUME 1.0
+
+bspbrush_t *brush_alloc(int numsides);
+void brush_free(bspbrush_t *b);
+void brush_list_free(bspbrush_t *list);
+bspbrush_t *brush_copy(const bspbrush_t *b);
+int brush_list_count(const bspbrush_t *list);
+/* Bounds from the side windings. */
+void brush_bound(bspbrush_t *b);
+double brush_volume(const qbsp_t *q, const bspbrush_t *b);
+/* Splits by plane `planenum` (front = in front of the plane). Either
+ * result may be NULL; the input is not modified. Thread-safe (reads the
+ * plane table only). */
+void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back);
+/* An axial box brush (adds its planes to the table: not thread-safe). */
+bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs);
+/* True when a point is inside the brush (all sides' planes in front). */
+bool brush_contains_point(const qbsp_t *q, const bspbrush_t *b, vec3_t p, double eps);
+
+/* Fragments for map brushes first..first+count-1 (brushes with no sides
+ * skipped; bevel sides left out). Side `visible` starts true for drawable
+ * sides, and always for hint sides. */
+bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count);
+
+/* qbsp3's ChopBrushes: clips overlapping brushes so that no volume is
+ * claimed twice. A solid brush bites the brushes it overlaps (the weaker
+ * contents lose the overlap); a detail brush never bites a structural one;
+ * non-solid contents overlap freely and combine in the leafs. Consumes the
+ * list and returns the new one. The result does not depend on threads. */
+bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *list, int *numfragments);
+
+/* a - b: the pieces of a outside b; returns `a` itself when they do not
+ * intersect and NULL when b swallows a. */
+bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t *b);
+
+#endif

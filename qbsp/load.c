@@ -1,0 +1,374 @@
+#include "load.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../formats/q2defs.h"
+#include "texinfo.h"
+
+/* A side winding that still reaches this far was never clipped by the
+ * brush's other planes: the brush is open on that side. */
+#define OPEN_BRUSH_EXTENT (WORLD_EXTENT * 0.5)
+
+static bool joins_world(const map_entity_t *me)
+{
+    const char *cls = entity_classname(&me->ent);
+    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0;
+}
+
+/* The face line's contents/flags/value when written, else the texture's
+ * metadata (which falls back to the built-in tool table), else the table. */
+static void surface_for_side(const qbsp_t *q, const map_side_t *ms, int *contents, int *flags, int *value)
+{
+    if (ms->has_surface) {
+        *contents = ms->contents;
+        *flags = ms->flags;
+        *value = ms->value;
+        return;
+    }
+    *contents = *flags = *value = 0;
+    if (q->texdb) {
+        const texmeta_t *m = texdb_meta(q->texdb, ms->texture);
+        *contents = m->contents;
+        *flags = m->flags;
+        *value = m->value;
+        return;
+    }
+    tooltex_lookup(ms->texture, contents, flags, value);
+}
+
+/* qbsp3's per-side rules: translucent and clip sides are detail, sides
+ * without visible contents are solid, hint and skip sides have none. */
+static int side_contents(const qbsp_t *q, int contents, int *surf)
+{
+    if (*surf & (SURF_TRANS33 | SURF_TRANS66)) contents |= CONTENTS_DETAIL;
+    if (contents & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP)) contents |= CONTENTS_DETAIL;
+    if (q->opt.fulldetail) contents &= ~CONTENTS_DETAIL;
+    if (!(contents & ((LAST_VISIBLE_CONTENTS - 1) | CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP | CONTENTS_MIST)))
+        contents |= CONTENTS_SOLID;
+    if (*surf & (SURF_HINT | SURF_SKIP)) contents = 0;
+    return contents;
+}
+
+static const char *ent_desc(const qbsp_t *q, int e, char *buf, size_t sz)
+{
+    const map_entity_t *me = &q->map.entities[e];
+    snprintf(buf, sz, "entity %d (%s)", e, entity_classname(&me->ent));
+    return buf;
+}
+
+bool load_make_brush_windings(const qbsp_t *q, mapbrush_t *b)
+{
+    b->bounds = aabb_empty();
+    int withwinding = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        side_t *s = &b->original_sides[i];
+        winding_free(s->winding);
+        s->winding = NULL;
+        if (s->bevel) continue;
+        const plane_t *p = plane_table_get(&q->planes, s->planenum);
+        winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+        for (int j = 0; j < b->numsides && w; j++) {
+            if (j == i || b->original_sides[j].bevel) continue;
+            const plane_t *pj = plane_table_get(&q->planes, b->original_sides[j].planenum);
+            w = winding_clip(w, vec_neg(pj->normal), -pj->dist, ON_EPSILON, false);
+        }
+        if (w && winding_is_tiny(w)) {
+            winding_free(w);
+            w = NULL;
+        }
+        s->winding = w;
+        if (!w) continue;
+        withwinding++;
+        for (int k = 0; k < w->numpoints; k++) aabb_add_point(&b->bounds, w->p[k]);
+    }
+    return withwinding >= 4 && !aabb_is_empty(&b->bounds);
+}
+
+static void free_brush_sides(mapbrush_t *b)
+{
+    for (int i = 0; i < b->numsides; i++) winding_free(b->original_sides[i].winding);
+    free(b->original_sides);
+    b->original_sides = NULL;
+    b->numsides = 0;
+}
+
+/* Smallest width of the brush across any of its faces. */
+static double brush_thickness(const qbsp_t *q, const mapbrush_t *b)
+{
+    double best = 1e30;
+    for (int i = 0; i < b->numsides; i++) {
+        const side_t *s = &b->original_sides[i];
+        if (!s->winding) continue;
+        const plane_t *p = plane_table_get(&q->planes, s->planenum);
+        double depth = 0;
+        for (int j = 0; j < b->numsides; j++) {
+            const winding_t *w = b->original_sides[j].winding;
+            if (!w) continue;
+            for (int k = 0; k < w->numpoints; k++) {
+                double d = p->dist - vec_dot(p->normal, w->p[k]);
+                if (d > depth) depth = d;
+            }
+        }
+        if (depth < best) best = depth;
+    }
+    return best;
+}
+
+enum { BRUSH_OK = 0, BRUSH_DROPPED = 1, BRUSH_ERROR = -1 };
+
+/* Builds one map brush. `origin` is subtracted from every point (brush
+ * models are stored around their origin). Returns BRUSH_OK with *out
+ * filled, BRUSH_DROPPED (warned) or BRUSH_ERROR (err set). When
+ * `origin_only` is set, only an origin brush is built (others are
+ * dropped silently) so its bounds can give the entity's origin. */
+static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, bool origin_only, mapbrush_t *out,
+                       q2err_t *err)
+{
+    char ebuf[128];
+    const char *path = q->map.path;
+    memset(out, 0, sizeof *out);
+    out->entitynum = e;
+    out->brushnum = mb->entity_brush_index;
+    out->line = mb->line;
+    out->outputnumber = -1;
+    out->original_sides = q2_calloc(mb->numsides > 0 ? (size_t)mb->numsides : 1, sizeof(side_t));
+
+    int first_real = -1, contents = 0, trans = 0;
+    bool mixed = false, is_origin = false;
+    for (int i = 0; i < mb->numsides; i++) {
+        const map_side_t *ms = &mb->sides[i];
+        int c, flags, value;
+        surface_for_side(q, ms, &c, &flags, &value);
+        if (c & CONTENTS_ORIGIN) is_origin = true;
+        c = side_contents(q, c, &flags);
+
+        plane_t pl;
+        vec3_t p[3];
+        for (int k = 0; k < 3; k++) p[k] = vec_sub(ms->points[k], origin);
+        if (!plane_from_points(p[0], p[1], p[2], &pl)) {
+            log_warn(q->log, "%s:%d: %s, brush %d: plane with no normal (collinear points), side dropped", path,
+                     ms->line, ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
+            continue;
+        }
+        int pn = plane_table_find(&q->planes, pl.normal, pl.dist);
+        if (pn < 0) {
+            log_warn(q->log, "%s:%d: %s, brush %d: invalid plane, side dropped", path, ms->line,
+                     ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
+            continue;
+        }
+        bool dup = false;
+        for (int k = 0; k < out->numsides; k++) {
+            int other = out->original_sides[k].planenum;
+            if (other == pn || other == (pn ^ 1)) {
+                log_warn(q->log, "%s:%d: %s, brush %d: %s plane, side dropped", path, ms->line,
+                         ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index,
+                         other == pn ? "duplicate" : "mirrored");
+                dup = true;
+                break;
+            }
+        }
+        if (dup) continue;
+
+        side_t *s = &out->original_sides[out->numsides++];
+        s->planenum = pn;
+        s->contents = c;
+        s->surf = flags;
+        s->visible = !(flags & SURF_SKIP);
+        s->texinfo = -1;
+        if (!origin_only) {
+            s->texinfo = texinfo_for_side(q, ms, plane_table_get(&q->planes, pn)->normal, origin, flags, value, err);
+            if (s->texinfo < 0) {
+                free_brush_sides(out);
+                return BRUSH_ERROR;
+            }
+        }
+        trans |= flags;
+        if (!(flags & (SURF_HINT | SURF_SKIP))) {
+            if (first_real < 0) {
+                first_real = i;
+                contents = c;
+            } else if (c != contents) {
+                mixed = true;
+            }
+        }
+    }
+    if (origin_only && !is_origin) {
+        free_brush_sides(out);
+        return BRUSH_DROPPED;
+    }
+    if (mixed)
+        log_warn(q->log, "%s:%d: %s, brush %d: mixed face contents, using the first face's", path, mb->line,
+                 ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
+    if (trans & (SURF_TRANS33 | SURF_TRANS66)) {
+        contents |= CONTENTS_TRANSLUCENT;
+        if (contents & CONTENTS_SOLID) contents = (contents & ~CONTENTS_SOLID) | CONTENTS_WINDOW;
+    }
+    if (is_origin) contents |= CONTENTS_ORIGIN;
+    out->contents = contents;
+
+    if (!load_make_brush_windings(q, out)) {
+        log_warn(q->log, "%s:%d: %s, brush %d: brush has no volume, dropped", path, mb->line,
+                 ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
+        free_brush_sides(out);
+        return BRUSH_DROPPED;
+    }
+    vec3_t lo = vec_add(out->bounds.mins, origin), hi = vec_add(out->bounds.maxs, origin);
+    for (int i = 0; i < 3; i++) {
+        if (vec_comp(lo, i) < -OPEN_BRUSH_EXTENT || vec_comp(hi, i) > OPEN_BRUSH_EXTENT) {
+            log_warn(q->log, "%s:%d: %s, brush %d: open brush (its planes do not enclose a volume), dropped", path,
+                     mb->line, ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
+            free_brush_sides(out);
+            return BRUSH_DROPPED;
+        }
+    }
+    for (int i = 0; i < 3; i++) {
+        if (vec_comp(lo, i) < -MAX_WORLD_COORD || vec_comp(hi, i) > MAX_WORLD_COORD) {
+            q2err_set(err, path, mb->line, 0,
+                      "%s, brush %d: coordinates beyond the world (%g %g %g)-(%g %g %g); Quake 2 allows +-%g", ent_desc(q, e, ebuf, sizeof ebuf),
+                      mb->entity_brush_index, lo.x, lo.y, lo.z, hi.x, hi.y, hi.z, MAX_WORLD_COORD);
+            free_brush_sides(out);
+            return BRUSH_ERROR;
+        }
+    }
+    if (origin_only) return BRUSH_OK;
+
+    if (q->opt.micro > 0 && brush_thickness(q, out) < q->opt.micro) {
+        log_warn(q->log, "%s:%d: %s, brush %d: brush thinner than -micro %g, dropped", path, mb->line,
+                 ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index, q->opt.micro);
+        free_brush_sides(out);
+        return BRUSH_DROPPED;
+    }
+    if (q->opt.nodetail && (contents & CONTENTS_DETAIL)) {
+        free_brush_sides(out);
+        return BRUSH_DROPPED;
+    }
+    if (q->opt.nowater && (contents & MASK_LIQUID)) {
+        free_brush_sides(out);
+        return BRUSH_DROPPED;
+    }
+    /* Clip brushes are never drawn and never split the world: qbsp3 marks
+     * their sides as node sides. */
+    if (contents & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP))
+        for (int i = 0; i < out->numsides; i++) out->original_sides[i].texinfo = -1;
+    if (e > 0 && strcmp(entity_classname(&q->map.entities[e].ent), "func_areaportal") == 0)
+        out->contents = CONTENTS_AREAPORTAL;
+    return BRUSH_OK;
+}
+
+static bool add_entity_brushes(qbsp_t *q, int e, vec3_t origin, q2err_t *err)
+{
+    const map_entity_t *me = &q->map.entities[e];
+    for (int b = 0; b < me->numbrushes; b++) {
+        mapbrush_t mb;
+        int r = build_brush(q, e, &me->brushes[b], origin, false, &mb, err);
+        if (r == BRUSH_ERROR) return false;
+        if (r == BRUSH_DROPPED) continue;
+        if (mb.contents & CONTENTS_ORIGIN) {
+            /* Already turned into the entity's origin (or meaningless in the
+             * world); never part of the model. */
+            if (e == 0 || joins_world(me)) {
+                char ebuf[128];
+                log_warn(q->log, "%s:%d: %s, brush %d: origin brush in the world, dropped", q->map.path,
+                         me->brushes[b].line, ent_desc(q, e, ebuf, sizeof ebuf), me->brushes[b].entity_brush_index);
+            }
+            free_brush_sides(&mb);
+            continue;
+        }
+        q->mapbrushes = q2_grow(q->mapbrushes, sizeof *q->mapbrushes, &q->cap_mapbrushes, q->nummapbrushes + 1);
+        q->mapbrushes[q->nummapbrushes++] = mb;
+    }
+    if (e > 0 && strcmp(entity_classname(&me->ent), "func_areaportal") == 0 && me->numbrushes != 1)
+        return q2err_set(err, q->map.path, me->ent.line, 0, "entity %d (func_areaportal) has %d brushes; it must have exactly one", e,
+                         me->numbrushes);
+    return true;
+}
+
+/* The origin of a brush entity: the centre of its origin brush, else its
+ * "origin" key. Writes the key back so the game places the model. */
+static bool entity_origin(qbsp_t *q, int e, vec3_t *origin, q2err_t *err)
+{
+    map_entity_t *me = &q->map.entities[e];
+    *origin = vec3(0, 0, 0);
+    for (int b = 0; b < me->numbrushes; b++) {
+        mapbrush_t mb;
+        int r = build_brush(q, e, &me->brushes[b], vec3(0, 0, 0), true, &mb, err);
+        if (r == BRUSH_ERROR) return false;
+        if (r != BRUSH_OK) continue;
+        vec3_t c = vec_scale(vec_add(mb.bounds.mins, mb.bounds.maxs), 0.5);
+        free_brush_sides(&mb);
+        char buf[128];
+        snprintf(buf, sizeof buf, "%g %g %g", c.x, c.y, c.z);
+        entity_set(&me->ent, "origin", buf);
+        break;
+    }
+    if (!entity_get_vec3(&me->ent, "origin", origin)) *origin = vec3(0, 0, 0);
+    return true;
+}
+
+bool load_brushes(qbsp_t *q, q2err_t *err)
+{
+    int n = q->map.numentities;
+    if (n < 1 || strcmp(entity_classname(&q->map.entities[0].ent), "worldspawn") != 0)
+        return q2err_set(err, q->map.path, n ? q->map.entities[0].ent.line : 0, 0,
+                         "the first entity must be worldspawn");
+    q->ent_firstbrush = q2_calloc((size_t)n, sizeof(int));
+    q->ent_numbrushes = q2_calloc((size_t)n, sizeof(int));
+    q->ent_origin = q2_calloc((size_t)n, sizeof(vec3_t));
+    q->leaked_entity = -1;
+
+    for (int e = 0; e < n; e++) {
+        vec3_t o;
+        const map_entity_t *me = &q->map.entities[e];
+        if (e > 0 && entity_get_vec3(&me->ent, "origin", &o)) {
+            if (!vec_is_finite(o) || fabs(o.x) > MAX_WORLD_COORD || fabs(o.y) > MAX_WORLD_COORD ||
+                fabs(o.z) > MAX_WORLD_COORD)
+                return q2err_set(err, q->map.path, me->ent.line, 0,
+                                 "entity %d (%s) is outside the world: origin %g %g %g; Quake 2 allows +-%g", e,
+                                 entity_classname(&me->ent), o.x, o.y, o.z, MAX_WORLD_COORD);
+        }
+    }
+
+    /* The world first, with the brushes of the entities that join it. */
+    q->ent_firstbrush[0] = 0;
+    for (int e = 0; e < n; e++) {
+        if (e > 0 && !joins_world(&q->map.entities[e])) continue;
+        if (!add_entity_brushes(q, e, vec3(0, 0, 0), err)) return false;
+        if (e > 0) q->ent_firstbrush[e] = q->nummapbrushes;
+    }
+    q->ent_numbrushes[0] = q->nummapbrushes;
+
+    for (int e = 1; e < n; e++) {
+        map_entity_t *me = &q->map.entities[e];
+        if (joins_world(me)) continue;
+        q->ent_firstbrush[e] = q->nummapbrushes;
+        if (me->numbrushes == 0) continue;
+        vec3_t origin;
+        if (!entity_origin(q, e, &origin, err)) return false;
+        q->ent_origin[e] = origin;
+        if (!add_entity_brushes(q, e, origin, err)) return false;
+        q->ent_numbrushes[e] = q->nummapbrushes - q->ent_firstbrush[e];
+    }
+    return true;
+}
+
+bool load_map(qbsp_t *q, const char *path, q2err_t *err)
+{
+    if (!map_read_file(path, &q->map, err)) return false;
+    return load_brushes(q, err);
+}
+
+void load_free(qbsp_t *q)
+{
+    for (int i = 0; i < q->nummapbrushes; i++) free_brush_sides(&q->mapbrushes[i]);
+    free(q->mapbrushes);
+    q->mapbrushes = NULL;
+    q->nummapbrushes = q->cap_mapbrushes = 0;
+    free(q->ent_firstbrush);
+    free(q->ent_numbrushes);
+    free(q->ent_origin);
+    q->ent_firstbrush = q->ent_numbrushes = NULL;
+    q->ent_origin = NULL;
+}

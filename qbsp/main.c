@@ -1,0 +1,540 @@
+/* qbsp: .map -> .bsp (+ .prt, or .pts/.lin on a leak). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../common/fileio.h"
+#include "../common/jsonw.h"
+#include "../common/mem.h"
+#include "../common/threads.h"
+#include "../formats/q2defs.h"
+#include "../formats/vfs.h"
+#include "areas.h"
+#include "brushbsp.h"
+#include "csg.h"
+#include "faces.h"
+#include "leak.h"
+#include "load.h"
+#include "portals.h"
+#include "prtfile.h"
+#include "qbsp.h"
+#include "writebsp.h"
+
+#define QBSP_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: qbsp [options] MAP [OUT.bsp]\n"
+            "Compiles a Quake 2 (or Quake 1 format) .map into MAP.bsp and MAP.prt.\n"
+            "\n"
+            "  -threads N     worker threads (default: all processors)\n"
+            "  -v, -verbose   more detail          -quiet   warnings and errors only\n"
+            "  -basedir DIR   Quake 2 directory (its baseq2 is searched for textures)\n"
+            "  -gamedir DIR   mod directory searched before baseq2\n"
+            "  -chop N        largest face extent in texture units (default 240)\n"
+            "  -micro F       drop brushes thinner than F units (default 0.1)\n"
+            "  -nocsg         do not clip overlapping brushes\n"
+            "  -noweld        do not weld vertices     -noshare  do not share edges\n"
+            "  -notjunc       do not fix T-junctions   -nomerge  do not merge faces\n"
+            "  -nosubdiv      do not subdivide faces   -noprune  keep empty nodes\n"
+            "  -nowater       drop liquid brushes      -nodetail drop detail brushes\n"
+            "  -fulldetail    treat detail brushes as structural\n"
+            "  -nofill        do not fill the outside of the map\n"
+            "  -onlyents      only replace the entities of an existing MAP.bsp\n"
+            "  -leaktest      a leak is an error: exit 1 and write no .bsp\n"
+            "  -json FILE     write stage timings and counts as JSON\n"
+            "  -deps FILE     write a Makefile rule: the .bsp depends on the map and textures\n"
+            "  -log FILE      also write every message to FILE\n"
+            "  -help, -version\n");
+}
+
+typedef struct timing_t {
+    const char *name;
+    double seconds;
+} timing_t;
+
+enum { T_LOAD, T_CSG, T_BSP, T_PORTALS, T_FLOOD, T_VISIBLE, T_AREAS, T_FACES, T_TJUNC, T_WRITE, T_PRT, T_COUNT };
+static const char *const k_timing_names[T_COUNT] = {"load",  "csg",   "bsp",   "portals", "flood", "visible_sides",
+                                                    "areas", "faces", "tjunc", "write",   "prt"};
+
+typedef struct counts_t {
+    int models, mapbrushes, fragments, nodes, leafs, portals, clusters, prtportals, filled, entities;
+    bool leaked;
+    int leak_entity;
+} counts_t;
+
+static bool write_deps(const char *path, const char *target, const char *map, vfs_t *vfs, q2err_t *err)
+{
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    fprintf(af.f, "%s: %s", target, map);
+    if (vfs) {
+        const char **deps;
+        int n = vfs_deps(vfs, &deps);
+        for (int i = 0; i < n; i++) {
+            fputs(" \\\n ", af.f);
+            for (const char *c = deps[i]; *c; c++) {
+                if (*c == ' ' || *c == '#') fputc('\\', af.f);
+                if (*c == '$') fputc('$', af.f);
+                fputc(*c, af.f);
+            }
+        }
+    }
+    fputc('\n', af.f);
+    return atomic_commit(&af, err);
+}
+
+static bool write_json(const char *path, const char *map, const timing_t *t, const counts_t *c, const qbsp_t *q,
+                       double total, q2err_t *err)
+{
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    jsonw_t w;
+    jsonw_init(&w, af.f);
+    jsonw_object_begin(&w, NULL);
+    jsonw_string(&w, "tool", "qbsp");
+    jsonw_string(&w, "version", QBSP_VERSION);
+    jsonw_string(&w, "map", map);
+    jsonw_int(&w, "threads", q->opt.threads);
+    jsonw_double(&w, "seconds", total);
+    jsonw_array_begin(&w, "stages");
+    for (int i = 0; i < T_COUNT; i++) {
+        jsonw_object_begin(&w, NULL);
+        jsonw_string(&w, "name", t[i].name);
+        jsonw_double(&w, "seconds", t[i].seconds);
+        jsonw_object_end(&w);
+    }
+    jsonw_array_end(&w);
+    jsonw_object_begin(&w, "counts");
+    jsonw_int(&w, "entities", c->entities);
+    jsonw_int(&w, "models", c->models);
+    jsonw_int(&w, "map_brushes", c->mapbrushes);
+    jsonw_int(&w, "planes", q->planes.count);
+    jsonw_int(&w, "texinfo", q->numtexinfo);
+    jsonw_int(&w, "csg_fragments", c->fragments);
+    jsonw_int(&w, "tree_nodes", c->nodes);
+    jsonw_int(&w, "tree_leafs", c->leafs);
+    jsonw_int(&w, "portals", c->portals);
+    jsonw_int(&w, "filled_leafs", c->filled);
+    jsonw_int(&w, "clusters", c->clusters);
+    jsonw_int(&w, "prt_portals", c->prtportals);
+    jsonw_int(&w, "areas", q->numareas);
+    jsonw_int(&w, "bsp_nodes", q->bsp.numnodes);
+    jsonw_int(&w, "bsp_leafs", q->bsp.numleafs);
+    jsonw_int(&w, "bsp_faces", q->bsp.numfaces);
+    jsonw_int(&w, "bsp_vertexes", q->bsp.numvertexes);
+    jsonw_int(&w, "bsp_edges", q->bsp.numedges);
+    jsonw_int(&w, "bsp_brushes", q->bsp.numbrushes);
+    jsonw_int(&w, "bsp_brushsides", q->bsp.numbrushsides);
+    jsonw_int(&w, "warnings", q->log->warnings);
+    jsonw_object_end(&w);
+    jsonw_bool(&w, "leaked", c->leaked);
+    if (c->leaked) jsonw_int(&w, "leak_entity", c->leak_entity);
+    jsonw_object_end(&w);
+    fputc('\n', af.f);
+    return atomic_commit(&af, err);
+}
+
+/* The game directory for textures: -basedir (its baseq2 when present) and
+ * -gamedir over it; without them, the directory above the map's "maps"
+ * directory when there is one, as id's tools guess it. */
+static vfs_t *make_vfs(const qbsp_options_t *o, const char *mappath, log_t *log, q2err_t *err)
+{
+    char dir[Q2_PATH_MAX], buf[Q2_PATH_MAX];
+    vfs_t *vfs = NULL;
+    if (o->basedir) {
+        vfs = vfs_create();
+        const char *base = o->basedir;
+        if (path_join(buf, sizeof buf, o->basedir, "baseq2") && file_exists(buf)) base = buf;
+        if (!vfs_add_gamedir(vfs, base, err)) {
+            vfs_free(vfs);
+            return NULL;
+        }
+    }
+    if (o->gamedir) {
+        if (!vfs) vfs = vfs_create();
+        const char *g = o->gamedir;
+        if (o->basedir && g[0] != '/' && path_join(buf, sizeof buf, o->basedir, g) && file_exists(buf)) g = buf;
+        if (!vfs_add_gamedir(vfs, g, err)) {
+            vfs_free(vfs);
+            return NULL;
+        }
+    }
+    if (!vfs) {
+        path_dirname(dir, sizeof dir, mappath);
+        if (strcmp(path_basename(dir), "maps") == 0) {
+            path_dirname(buf, sizeof buf, dir);
+            if (file_exists(buf)) {
+                vfs = vfs_create();
+                if (!vfs_add_gamedir(vfs, buf, err)) {
+                    vfs_free(vfs);
+                    vfs = NULL;
+                    q2err_clear(err);
+                } else {
+                    log_verbose(log, "textures from %s", buf);
+                }
+            }
+        }
+    }
+    return vfs;
+}
+
+static bool parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || end == s || v < -1000000 || v > 1000000) return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool parse_double(const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || !isfinite(v)) return false;
+    *out = v;
+    return true;
+}
+
+int main(int argc, char **argv)
+{
+    qbsp_options_t opt;
+    memset(&opt, 0, sizeof opt);
+    opt.subdivide = 240;
+    opt.micro = 0.1;
+    int threads = 0;
+    log_level_t level = LOG_NORMAL;
+    const char *json_path = NULL, *deps_path = NULL, *log_path = NULL;
+    const char *positional[2] = {NULL, NULL};
+    int npos = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] != '-' || a[1] == '\0') {
+            if (npos == 2) {
+                fprintf(stderr, "qbsp: too many arguments: %s\n", a);
+                usage(stderr);
+                return 2;
+            }
+            positional[npos++] = a;
+            continue;
+        }
+        if (a[1] == '-') a++; /* --option works too */
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+#define NEED_VALUE()                                                   \
+    do {                                                               \
+        if (!val) {                                                    \
+            fprintf(stderr, "qbsp: %s needs a value\n", argv[i]);      \
+            usage(stderr);                                             \
+            return 2;                                                  \
+        }                                                              \
+        i++;                                                           \
+    } while (0)
+        if (!strcmp(a, "-help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-version")) {
+            printf("qbsp (q2map) %s\n", QBSP_VERSION);
+            return 0;
+        } else if (!strcmp(a, "-threads")) {
+            NEED_VALUE();
+            if (!parse_int(val, &threads)) {
+                fprintf(stderr, "qbsp: -threads: not a number: %s\n", val);
+                return 2;
+            }
+        } else if (!strcmp(a, "-v") || !strcmp(a, "-verbose")) {
+            level = LOG_VERBOSE;
+        } else if (!strcmp(a, "-quiet")) {
+            level = LOG_QUIET;
+        } else if (!strcmp(a, "-basedir")) {
+            NEED_VALUE();
+            opt.basedir = val;
+        } else if (!strcmp(a, "-gamedir")) {
+            NEED_VALUE();
+            opt.gamedir = val;
+        } else if (!strcmp(a, "-chop")) {
+            NEED_VALUE();
+            if (!parse_double(val, &opt.subdivide) || opt.subdivide < 16) {
+                fprintf(stderr, "qbsp: -chop: expected a number of at least 16: %s\n", val);
+                return 2;
+            }
+        } else if (!strcmp(a, "-micro")) {
+            NEED_VALUE();
+            if (!parse_double(val, &opt.micro) || opt.micro < 0) {
+                fprintf(stderr, "qbsp: -micro: expected a non-negative number: %s\n", val);
+                return 2;
+            }
+        } else if (!strcmp(a, "-json")) {
+            NEED_VALUE();
+            json_path = val;
+        } else if (!strcmp(a, "-deps")) {
+            NEED_VALUE();
+            deps_path = val;
+        } else if (!strcmp(a, "-log")) {
+            NEED_VALUE();
+            log_path = val;
+        } else if (!strcmp(a, "-nocsg")) opt.nocsg = true;
+        else if (!strcmp(a, "-noweld")) opt.noweld = true;
+        else if (!strcmp(a, "-noshare")) opt.noshare = true;
+        else if (!strcmp(a, "-notjunc")) opt.notjunc = true;
+        else if (!strcmp(a, "-nowater")) opt.nowater = true;
+        else if (!strcmp(a, "-noprune")) opt.noprune = true;
+        else if (!strcmp(a, "-nomerge")) opt.nomerge = true;
+        else if (!strcmp(a, "-nosubdiv")) opt.nosubdiv = true;
+        else if (!strcmp(a, "-nodetail")) opt.nodetail = true;
+        else if (!strcmp(a, "-fulldetail")) opt.fulldetail = true;
+        else if (!strcmp(a, "-nofill")) opt.nofill = true;
+        else if (!strcmp(a, "-onlyents")) opt.onlyents = true;
+        else if (!strcmp(a, "-leaktest")) opt.leaktest = true;
+        else {
+            fprintf(stderr, "qbsp: unknown option: %s\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+#undef NEED_VALUE
+    }
+    if (npos == 0) {
+        fprintf(stderr, "qbsp: no map file given\n");
+        usage(stderr);
+        return 2;
+    }
+    opt.threads = threads_resolve(threads);
+
+    /* MAP may be given without its extension. */
+    char mappath[Q2_PATH_MAX], bsppath[Q2_PATH_MAX], prtpath[Q2_PATH_MAX], ptspath[Q2_PATH_MAX],
+        linpath[Q2_PATH_MAX];
+    snprintf(mappath, sizeof mappath, "%s", positional[0]);
+    if (!file_exists(mappath)) {
+        char alt[Q2_PATH_MAX];
+        if (snprintf(alt, sizeof alt, "%s.map", positional[0]) < (int)sizeof alt && file_exists(alt))
+            snprintf(mappath, sizeof mappath, "%s", alt);
+    }
+    if (positional[1])
+        snprintf(bsppath, sizeof bsppath, "%s", positional[1]);
+    else if (!path_replace_ext(bsppath, sizeof bsppath, mappath, ".bsp")) {
+        fprintf(stderr, "qbsp: path too long: %s\n", mappath);
+        return 1;
+    }
+    if (!path_replace_ext(prtpath, sizeof prtpath, bsppath, ".prt") ||
+        !path_replace_ext(ptspath, sizeof ptspath, bsppath, ".pts") ||
+        !path_replace_ext(linpath, sizeof linpath, bsppath, ".lin")) {
+        fprintf(stderr, "qbsp: path too long: %s\n", bsppath);
+        return 1;
+    }
+
+    log_t log;
+    log_init(&log, level, stdout, stderr);
+    q2err_t err;
+    q2err_clear(&err);
+    if (log_path && !log_open_file(&log, log_path, &err)) {
+        log_error(&log, "%s", err.msg);
+        return 1;
+    }
+
+    double t_start = time_now();
+    stage_times_t times;
+    stages_init(&times);
+    qbsp_t q;
+    memset(&q, 0, sizeof q);
+    q.opt = opt;
+    q.log = &log;
+    q.times = &times;
+    q.leaked_entity = -1;
+    plane_table_init(&q.planes);
+    bsp_init(&q.bsp);
+
+    timing_t t[T_COUNT];
+    for (int i = 0; i < T_COUNT; i++) t[i] = (timing_t){k_timing_names[i], 0};
+    counts_t c;
+    memset(&c, 0, sizeof c);
+    c.leak_entity = -1;
+    int status = 1;
+    vfs_t *vfs = NULL;
+
+    log_info(&log, "qbsp %s: %s (%d threads)", QBSP_VERSION, mappath, opt.threads);
+    double t0 = time_now();
+    if (!file_exists(mappath)) {
+        log_error(&log, "%s: map file not found", mappath);
+        goto done;
+    }
+    vfs = make_vfs(&opt, mappath, &log, &err);
+    if (err.msg[0]) {
+        log_error(&log, "%s", err.msg);
+        goto done;
+    }
+    q.texdb = texdb_create(vfs, &log);
+    if (!load_map(&q, mappath, &err)) {
+        log_error(&log, "%s", err.msg);
+        goto done;
+    }
+    t[T_LOAD].seconds = time_now() - t0;
+    c.entities = q.map.numentities;
+    c.mapbrushes = q.nummapbrushes;
+    log_info(&log, "%6d entities, %d brushes, %d planes, %d texinfo", q.map.numentities, q.nummapbrushes,
+             q.planes.count, q.numtexinfo);
+
+    if (opt.onlyents) {
+        if (!bsp_read_file(bsppath, &q.bsp, &err)) {
+            log_error(&log, "-onlyents: %s", err.msg);
+            goto done;
+        }
+        int model = 1;
+        for (int e = 1; e < q.map.numentities; e++) {
+            if (q.ent_numbrushes[e] <= 0) continue;
+            char buf[32];
+            snprintf(buf, sizeof buf, "*%d", model++);
+            entity_set(&q.map.entities[e].ent, "model", buf);
+        }
+        if (!writebsp_entities(&q, &err) || !bsp_write_file(bsppath, &q.bsp, &err)) {
+            log_error(&log, "%s", err.msg);
+            goto done;
+        }
+        log_info(&log, "wrote %s (entities only)", bsppath);
+        status = 0;
+        goto done;
+    }
+
+    writebsp_begin(&q);
+    bool leaked = false;
+    for (int e = 0; e < q.map.numentities; e++) {
+        if (e > 0 && q.ent_numbrushes[e] <= 0) continue;
+        bool world = e == 0;
+        int first = q.ent_firstbrush[e], count = q.ent_numbrushes[e];
+
+        t0 = time_now();
+        bspbrush_t *list = csg_make_brushes(&q, first, count);
+        aabb_t bounds = brushes_bounds(list);
+        int frags = brush_list_count(list);
+        if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
+        c.fragments += frags;
+        t[T_CSG].seconds += time_now() - t0;
+
+        t0 = time_now();
+        brushbsp_stats_t bst;
+        tree_t *tree = brushbsp_build(&q, list, bounds, &bst);
+        c.nodes += bst.nodes;
+        c.leafs += bst.leafs;
+        t[T_BSP].seconds += time_now() - t0;
+
+        t0 = time_now();
+        portal_stats_t pst;
+        portals_make_tree(&q, tree, false, &pst);
+        c.portals += pst.portals;
+        t[T_PORTALS].seconds += time_now() - t0;
+
+        if (world) {
+            t0 = time_now();
+            int placed = portals_flood_entities(&q, tree);
+            if (q.leaked_entity >= 0) {
+                leaked = true;
+                c.leaked = true;
+                c.leak_entity = q.leaked_entity;
+                char desc[512];
+                if (!leak_write(&q, tree, ptspath, linpath, desc, sizeof desc, &err)) {
+                    log_error(&log, "%s", err.msg);
+                    tree_free(tree);
+                    goto done;
+                }
+                log_warn(&log, "LEAK: %s can reach the void. Leak path written to %s and %s", desc, ptspath, linpath);
+                if (opt.leaktest) {
+                    log_error(&log, "%s: map leaks (-leaktest): no .bsp written", mappath);
+                    tree_free(tree);
+                    goto done;
+                }
+            } else if (placed == 0) {
+                log_warn(&log, "no entities in open space: the outside was not filled");
+            } else if (!opt.nofill) {
+                c.filled = portals_fill_outside(tree);
+            }
+            t[T_FLOOD].seconds += time_now() - t0;
+        }
+
+        t0 = time_now();
+        portals_mark_visible_sides(&q, tree, first, count);
+        int ncl = portals_number_clusters(tree, world);
+        if (world) {
+            q.numclusters = ncl;
+            c.clusters = ncl;
+        }
+        t[T_VISIBLE].seconds += time_now() - t0;
+
+        if (world) {
+            t0 = time_now();
+            if (!areas_flood(&q, tree, &err)) {
+                log_error(&log, "%s", err.msg);
+                tree_free(tree);
+                goto done;
+            }
+            t[T_AREAS].seconds += time_now() - t0;
+        }
+        t0 = time_now();
+        faces_make(&q, tree);
+        t[T_FACES].seconds += time_now() - t0;
+        t0 = time_now();
+        faces_fix_tjunctions(&q, tree);
+        t[T_TJUNC].seconds += time_now() - t0;
+        t0 = time_now();
+        if (!writebsp_model(&q, e, tree, &err)) {
+            log_error(&log, "%s", err.msg);
+            tree_free(tree);
+            goto done;
+        }
+        t[T_WRITE].seconds += time_now() - t0;
+        c.models++;
+
+        if (world && !leaked) {
+            t0 = time_now();
+            if (!prtfile_write(&q, tree, q.numclusters, prtpath, &c.prtportals, &err)) {
+                log_error(&log, "%s", err.msg);
+                tree_free(tree);
+                goto done;
+            }
+            t[T_PRT].seconds += time_now() - t0;
+        }
+        if (world)
+            log_info(&log, "%6d fragments, %d nodes, %d leafs, %d portals, %d clusters, %d filled leafs", frags,
+                     bst.nodes, bst.leafs, pst.portals, ncl, c.filled);
+        tree_free(tree);
+    }
+
+    t0 = time_now();
+    if (!writebsp_finish(&q, &err) || !bsp_write_file(bsppath, &q.bsp, &err)) {
+        log_error(&log, "%s", err.msg);
+        goto done;
+    }
+    t[T_WRITE].seconds += time_now() - t0;
+    if (leaked) {
+        /* A .prt from an earlier sealed compile would not match this bsp. */
+        if (file_exists(prtpath)) unlink(prtpath);
+    }
+    log_info(&log, "wrote %s: %d models, %d faces, %d leafs, %d clusters%s", bsppath, q.bsp.nummodels,
+             q.bsp.numfaces, q.bsp.numleafs, q.numclusters, leaked ? " (LEAKED: no .prt)" : "");
+    status = 0;
+
+done:
+    if (status == 0 && deps_path && !write_deps(deps_path, bsppath, mappath, vfs, &err)) {
+        log_error(&log, "%s", err.msg);
+        status = 1;
+    }
+    if (json_path && !write_json(json_path, mappath, t, &c, &q, time_now() - t_start, &err)) {
+        log_error(&log, "%s", err.msg);
+        status = 1;
+    }
+    if (status == 0) log_info(&log, "%.3f seconds, %d warnings", time_now() - t_start, log.warnings);
+    writebsp_free(&q);
+    bsp_free(&q.bsp);
+    load_free(&q);
+    map_free(&q.map);
+    free(q.texinfo);
+    plane_table_free(&q.planes);
+    if (q.texdb) texdb_free(q.texdb);
+    if (vfs) vfs_free(vfs);
+    log_close(&log);
+    return status;
+}

@@ -1,0 +1,477 @@
+#include "portals.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+#include "../formats/q2defs.h"
+#include "brushbsp.h"
+#include "csg.h"
+
+/* Clipping tolerances for portal windings (qbsp3's BASE_WINDING_EPSILON,
+ * SPLIT_WINDING_EPSILON and the 0.1 used against the node's own portals):
+ * small enough to keep real portals, large enough that a winding lying on
+ * a clipping plane is not split into slivers. */
+#define BASE_WINDING_EPSILON 0.001
+#define SPLIT_WINDING_EPSILON 0.001
+#define NODE_PORTAL_EPSILON 0.1
+/* Portal windings with an edge count under 3 edges longer than this are
+ * slivers left by numerical noise (qbsp3's EDGE_LENGTH). */
+#define PORTAL_EDGE_LENGTH 0.2
+
+static bool portal_winding_tiny(const winding_t *w)
+{
+    int edges = 0;
+    for (int i = 0; i < w->numpoints; i++) {
+        int j = i == w->numpoints - 1 ? 0 : i + 1;
+        if (vec_len(vec_sub(w->p[j], w->p[i])) > PORTAL_EDGE_LENGTH)
+            if (++edges == 3) return false;
+    }
+    return true;
+}
+
+static void add_portal_to_nodes(portal_t *p, node_t *front, node_t *back)
+{
+    p->nodes[0] = front;
+    p->next[0] = front->portals;
+    front->portals = p;
+    p->nodes[1] = back;
+    p->next[1] = back->portals;
+    back->portals = p;
+}
+
+static void remove_portal_from_node(portal_t *portal, node_t *l)
+{
+    portal_t **pp = &l->portals;
+    while (*pp) {
+        portal_t *t = *pp;
+        if (t == portal) {
+            *pp = t->nodes[0] == l ? t->next[0] : t->next[1];
+            break;
+        }
+        pp = t->nodes[0] == l ? &t->next[0] : &t->next[1];
+    }
+    if (portal->nodes[0] == l) {
+        portal->nodes[0] = NULL;
+        portal->next[0] = NULL;
+    } else if (portal->nodes[1] == l) {
+        portal->nodes[1] = NULL;
+        portal->next[1] = NULL;
+    }
+}
+
+static void make_headnode_portals(tree_t *tree)
+{
+    node_t *node = tree->headnode;
+    vec3_t lo = vec_sub(tree->bounds.mins, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
+    vec3_t hi = vec_add(tree->bounds.maxs, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
+    tree->outside_node.planenum = PLANENUM_LEAF;
+    tree->outside_node.portals = NULL;
+    tree->outside_node.contents = 0;
+    tree->outside_node.cluster = -1;
+    portal_t *portals[6];
+    plane_t planes[6];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 2; j++) {
+            int n = j * 3 + i;
+            plane_t *pl = &planes[n];
+            memset(pl, 0, sizeof *pl);
+            if (j) {
+                vec_set_comp(&pl->normal, i, -1);
+                pl->dist = -vec_comp(hi, i);
+            } else {
+                vec_set_comp(&pl->normal, i, 1);
+                pl->dist = vec_comp(lo, i);
+            }
+            pl->type = plane_type_for_normal(pl->normal);
+            portal_t *p = q2_calloc(1, sizeof *p);
+            p->plane = *pl;
+            p->winding = winding_for_plane(pl->normal, pl->dist, WORLD_EXTENT);
+            portals[n] = p;
+            add_portal_to_nodes(p, node, &tree->outside_node);
+        }
+    for (int i = 0; i < 6; i++)
+        for (int j = 0; j < 6; j++) {
+            if (i == j || !portals[i]->winding) continue;
+            portals[i]->winding = winding_clip(portals[i]->winding, planes[j].normal, planes[j].dist, ON_EPSILON, false);
+        }
+}
+
+static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
+{
+    const plane_t *p = plane_table_get(&q->planes, node->planenum);
+    winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+    for (const node_t *n = node->parent; n && w; node = n, n = n->parent) {
+        const plane_t *pl = plane_table_get(&q->planes, n->planenum);
+        if (n->children[0] == node)
+            w = winding_clip(w, pl->normal, pl->dist, BASE_WINDING_EPSILON, false);
+        else
+            w = winding_clip(w, vec_neg(pl->normal), -pl->dist, BASE_WINDING_EPSILON, false);
+    }
+    return w;
+}
+
+static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
+{
+    winding_t *w = base_winding_for_node(q, node);
+    int side = 0;
+    for (portal_t *p = node->portals; p && w; p = p->next[side]) {
+        if (p->nodes[0] == node) {
+            side = 0;
+            w = winding_clip(w, p->plane.normal, p->plane.dist, NODE_PORTAL_EPSILON, false);
+        } else {
+            side = 1;
+            w = winding_clip(w, vec_neg(p->plane.normal), -p->plane.dist, NODE_PORTAL_EPSILON, false);
+        }
+    }
+    if (!w) return;
+    if (portal_winding_tiny(w)) {
+        st->tiny++;
+        winding_free(w);
+        return;
+    }
+    portal_t *np = q2_calloc(1, sizeof *np);
+    np->plane = *plane_table_get(&q->planes, node->planenum);
+    np->onnode = node;
+    np->winding = w;
+    add_portal_to_nodes(np, node->children[0], node->children[1]);
+}
+
+static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st)
+{
+    const plane_t *plane = plane_table_get(&q->planes, node->planenum);
+    node_t *f = node->children[0], *b = node->children[1];
+    portal_t *next;
+    for (portal_t *p = node->portals; p; p = next) {
+        int side = p->nodes[0] == node ? 0 : 1;
+        next = p->next[side];
+        node_t *other = p->nodes[!side];
+        remove_portal_from_node(p, p->nodes[0]);
+        remove_portal_from_node(p, p->nodes[1]);
+
+        winding_t *fw, *bw;
+        winding_split(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
+        if (fw && portal_winding_tiny(fw)) {
+            winding_free(fw);
+            fw = NULL;
+            st->tiny++;
+        }
+        if (bw && portal_winding_tiny(bw)) {
+            winding_free(bw);
+            bw = NULL;
+            st->tiny++;
+        }
+        if (!fw && !bw) {
+            winding_free(p->winding);
+            free(p);
+            continue;
+        }
+        if (!fw || !bw) {
+            winding_free(fw ? fw : bw);
+            node_t *to = fw ? f : b;
+            if (side == 0)
+                add_portal_to_nodes(p, to, other);
+            else
+                add_portal_to_nodes(p, other, to);
+            continue;
+        }
+        portal_t *np = q2_malloc(sizeof *np);
+        *np = *p;
+        np->winding = bw;
+        winding_free(p->winding);
+        p->winding = fw;
+        if (side == 0) {
+            add_portal_to_nodes(p, f, other);
+            add_portal_to_nodes(np, b, other);
+        } else {
+            add_portal_to_nodes(p, other, f);
+            add_portal_to_nodes(np, other, b);
+        }
+    }
+    node->portals = NULL;
+}
+
+static void make_tree_portals_r(const qbsp_t *q, node_t *node, bool stop_at_detail, portal_stats_t *st)
+{
+    if (node->planenum == PLANENUM_LEAF) return;
+    if (stop_at_detail && node->detail_seperator) return;
+    make_node_portal(q, node, st);
+    split_node_portals(q, node, st);
+    make_tree_portals_r(q, node->children[0], stop_at_detail, st);
+    make_tree_portals_r(q, node->children[1], stop_at_detail, st);
+}
+
+static void count_portals_r(const node_t *node, portal_stats_t *st, bool stop_at_detail)
+{
+    if (node->planenum != PLANENUM_LEAF && !(stop_at_detail && node->detail_seperator)) {
+        count_portals_r(node->children[0], st, stop_at_detail);
+        count_portals_r(node->children[1], st, stop_at_detail);
+        return;
+    }
+    int s;
+    for (const portal_t *p = node->portals; p; p = p->next[s]) {
+        s = p->nodes[1] == node;
+        if (s == 0) st->portals++;
+    }
+}
+
+void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
+{
+    portal_stats_t st;
+    memset(&st, 0, sizeof st);
+    make_headnode_portals(tree);
+    make_tree_portals_r(q, tree->headnode, stop_at_detail, &st);
+    count_portals_r(tree->headnode, &st, stop_at_detail);
+    if (stats) *stats = st;
+}
+
+static void collect_portals_r(node_t *node, portal_t ***arr, int *n, int *cap)
+{
+    int s;
+    for (portal_t *p = node->portals; p; p = p->next[s]) {
+        s = p->nodes[1] == node;
+        if (s == 0) ARRAY_PUSH(*arr, *n, *cap, p);
+    }
+    node->portals = NULL;
+    if (node->planenum != PLANENUM_LEAF) {
+        collect_portals_r(node->children[0], arr, n, cap);
+        collect_portals_r(node->children[1], arr, n, cap);
+    }
+}
+
+void portals_free_tree(tree_t *tree)
+{
+    if (!tree->headnode) return;
+    portal_t **arr = NULL;
+    int n = 0, cap = 0;
+    collect_portals_r(tree->headnode, &arr, &n, &cap);
+    /* Portals whose front is the outside node (none are made so, but be
+     * safe) are found from there. */
+    int s;
+    for (portal_t *p = tree->outside_node.portals; p; p = p->next[s]) {
+        s = p->nodes[1] == &tree->outside_node;
+        if (s == 0) ARRAY_PUSH(arr, n, cap, p);
+    }
+    tree->outside_node.portals = NULL;
+    for (int i = 0; i < n; i++) {
+        winding_free(arr[i]->winding);
+        free(arr[i]);
+    }
+    free(arr);
+}
+
+int visible_contents(int c)
+{
+    for (int i = 1; i <= LAST_VISIBLE_CONTENTS; i <<= 1)
+        if (c & i) return i;
+    return 0;
+}
+
+/* --- Flood ------------------------------------------------------------------ */
+
+static bool portal_entity_flood(const portal_t *p)
+{
+    return !(p->nodes[0]->contents & CONTENTS_SOLID) && !(p->nodes[1]->contents & CONTENTS_SOLID);
+}
+
+static void clear_occupied_r(node_t *n)
+{
+    n->occupied = 0;
+    n->occupant = NULL;
+    n->occupant_index = -1;
+    if (n->planenum != PLANENUM_LEAF) {
+        clear_occupied_r(n->children[0]);
+        clear_occupied_r(n->children[1]);
+    }
+}
+
+int portals_flood_entities(qbsp_t *q, tree_t *tree)
+{
+    clear_occupied_r(tree->headnode);
+    tree->outside_node.occupied = 0;
+    tree->outside_node.occupant = NULL;
+    tree->outside_node.occupant_index = -1;
+    q->leaked_entity = -1;
+
+    node_t **queue = NULL;
+    int qn = 0, qcap = 0, placed = 0;
+    for (int e = 1; e < q->map.numentities; e++) {
+        const map_entity_t *me = &q->map.entities[e];
+        vec3_t origin;
+        if (!entity_get_vec3(&me->ent, "origin", &origin)) continue;
+        if (origin.x == 0 && origin.y == 0 && origin.z == 0) continue;
+        origin.z += 1; /* objects resting on the floor are inside */
+        node_t *leaf = NULL;
+        bool start = strcmp(entity_classname(&me->ent), "info_player_start") == 0;
+        /* A player start slightly inside a wall is still tried nearby, so
+         * the flood has a start point for the player's box. */
+        for (int dx = 0; dx < (start ? 3 : 1) && !leaf; dx++)
+            for (int dy = 0; dy < (start ? 3 : 1) && !leaf; dy++) {
+                vec3_t p = origin;
+                static const double offs[3] = {0, -16, 16};
+                p.x += offs[dx];
+                p.y += offs[dy];
+                node_t *l = tree_point_leaf(q, tree->headnode, p);
+                if (!(l->contents & CONTENTS_SOLID)) leaf = l;
+            }
+        if (!leaf) continue;
+        placed++;
+        if (leaf->occupied) continue;
+        leaf->occupied = 1;
+        leaf->occupant = me;
+        leaf->occupant_index = e;
+        ARRAY_PUSH(queue, qn, qcap, leaf);
+    }
+    for (int head = 0; head < qn; head++) {
+        node_t *n = queue[head];
+        if (n == &tree->outside_node) continue;
+        int s;
+        for (portal_t *p = n->portals; p; p = p->next[s]) {
+            s = p->nodes[1] == n;
+            node_t *other = p->nodes[!s];
+            if (other->occupied || !portal_entity_flood(p)) continue;
+            other->occupied = n->occupied + 1;
+            other->occupant = n->occupant;
+            other->occupant_index = n->occupant_index;
+            ARRAY_PUSH(queue, qn, qcap, other);
+        }
+    }
+    free(queue);
+    if (tree->outside_node.occupied) q->leaked_entity = tree->outside_node.occupant_index;
+    return placed;
+}
+
+static int fill_outside_r(node_t *n)
+{
+    if (n->planenum != PLANENUM_LEAF) return fill_outside_r(n->children[0]) + fill_outside_r(n->children[1]);
+    if (n->occupied) return 0;
+    int filled = !(n->contents & CONTENTS_SOLID);
+    n->contents = CONTENTS_SOLID;
+    return filled;
+}
+
+int portals_fill_outside(tree_t *tree) { return fill_outside_r(tree->headnode); }
+
+/* --- Visible sides ------------------------------------------------------------- */
+
+/* qbsp3's FindPortalSide: the side of a brush in either leaf, of the
+ * strongest visible contents that changes across the portal, lying on the
+ * portal's plane (or failing that the closest in direction). */
+static void find_portal_side(const qbsp_t *q, portal_t *p)
+{
+    int viscontents = visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents);
+    p->sidefound = true;
+    p->side = NULL;
+    if (!viscontents) return;
+    int planenum = p->onnode->planenum;
+    const plane_t *p1 = plane_table_get(&q->planes, planenum);
+    side_t *bestside = NULL;
+    double bestdot = 0;
+    for (int j = 0; j < 2; j++) {
+        const node_t *n = p->nodes[j];
+        for (const bspbrush_t *bb = n->brushlist; bb; bb = bb->next) {
+            mapbrush_t *brush = bb->original;
+            if (!(brush->contents & viscontents)) continue;
+            for (int i = 0; i < brush->numsides; i++) {
+                side_t *side = &brush->original_sides[i];
+                if (side->bevel || side->texinfo == TEXINFO_NODE) continue;
+                if ((side->planenum & ~1) == planenum) {
+                    p->side = side;
+                    return;
+                }
+                const plane_t *p2 = plane_table_get(&q->planes, side->planenum & ~1);
+                double dot = vec_dot(p1->normal, p2->normal);
+                if (dot > bestdot) {
+                    bestdot = dot;
+                    bestside = side;
+                }
+            }
+        }
+    }
+    p->side = bestside;
+}
+
+static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)
+{
+    if (node->planenum != PLANENUM_LEAF) {
+        mark_visible_sides_r(q, node->children[0], missing);
+        mark_visible_sides_r(q, node->children[1], missing);
+        return;
+    }
+    if (!node->contents) return; /* empty leafs are never boundaries */
+    int s;
+    for (portal_t *p = node->portals; p; p = p->next[s]) {
+        s = p->nodes[1] == node;
+        if (!p->onnode) continue;
+        if (!p->sidefound) {
+            find_portal_side(q, p);
+            if (!p->side && visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents)) (*missing)++;
+        }
+        if (p->side) p->side->visible = true;
+    }
+}
+
+void portals_mark_visible_sides(qbsp_t *q, tree_t *tree, int first, int count)
+{
+    for (int i = first; i < first + count; i++) {
+        mapbrush_t *mb = &q->mapbrushes[i];
+        for (int j = 0; j < mb->numsides; j++) mb->original_sides[j].visible = false;
+    }
+    int missing = 0;
+    mark_visible_sides_r(q, tree->headnode, &missing);
+    if (missing) log_verbose(q->log, "%d portals with no side to draw them", missing);
+}
+
+/* --- Clusters ------------------------------------------------------------------ */
+
+int portals_cluster_contents(const node_t *node)
+{
+    if (node->planenum == PLANENUM_LEAF) return node->contents;
+    int c1 = portals_cluster_contents(node->children[0]);
+    int c2 = portals_cluster_contents(node->children[1]);
+    int c = c1 | c2;
+    /* a cluster may include solid detail and still be seen into */
+    if (!(c1 & CONTENTS_SOLID) || !(c2 & CONTENTS_SOLID)) c &= ~CONTENTS_SOLID;
+    return c;
+}
+
+static void fill_cluster_r(node_t *n, int c)
+{
+    if (n->planenum == PLANENUM_LEAF) {
+        n->cluster = (n->contents & CONTENTS_SOLID) ? -1 : c;
+        return;
+    }
+    n->cluster = c;
+    fill_cluster_r(n->children[0], c);
+    fill_cluster_r(n->children[1], c);
+}
+
+static void number_clusters_r(node_t *n, int *count, bool world)
+{
+    if (!world) {
+        n->cluster = -1;
+        if (n->planenum != PLANENUM_LEAF) {
+            number_clusters_r(n->children[0], count, world);
+            number_clusters_r(n->children[1], count, world);
+        }
+        return;
+    }
+    if (n->planenum != PLANENUM_LEAF && !n->detail_seperator) {
+        n->cluster = -99;
+        number_clusters_r(n->children[0], count, world);
+        number_clusters_r(n->children[1], count, world);
+        return;
+    }
+    if (portals_cluster_contents(n) & CONTENTS_SOLID) {
+        fill_cluster_r(n, -1);
+        return;
+    }
+    fill_cluster_r(n, (*count)++);
+}
+
+int portals_number_clusters(tree_t *tree, bool world)
+{
+    int count = 0;
+    number_clusters_r(tree->headnode, &count, world);
+    return count;
+}

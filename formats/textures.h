@@ -48,7 +48,8 @@ bool png_write_file(const char *path, const image_t *img, q2err_t *err); /* atom
 bool tga_read(const uint8_t *data, size_t size, const char *name, image_t *img, q2err_t *err);
 /* 8-bit PCX; returns the image expanded to RGBA and the palette. */
 bool pcx_read(const uint8_t *data, size_t size, const char *name, image_t *img, palette_t *pal, q2err_t *err);
-/* ericw-tools' .wal_json: {"width":..,"height":..,"flags":..,"contents":..,"value":..,"animation":".."} */
+/* ericw-tools' .wal_json: {"width":..,"height":..,"flags":..,"contents":..,"value":..,"animation":".."};
+ * "flags" and "contents" are an integer or a list of names (["NODRAW", "HINT"]). */
 bool wal_json_read(const char *text, size_t size, const char *name, texmeta_t *meta, q2err_t *err);
 
 /* Quake 2's palette, used when pics/colormap.pcx is not found. */

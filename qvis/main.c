@@ -1,0 +1,212 @@
+/* qvis: computes the PVS and PHS of a Quake 2 bsp from the .prt beside it
+ * and rewrites the bsp's visibility lump in place. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/fileio.h"
+#include "../common/jsonw.h"
+#include "../common/log.h"
+#include "../common/threads.h"
+#include "../common/timer.h"
+#include "qvis.h"
+
+#define QVIS_VERSION "0.1.0"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: qvis [options] MAP.bsp\n"
+            "Computes the potentially visible and hearable sets from MAP.prt and\n"
+            "rewrites MAP.bsp's visibility lump (atomically).\n"
+            "  -threads N   worker threads (default: all processors)\n"
+            "  -fast        portal might-see only (quick, loose)\n"
+            "  -level L     separator clipping 0..4 (default %d; see docs/qvis.md)\n"
+            "  -v           verbose\n"
+            "  -quiet       warnings and errors only\n"
+            "  -json FILE   write a report (times per phase, counts, statistics)\n"
+            "  -help        this text\n"
+            "  -version     print the version\n",
+            VIS_LEVEL_DEFAULT);
+}
+
+static bool parse_int(const char *s, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || v < -1000000 || v > 1000000) return false;
+    *out = (int)v;
+    return true;
+}
+
+static bool write_json(const char *path, const stage_times_t *st, const vis_t *vis, const vis_result_t *res,
+                       bool fast, int threads, q2err_t *err)
+{
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    jsonw_t w;
+    jsonw_init(&w, af.f);
+    jsonw_object_begin(&w, NULL);
+    jsonw_string(&w, "tool", "qvis");
+    jsonw_int(&w, "threads", threads);
+    jsonw_bool(&w, "fast", fast);
+    jsonw_int(&w, "level", vis->level);
+    jsonw_object_begin(&w, "seconds");
+    for (int i = 0; i < st->count; i++) jsonw_double(&w, st->stage[i].name, st->stage[i].seconds);
+    jsonw_double(&w, "total", stages_total(st));
+    jsonw_object_end(&w);
+    jsonw_int(&w, "clusters", vis->numclusters);
+    jsonw_int(&w, "portals", vis->numportals / 2);
+    jsonw_int(&w, "portals_skipped", vis->skipped);
+    jsonw_int(&w, "flow_chains", vis->chains);
+    jsonw_double(&w, "avg_visible", res->avg_visible);
+    jsonw_int(&w, "max_visible", res->max_visible);
+    jsonw_double(&w, "avg_hearable", res->avg_hearable);
+    jsonw_int(&w, "asymmetric_pairs_removed", res->asym_removed);
+    jsonw_int(&w, "vis_bytes", res->lumpsize);
+    jsonw_object_end(&w);
+    fputc('\n', af.f);
+    return atomic_commit(&af, err);
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 0, level = VIS_LEVEL_DEFAULT;
+    bool fast = false;
+    log_level_t lvl = LOG_NORMAL;
+    const char *json = NULL, *bsppath = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (a[0] == '-' && a[1] == '-') a++; /* accept --option too */
+        if (!strcmp(a, "-threads") && i + 1 < argc) {
+            if (!parse_int(argv[++i], &threads)) {
+                fprintf(stderr, "qvis: -threads needs a number, got '%s'\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "-level") && i + 1 < argc) {
+            if (!parse_int(argv[++i], &level) || level < 0 || level > VIS_LEVEL_MAX) {
+                fprintf(stderr, "qvis: -level must be 0..%d, got '%s'\n", VIS_LEVEL_MAX, argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(a, "-fast")) {
+            fast = true;
+        } else if (!strcmp(a, "-v")) {
+            lvl = LOG_VERBOSE;
+        } else if (!strcmp(a, "-quiet")) {
+            lvl = LOG_QUIET;
+        } else if (!strcmp(a, "-json") && i + 1 < argc) {
+            json = argv[++i];
+        } else if (!strcmp(a, "-help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-version")) {
+            printf("qvis %s\n", QVIS_VERSION);
+            return 0;
+        } else if (a[0] == '-') {
+            fprintf(stderr, "qvis: unknown or incomplete option '%s'\n", argv[i]);
+            usage(stderr);
+            return 2;
+        } else if (!bsppath) {
+            bsppath = argv[i];
+        } else {
+            fprintf(stderr, "qvis: more than one bsp given ('%s')\n", argv[i]);
+            return 2;
+        }
+    }
+    if (!bsppath) {
+        usage(stderr);
+        return 2;
+    }
+    threads = threads_resolve(threads);
+
+    log_t log;
+    log_init(&log, lvl, stdout, stderr);
+    stage_times_t st;
+    stages_init(&st);
+    q2err_t err;
+    q2err_clear(&err);
+
+    char prtpath[Q2_PATH_MAX];
+    if (!path_replace_ext(prtpath, sizeof prtpath, bsppath, ".prt")) {
+        log_error(&log, "%s: path too long", bsppath);
+        return 1;
+    }
+    stages_mark(&st, "load");
+    bsp_t bsp;
+    bsp_init(&bsp);
+    if (!bsp_read_file(bsppath, &bsp, &err)) {
+        log_error(&log, "%s", err.msg);
+        return 1;
+    }
+    prt_t prt;
+    memset(&prt, 0, sizeof prt);
+    if (!file_exists(prtpath)) {
+        log_error(&log, "%s: portal file not found (run qbsp first)", prtpath);
+        bsp_free(&bsp);
+        return 1;
+    }
+    if (!prt_read_file(prtpath, &prt, &err)) {
+        log_error(&log, "%s", err.msg);
+        bsp_free(&bsp);
+        return 1;
+    }
+    int bspclusters = vis_bsp_leaf_clusters(&bsp);
+    if (prt.numclusters != bspclusters) {
+        log_error(&log, "%s: %d clusters, but %s's leafs use %d: the portal file belongs to another compile",
+                  prtpath, prt.numclusters, bsppath, bspclusters);
+        prt_free(&prt);
+        bsp_free(&bsp);
+        return 1;
+    }
+    vis_t vis;
+    if (!vis_init(&vis, &prt, threads, level, &log, &err)) {
+        log_error(&log, "%s: %s", prtpath, err.msg);
+        prt_free(&prt);
+        bsp_free(&bsp);
+        return 1;
+    }
+    prt_free(&prt);
+    log_info(&log, "%s: %d clusters, %d portals, %d threads%s", bsppath, vis.numclusters, vis.numportals / 2,
+             threads, fast ? ", fast" : "");
+
+    stages_mark(&st, "base");
+    vis_base(&vis, &log);
+    stages_mark(&st, "flow");
+    vis_flow(&vis, fast, &log);
+    stages_mark(&st, "merge");
+    vis_result_t res;
+    vis_cluster_rows(&vis, &res);
+    vis_hearable(&res, threads);
+    if (!vis_build_lump(&res, &err)) {
+        log_error(&log, "%s: %s", bsppath, err.msg);
+        vis_result_free(&res);
+        vis_free(&vis);
+        bsp_free(&bsp);
+        return 1;
+    }
+    stages_mark(&st, "write");
+    free(bsp.visdata);
+    bsp.visdata = res.lump;
+    bsp.visdatasize = res.lumpsize;
+    res.lump = NULL;
+    bool ok = bsp_write_file(bsppath, &bsp, &err);
+    stages_end(&st);
+    if (!ok) {
+        log_error(&log, "%s", err.msg);
+    } else {
+        log_info(&log, "%d clusters: average visible %.1f, max %d, average hearable %.1f; vis %d bytes; %.2f s",
+                 res.numclusters, res.avg_visible, res.max_visible, res.avg_hearable, bsp.visdatasize,
+                 stages_total(&st));
+        log_verbose(&log, "base %.3f s, flow %.3f s (%ld chains), %ld one-sided pairs cleared",
+                    st.stage[1].seconds, st.stage[2].seconds, vis.chains, res.asym_removed);
+        if (json && !write_json(json, &st, &vis, &res, fast, threads, &err)) {
+            log_error(&log, "%s", err.msg);
+            ok = false;
+        }
+    }
+    vis_result_free(&res);
+    vis_free(&vis);
+    bsp_free(&bsp);
+    log_close(&log);
+    return ok ? 0 : 1;
+}

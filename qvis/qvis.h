@@ -1,0 +1,142 @@
+/* qvis: potentially visible sets by portal flow.
+ *
+ * Stages, each in its own file, each taking the vis_t context explicitly:
+ *   vportals.c   directed portals and cluster portal lists from a .prt
+ *   basevis.c    per portal, the portals it might see (front/back tests and
+ *                a flood through the cluster graph)
+ *   portalflow.c per portal, the portals it can see, by recursive flow with
+ *                separating-plane clipping
+ *   vislump.c    cluster PVS rows, PHS rows, the compressed visibility lump
+ *   bsptrace.c   point-in-leaf and segment tracing through a bsp tree (used
+ *                by the tests to check that no visible cluster is hidden)
+ *
+ * Determinism: every portal's flow reads only its own inputs and results of
+ * earlier, completed waves (see portalflow.c), so the output does not depend
+ * on the number of threads or on the order in which they finish. */
+#ifndef Q2M_QVIS_H
+#define Q2M_QVIS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/log.h"
+#include "../common/mathlib.h"
+#include "../formats/bspfile.h"
+#include "../formats/prt.h"
+
+/* VIS_EPSILON: a point closer than this to a clipping plane counts as on it
+ * and is kept. Larger than ON_EPSILON on purpose: portal points come from a
+ * text file rounded to 0.001 (or worse by other compilers), and during flow a
+ * point wrongly dropped could hide a visible cluster, while one wrongly kept
+ * only costs a little tightness. 0.1 is the tolerance id's qvis3 used. */
+#define VIS_EPSILON 0.1
+
+/* Most points a portal winding may have. Clipping a convex polygon adds at
+ * most one point; a clip that would exceed this keeps the winding unclipped,
+ * which is conservative. */
+#define VIS_MAXW 64
+
+#define VIS_LEVEL_MAX 4
+#define VIS_LEVEL_DEFAULT 4
+
+typedef struct vwind_t {
+    int n;
+    vec3_t p[VIS_MAXW];
+} vwind_t;
+
+typedef struct vis_portal_t {
+    plane_t plane;    /* normal points into `leaf`, the cluster the portal leads to */
+    int leaf;         /* destination cluster */
+    int owner;        /* cluster the portal leads out of */
+    vec3_t origin;    /* centre and radius of a sphere around the winding */
+    double radius;
+    int nummight;     /* portals set in the base (might-see) vector */
+    int numsee;       /* portals set in the flow result */
+    vwind_t *w;
+} vis_portal_t;
+
+typedef struct vis_t {
+    int numclusters;
+    int numportals;  /* directed: twice the portals of the .prt */
+    int skipped;     /* degenerate .prt portals left out */
+    vis_portal_t *portals;
+    vwind_t *wstore; /* the portals' windings */
+    int *cluster_first; /* portals leading out of cluster c: cluster_list[first[c] .. first[c+1]) */
+    int *cluster_list;
+    int portalwords; /* 64-bit words in a portal bit vector */
+    int clusterwords;
+    uint64_t *flood; /* numportals * portalwords: might-see portals */
+    uint64_t *see;   /* numportals * portalwords: portals seen (flow result) */
+    int threads;
+    int level;       /* 0..4: separator clips applied during flow */
+    int waves;       /* flow waves (portalflow.c) */
+    long chains;     /* recursion steps during flow, for the report */
+} vis_t;
+
+static inline bool vbit_get(const uint64_t *v, int i) { return (v[i >> 6] >> (i & 63)) & 1; }
+static inline void vbit_set(uint64_t *v, int i) { v[i >> 6] |= (uint64_t)1 << (i & 63); }
+int vbits_count(const uint64_t *v, int words);
+
+/* vportals.c: builds the directed portals. Every .prt portal gives two: the
+ * one leading from cluster[0] into cluster[1] and its reverse. Checks
+ * cluster numbers and winding sizes. */
+bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, q2err_t *err);
+void vis_free(vis_t *vis);
+
+/* basevis.c: fills vis->flood and each portal's nummight. */
+void vis_base(vis_t *vis, log_t *log);
+
+/* portalflow.c: fills vis->see with the full flow, or copies the might-see
+ * vectors when `fast`. */
+void vis_flow(vis_t *vis, bool fast, log_t *log);
+
+/* vislump.c */
+typedef struct vis_result_t {
+    int numclusters;
+    int rowbytes;
+    uint8_t *pvs;      /* numclusters * rowbytes, uncompressed */
+    uint8_t *phs;
+    long asym_removed; /* cluster pairs seen from one side only, cleared */
+    double avg_visible;
+    int max_visible;
+    double avg_hearable;
+    uint8_t *lump;     /* the compressed visibility lump */
+    int lumpsize;
+} vis_result_t;
+
+/* Cluster rows from portal results: a cluster sees itself, its neighbours
+ * through its portals and every cluster a portal of it sees. Visibility is
+ * symmetric, and each direction's row is a conservative superset of it, so a
+ * pair is kept only when both clusters' flows agree. */
+void vis_cluster_rows(const vis_t *vis, vis_result_t *res);
+/* PHS = union of the PVS rows of the clusters a cluster sees. */
+void vis_hearable(vis_result_t *res, int threads);
+/* Compresses the rows: numclusters, bitofs[c][PVS], bitofs[c][PHS], rows. */
+bool vis_build_lump(vis_result_t *res, q2err_t *err);
+void vis_result_free(vis_result_t *res);
+
+/* Number of clusters of a bsp as its leafs use them: the largest leaf
+ * cluster + 1 (0 when no leaf has a cluster). */
+int vis_bsp_leaf_clusters(const bsp_t *bsp);
+
+/* bsptrace.c: point location and segment tests in the world model's tree. */
+int bsp_point_leaf(const bsp_t *bsp, vec3_t p);
+/* True when no point of the segment lies in a solid leaf (or one without a
+ * cluster) and it crosses no boundary between different visible contents
+ * (see bsptrace.c). */
+bool bsp_segment_clear(const bsp_t *bsp, vec3_t a, vec3_t b);
+
+/* vischeck.c: samples up to `per_cluster` points in the empty leafs of each
+ * cluster and traces segments between the points of every cluster pair the
+ * PVS keeps apart (in either direction). */
+typedef struct vis_check_t {
+    long samples;
+    long traces;
+    long misses;     /* cluster pairs with a clear segment but not in the PVS */
+    long asymmetric; /* pairs set in one direction only */
+    int first_miss[2];
+} vis_check_t;
+bool vis_check_sampled(const bsp_t *bsp, int per_cluster, int threads, vis_check_t *out, q2err_t *err);
+
+#endif

@@ -1,0 +1,125 @@
+#include "qvis.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../common/mem.h"
+
+int vbits_count(const uint64_t *v, int words)
+{
+    int n = 0;
+    for (int i = 0; i < words; i++) n += __builtin_popcountll(v[i]);
+    return n;
+}
+
+static void set_bounds(vis_portal_t *p)
+{
+    vec3_t c = vec3(0, 0, 0);
+    for (int i = 0; i < p->w->n; i++) c = vec_add(c, p->w->p[i]);
+    c = vec_scale(c, 1.0 / p->w->n);
+    double r = 0;
+    for (int i = 0; i < p->w->n; i++) {
+        double d = vec_len(vec_sub(p->w->p[i], c));
+        if (d > r) r = d;
+    }
+    p->origin = c;
+    p->radius = r;
+}
+
+bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, q2err_t *err)
+{
+    memset(vis, 0, sizeof *vis);
+    vis->threads = threads < 1 ? 1 : threads;
+    vis->level = level < 0 ? 0 : level > VIS_LEVEL_MAX ? VIS_LEVEL_MAX : level;
+    vis->numclusters = prt->numclusters;
+    if (prt->numclusters < 0 || prt->numportals < 0)
+        return q2err_set(err, NULL, 0, 0, "portal file has negative counts");
+
+    /* Degenerate portals (no area) let no line of sight through; their
+     * plane would be undefined, so they are left out. */
+    int kept = 0;
+    for (int i = 0; i < prt->numportals; i++) {
+        const prt_portal_t *pp = &prt->portals[i];
+        for (int s = 0; s < 2; s++)
+            if (pp->cluster[s] < 0 || pp->cluster[s] >= prt->numclusters)
+                return q2err_set(err, NULL, 0, 0, "portal %d: cluster %d out of range 0..%d", i,
+                                 pp->cluster[s], prt->numclusters - 1);
+        if (!pp->winding) return q2err_set(err, NULL, 0, 0, "portal %d has no winding", i);
+        if (pp->winding->numpoints > VIS_MAXW)
+            return q2err_set(err, NULL, 0, 0, "portal %d has %d points, more than the %d qvis handles", i,
+                             pp->winding->numpoints, VIS_MAXW);
+        if (winding_is_tiny(pp->winding) || pp->cluster[0] == pp->cluster[1]) {
+            vis->skipped++;
+            continue;
+        }
+        kept++;
+    }
+
+    vis->numportals = kept * 2;
+    vis->portals = q2_calloc((size_t)vis->numportals + 1, sizeof *vis->portals);
+    vwind_t *wbuf = vis->wstore = q2_calloc((size_t)vis->numportals + 1, sizeof *wbuf);
+    int n = 0;
+    for (int i = 0; i < prt->numportals; i++) {
+        const prt_portal_t *pp = &prt->portals[i];
+        if (winding_is_tiny(pp->winding) || pp->cluster[0] == pp->cluster[1]) continue;
+        vec3_t wn;
+        double wd;
+        winding_plane(pp->winding, &wn, &wd);
+        /* qbsp3 writes the winding so that its plane faces cluster[0]; the
+         * portal leading out of cluster[0] faces the other way. */
+        for (int s = 0; s < 2; s++) {
+            vis_portal_t *p = &vis->portals[n];
+            p->w = &wbuf[n];
+            n++;
+            const winding_t *w = pp->winding;
+            p->w->n = w->numpoints;
+            for (int k = 0; k < w->numpoints; k++) p->w->p[k] = w->p[s == 0 ? k : w->numpoints - 1 - k];
+            if (s == 0) {
+                p->plane.normal = vec_neg(wn);
+                p->plane.dist = -wd;
+                p->owner = pp->cluster[0];
+                p->leaf = pp->cluster[1];
+            } else {
+                p->plane.normal = wn;
+                p->plane.dist = wd;
+                p->owner = pp->cluster[1];
+                p->leaf = pp->cluster[0];
+            }
+            p->plane.type = plane_type_for_normal(p->plane.normal);
+            set_bounds(p);
+        }
+    }
+
+    int nc = vis->numclusters;
+    vis->cluster_first = q2_calloc((size_t)nc + 1, sizeof(int));
+    vis->cluster_list = q2_calloc((size_t)vis->numportals + 1, sizeof(int));
+    for (int i = 0; i < vis->numportals; i++) vis->cluster_first[vis->portals[i].owner + 1]++;
+    for (int c = 0; c < nc; c++) vis->cluster_first[c + 1] += vis->cluster_first[c];
+    int *fill = q2_calloc((size_t)nc + 1, sizeof(int));
+    for (int i = 0; i < vis->numportals; i++) {
+        int c = vis->portals[i].owner;
+        vis->cluster_list[vis->cluster_first[c] + fill[c]++] = i;
+    }
+    free(fill);
+
+    vis->portalwords = (vis->numportals + 63) / 64;
+    if (vis->portalwords < 1) vis->portalwords = 1;
+    vis->clusterwords = (nc + 63) / 64;
+    if (vis->clusterwords < 1) vis->clusterwords = 1;
+    size_t words = (size_t)(vis->numportals + 1) * vis->portalwords;
+    vis->flood = q2_calloc(words, sizeof(uint64_t));
+    vis->see = q2_calloc(words, sizeof(uint64_t));
+    if (vis->skipped) log_verbose(log, "%d degenerate portals left out", vis->skipped);
+    return true;
+}
+
+void vis_free(vis_t *vis)
+{
+    free(vis->wstore);
+    free(vis->portals);
+    free(vis->cluster_first);
+    free(vis->cluster_list);
+    free(vis->flood);
+    free(vis->see);
+    memset(vis, 0, sizeof *vis);
+}

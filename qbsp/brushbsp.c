@@ -1,6 +1,7 @@
 #include "brushbsp.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,42 @@ static void count_tree(const node_t *n, brushbsp_stats_t *st)
     count_tree(n->children[1], st);
 }
 
+/* A model whose brushes offer no split plane (all clip or skip sides)
+ * would be a lone leaf, and engines index the model's head node as a node.
+ * Split it once through the middle so every model has a node. */
+static void force_split(qbsp_t *q, node_t *head)
+{
+    double mid = floor((head->volume->bounds.mins.x + head->volume->bounds.maxs.x) * 0.5);
+    int pn = plane_table_find(&q->planes, vec3(1, 0, 0), mid);
+    if (pn < 0) return;
+    pn &= ~1;
+    bspbrush_t *brushes = head->brushlist;
+    head->brushlist = NULL;
+    head->contents = 0;
+    const plane_t *p = plane_table_get(&q->planes, pn);
+    for (bspbrush_t *b = brushes; b; b = b->next) {
+        int s = box_on_plane_side(&b->bounds, p);
+        for (int i = 0; i < b->numsides; i++)
+            if ((b->sides[i].planenum & ~1) == pn) s = (b->sides[i].planenum == pn ? PSIDE_BACK : PSIDE_FRONT) | PSIDE_FACING;
+        b->side = s;
+    }
+    head->planenum = pn;
+    head->side = NULL;
+    bspbrush_t *lists[2], *vol[2];
+    split_brush_list(q, brushes, head, &lists[0], &lists[1]);
+    brush_split(q, head->volume, pn, &vol[0], &vol[1]);
+    for (int i = 0; i < 2; i++) {
+        node_t *c = alloc_node();
+        c->parent = head;
+        c->volume = vol[i];
+        c->bounds = vol[i] ? vol[i]->bounds : head->bounds;
+        head->children[i] = c;
+        leaf_node(c, lists[i]);
+    }
+    brush_free(head->volume);
+    head->volume = NULL;
+}
+
 tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_stats_t *stats)
 {
     tree_t *tree = q2_calloc(1, sizeof *tree);
@@ -337,6 +374,7 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
             build_tree_r(cq, head, brushes);
         }
     }
+    if (head->planenum == PLANENUM_LEAF && head->brushlist && head->volume) force_split(q, head);
     count_tree(head, &st);
     if (stats) *stats = st;
     return tree;

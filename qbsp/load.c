@@ -12,10 +12,28 @@
  * brush's other planes: the brush is open on that side. */
 #define OPEN_BRUSH_EXTENT (WORLD_EXTENT * 0.5)
 
+/* ericw-tools' detail entities: editor groups whose brushes join the
+ * world as detail (fence: see-through window; illusionary: no collision). */
+static bool is_detail_entity(const char *cls)
+{
+    return strcmp(cls, "func_detail") == 0 || strcmp(cls, "func_detail_wall") == 0 ||
+           strcmp(cls, "func_detail_fence") == 0 || strcmp(cls, "func_detail_illusionary") == 0;
+}
+
 static bool joins_world(const map_entity_t *me)
 {
     const char *cls = entity_classname(&me->ent);
-    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0;
+    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls);
+}
+
+static int detail_entity_contents(const qbsp_t *q, const char *cls, int contents)
+{
+    if (strcmp(cls, "func_detail_fence") == 0 && (contents & CONTENTS_SOLID))
+        contents = (contents & ~CONTENTS_SOLID) | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT;
+    if (strcmp(cls, "func_detail_illusionary") == 0 && (contents & CONTENTS_SOLID))
+        contents = (contents & ~CONTENTS_SOLID) | CONTENTS_MIST;
+    if (!q->opt.fulldetail && contents) contents |= CONTENTS_DETAIL;
+    return contents;
 }
 
 /* The face line's contents/flags/value when written, else the texture's
@@ -240,6 +258,9 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
                  ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index, q->opt.micro);
         free_brush_sides(out);
         return BRUSH_DROPPED;
+    }
+    if (e > 0 && is_detail_entity(entity_classname(&q->map.entities[e].ent))) {
+        out->contents = contents = detail_entity_contents(q, entity_classname(&q->map.entities[e].ent), contents);
     }
     if (q->opt.nodetail && (contents & CONTENTS_DETAIL)) {
         free_brush_sides(out);

@@ -20,6 +20,7 @@
 #include "portals.h"
 #include "prtfile.h"
 #include "qbsp.h"
+#include "texinfo.h"
 #include "writebsp.h"
 
 #define QBSP_VERSION "0.1.0"
@@ -504,6 +505,8 @@ int main(int argc, char **argv)
     }
 
     t0 = time_now();
+    int dropped_tex = texinfo_compact(&q);
+    if (dropped_tex) log_verbose(&log, "%d texinfo used by no face merged into others", dropped_tex);
     if (!writebsp_finish(&q, &err) || !bsp_write_file(bsppath, &q.bsp, &err)) {
         log_error(&log, "%s", err.msg);
         goto done;
@@ -531,7 +534,7 @@ done:
     bsp_free(&q.bsp);
     load_free(&q);
     map_free(&q.map);
-    free(q.texinfo);
+    texinfo_free(&q);
     plane_table_free(&q.planes);
     if (q.texdb) texdb_free(q.texdb);
     if (vfs) vfs_free(vfs);

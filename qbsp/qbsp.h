@@ -151,6 +151,9 @@ typedef struct qbsp_t {
 
     dtexinfo_t *texinfo;
     int numtexinfo, cap_texinfo;
+    /* texinfo.c's lookup hash over q->texinfo (chained by index). */
+    int *texinfo_hash_head, *texinfo_hash_next;
+    int cap_texinfo_hash_next;
 
     bsp_t bsp;               /* the output being built */
 

@@ -20,4 +20,14 @@ int texinfo_for_side(qbsp_t *q, const map_side_t *side, vec3_t normal, vec3_t or
  * it when new; follows the texture's animation chain when q->texdb knows it. */
 int texinfo_find(qbsp_t *q, const dtexinfo_t *tx);
 
+/* After every model's faces were emitted (q->bsp.faces) and before
+ * writebsp_finish: drops texinfo no face uses. Brush sides that draw no
+ * face only need their surface (name, flags, value) for collision, so they
+ * are pointed at a texinfo with the same surface. Remaps q->bsp.faces,
+ * every map brush side and the animation links; returns how many were
+ * dropped. Keeps maps with many projections under MAX_MAP_TEXINFO. */
+int texinfo_compact(qbsp_t *q);
+
+void texinfo_free(qbsp_t *q);
+
 #endif

@@ -1,0 +1,219 @@
+/* Radiosity for style 0: patches of -chop units (whole luxel blocks), form
+ * factors by ray casting, then Jacobi iterations, then the bounced light
+ * interpolated over each face's patch grid into its luxels.
+ *
+ * Why rays and not qrad3's patch-to-patch transfers: casting a fixed set of
+ * cosine-distributed rays from each patch costs patches x rays instead of
+ * patches^2 visibility tests, and the weights of a patch's transfers sum to
+ * exactly the fraction of its hemisphere that sees lit geometry, so energy
+ * is conserved by construction (a closed box converges to E/(1-r) exactly,
+ * where area-based form factors of nearby patches overshoot). The transfers
+ * are found once; every bounce is then a cheap sweep over them, so many
+ * bounces cost almost nothing. The ray pattern is a stratified grid with a
+ * per-patch rotation from an integer hash: fixed, never rand(). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+struct transfer_t {
+    int patch;
+    int count;
+};
+
+static int patch_luxels(const qrad_opts_t *o)
+{
+    int p = (int)floor(o->chop / LIGHTMAP_SCALE + 0.5);
+    return p < 1 ? 1 : p;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
+{
+    int P = patch_luxels(q->opts);
+    int total = 0;
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        f->numpatches = 0;
+        if (!f->lit) continue;
+        f->pw = (f->w + P - 1) / P;
+        f->ph = (f->h + P - 1) / P;
+        f->firstpatch = total;
+        f->numpatches = f->pw * f->ph;
+        total += f->numpatches;
+    }
+    q->numpatches = total;
+    q->patches = q2_calloc(total > 0 ? total : 1, sizeof(patch_t));
+    int N = q->opts->bounce_rays > 0 ? q->opts->bounce_rays : 64;
+    int S = (int)floor(sqrt((double)N));
+    if (S < 1) S = 1;
+    N = S * S;
+    /* Patch origins, normals and direct light. */
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        int n = f->w * f->h;
+        for (int b = 0; b < f->ph; b++)
+            for (int a = 0; a < f->pw; a++) {
+                patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+                p->face = fi;
+                p->normal = f->normal;
+                vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
+                int cnt = 0;
+                for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
+                    for (int i = a * P; i < (a + 1) * P && i < f->w; i++) {
+                        int idx = j * f->w + i;
+                        o = vec_add(o, f->samples[idx]);
+                        const float *l = f->light + (size_t)idx * 3;
+                        d = vec_add(d, vec3(l[0], l[1], l[2]));
+                        cnt++;
+                    }
+                (void)n;
+                p->origin = vec_scale(o, 1.0 / cnt);
+                p->direct = vec_scale(d, 1.0 / cnt);
+            }
+    }
+    /* Transfers: N rays per patch into fixed slots, then merged. */
+    int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * N);
+    transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * N);
+    long rays = 0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : rays)
+    for (int pi = 0; pi < total; pi++) {
+        patch_t *p = &q->patches[pi];
+        vec3_t nrm = p->normal;
+        vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
+        vec3_t u = vec_normalize(vec_cross(up, nrm), NULL), v = vec_cross(nrm, u);
+        int *h = hits + (size_t)pi * N;
+        uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
+        double rot = (seed & 0xffffff) / 16777216.0;
+        for (int k = 0; k < N; k++) {
+            uint32_t hk = hash32(seed ^ (uint32_t)(k * 0x9e3779b9U));
+            double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
+            double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
+            double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot);
+            vec3_t dir = vec_add(vec_add(vec_scale(u, r * cos(phi)), vec_scale(v, r * sin(phi))),
+                                 vec_scale(nrm, sqrt(fmax(0.0, 1 - u1))));
+            h[k] = -1;
+            double dist;
+            rays++;
+            int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);
+            if (hf < 0) continue;
+            const rface_t *g = &q->faces[hf];
+            if (!g->lit || g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;
+            vec3_t hp = vec_ma(p->origin, dist, dir);
+            double s, t;
+            rface_world_to_tex(q, hf, hp, &s, &t);
+            int li = (int)floor((s - g->ext.texturemins[0]) / LIGHTMAP_SCALE + 0.5);
+            int lj = (int)floor((t - g->ext.texturemins[1]) / LIGHTMAP_SCALE + 0.5);
+            li = li < 0 ? 0 : li >= g->w ? g->w - 1 : li;
+            lj = lj < 0 ? 0 : lj >= g->h ? g->h - 1 : lj;
+            h[k] = g->firstpatch + (lj / P) * g->pw + li / P;
+        }
+        qsort(h, N, sizeof(int), cmp_int);
+        transfer_t *out = tr + (size_t)pi * N;
+        int nt = 0;
+        for (int k = 0; k < N; k++) {
+            if (h[k] < 0) continue;
+            if (nt > 0 && out[nt - 1].patch == h[k]) out[nt - 1].count++;
+            else out[nt++] = (transfer_t){h[k], 1};
+        }
+        p->firsttransfer = pi * N;
+        p->numtransfers = nt;
+    }
+    free(hits);
+    q->rays += rays;
+    q->transfers = tr;
+    q->bounce_n = N;
+    (void)err;
+    return true;
+}
+
+void qrad_bounce_solve(qrad_t *q, int bounces)
+{
+    const transfer_t *tr = q->transfers;
+    double inv = 1.0 / q->bounce_n;
+    for (int pi = 0; pi < q->numpatches; pi++) {
+        patch_t *p = &q->patches[pi];
+        vec3_t rf = q->faces[p->face].reflect;
+        p->incident = vec3(0, 0, 0);
+        p->exitance = vec3(rf.x * p->direct.x, rf.y * p->direct.y, rf.z * p->direct.z);
+    }
+    vec3_t *next = q2_malloc(sizeof(vec3_t) * (q->numpatches > 0 ? q->numpatches : 1));
+    for (int b = 0; b < bounces; b++) {
+#pragma omp parallel for schedule(static) num_threads(q->opts->threads)
+        for (int pi = 0; pi < q->numpatches; pi++) {
+            const patch_t *p = &q->patches[pi];
+            vec3_t h = vec3(0, 0, 0);
+            for (int k = 0; k < p->numtransfers; k++) {
+                const transfer_t *t = &tr[p->firsttransfer + k];
+                h = vec_ma(h, t->count, q->patches[t->patch].exitance);
+            }
+            next[pi] = vec_scale(h, inv);
+        }
+        for (int pi = 0; pi < q->numpatches; pi++) {
+            patch_t *p = &q->patches[pi];
+            vec3_t rf = q->faces[p->face].reflect;
+            p->incident = next[pi];
+            vec3_t tot = vec_add(p->direct, p->incident);
+            p->exitance = vec3(rf.x * tot.x, rf.y * tot.y, rf.z * tot.z);
+        }
+    }
+    free(next);
+}
+
+void qrad_bounce_apply(qrad_t *q)
+{
+    int P = patch_luxels(q->opts);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        if (f->numpatches == 0) continue;
+        const patch_t *pp = q->patches + f->firstpatch;
+        for (int j = 0; j < f->h; j++)
+            for (int i = 0; i < f->w; i++) {
+                /* Bilinear over patch centres in luxel-index space. */
+                double x = (i + 0.5) / P - 0.5, y = (j + 0.5) / P - 0.5;
+                x = x < 0 ? 0 : x > f->pw - 1 ? f->pw - 1 : x;
+                y = y < 0 ? 0 : y > f->ph - 1 ? f->ph - 1 : y;
+                int x0 = (int)floor(x), y0 = (int)floor(y);
+                int x1 = x0 + 1 < f->pw ? x0 + 1 : x0, y1 = y0 + 1 < f->ph ? y0 + 1 : y0;
+                double fx = x - x0, fy = y - y0;
+                vec3_t a = vec_lerp(pp[y0 * f->pw + x0].incident, pp[y0 * f->pw + x1].incident, fx);
+                vec3_t b = vec_lerp(pp[y1 * f->pw + x0].incident, pp[y1 * f->pw + x1].incident, fx);
+                vec3_t h = vec_lerp(a, b, fy);
+                float *l = f->light + (size_t)(j * f->w + i) * 3;
+                l[0] += (float)h.x;
+                l[1] += (float)h.y;
+                l[2] += (float)h.z;
+            }
+    }
+}
+
+void qrad_bounce_free(qrad_t *q)
+{
+    free(q->patches);
+    q->patches = NULL;
+    free(q->transfers);
+    q->transfers = NULL;
+    q->numpatches = 0;
+}
+
+bool qrad_bounce(qrad_t *q, q2err_t *err)
+{
+    if (q->opts->bounce <= 0) return true;
+    if (!qrad_bounce_setup(q, err)) return false;
+    qrad_bounce_solve(q, q->opts->bounce);
+    qrad_bounce_apply(q);
+    return true;
+}

@@ -1,0 +1,319 @@
+/* Direct light per luxel: point and spot lights with qrad3's linear falloff
+ * (or inverse / inverse-square), surface-light pieces as exact polygon
+ * emitters, the sun through sky faces with a penumbra from a fixed disk
+ * pattern, and the sky dome from a fixed set of directions.
+ *
+ * Work is per face: each face keeps its own buffers, so threads never share
+ * an accumulator and the result does not depend on scheduling. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/log.h"
+#include "../common/mem.h"
+
+#define SUN_SAMPLES_SOFT 16
+#define DOME_SAMPLES 48
+/* Offset of -extra sub-samples from the luxel centre, texture units. */
+#define EXTRA_OFFSET 4.0
+
+typedef struct direct_ctx_t {
+    vec3_t sun_dirs[SUN_SAMPLES_SOFT];
+    int sun_count;
+    vec3_t dome_dirs[DOME_SAMPLES];
+    double dome_norm; /* sum of dome_dirs[k].z: an open floor sees `dome` */
+} direct_ctx_t;
+
+double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal)
+{
+    /* Clip to the receiver's hemisphere (Sutherland-Hodgman). */
+    vec3_t buf[72];
+    int m = 0;
+    if (n > 64) n = 64;
+    for (int i = 0; i < n; i++) {
+        vec3_t a = pts[i], b = pts[(i + 1) % n];
+        double da = vec_dot(normal, vec_sub(a, p)), db = vec_dot(normal, vec_sub(b, p));
+        if (da >= 0) buf[m++] = a;
+        if ((da >= 0) != (db >= 0)) {
+            double t = da / (da - db);
+            buf[m++] = vec_lerp(a, b, t);
+        }
+    }
+    if (m < 3) return 0;
+    double sum = 0;
+    vec3_t r[72];
+    for (int i = 0; i < m; i++) {
+        double len;
+        r[i] = vec_normalize(vec_sub(buf[i], p), &len);
+        if (len < 1e-9) return 0;
+    }
+    for (int i = 0; i < m; i++) {
+        vec3_t a = r[i], b = r[(i + 1) % m];
+        double c = vec_dot(a, b);
+        c = c > 1 ? 1 : c < -1 ? -1 : c;
+        double ang = acos(c);
+        vec3_t g = vec_cross(a, b);
+        double gl = vec_len(g);
+        if (gl < 1e-12) continue;
+        sum += ang * vec_dot(normal, g) / gl;
+    }
+    return fabs(sum) / (2.0 * M_PI);
+}
+
+static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
+{
+    const sun_t *s = &q->sun;
+    /* A Vogel (golden-angle) spiral over the sun's disk: evenly spread and
+     * fixed, so the penumbra is smooth and identical on every run. */
+    vec3_t d = s->dir;
+    vec3_t up = fabs(d.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
+    vec3_t u = vec_normalize(vec_cross(up, d), NULL), v = vec_cross(d, u);
+    if (s->penumbra > 0) {
+        double rad = tan(s->penumbra * M_PI / 180.0);
+        dc->sun_count = SUN_SAMPLES_SOFT;
+        for (int k = 0; k < SUN_SAMPLES_SOFT; k++) {
+            double r = rad * sqrt((k + 0.5) / SUN_SAMPLES_SOFT), a = k * 2.39996322972865332;
+            dc->sun_dirs[k] = vec_normalize(vec_add(d, vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a)))), NULL);
+        }
+    } else {
+        dc->sun_count = 1;
+        dc->sun_dirs[0] = d;
+    }
+    dc->dome_norm = 0;
+    for (int k = 0; k < DOME_SAMPLES; k++) {
+        /* Uniform over the upper hemisphere (Fibonacci lattice). */
+        double z = 1.0 - (k + 0.5) / DOME_SAMPLES, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
+        dc->dome_dirs[k] = vec3(r * cos(a), r * sin(a), z);
+        dc->dome_norm += z;
+    }
+}
+
+static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const aabb_t *fb)
+{
+    const rface_t *f = &q->faces[fi];
+    if (l->type == LIGHT_SURFACE) {
+        if (l->face == fi) return false;
+        bool front = false;
+        for (int k = 0; k < f->numpoints && !front; k++)
+            if (vec_dot(l->dir, vec_sub(f->points[k], l->origin)) > ON_EPSILON) front = true;
+        if (!front) return false;
+        bool lfront = false;
+        for (int k = 0; k < l->numpoints && !lfront; k++)
+            if (vec_dot(f->normal, l->points[k]) - vec_dot(f->normal, f->centroid) > ON_EPSILON) lfront = true;
+        if (!lfront) return false;
+    } else if (vec_dot(f->normal, l->origin) - vec_dot(f->normal, f->centroid) <= 0) {
+        return false;
+    }
+    /* Sphere of the light's range against the face's box (grown by the
+     * sample nudge). */
+    double d2 = 0;
+    for (int ax = 0; ax < 3; ax++) {
+        double c = vec_comp(l->origin, ax), lo = vec_comp(fb->mins, ax) - 2, hi = vec_comp(fb->maxs, ax) + 2;
+        double e = c < lo ? lo - c : c > hi ? c - hi : 0;
+        d2 += e * e;
+    }
+    return d2 <= l->range * l->range;
+}
+
+static double point_value(const light_t *l, double dist, double dot, vec3_t dir)
+{
+    double v;
+    if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) return 0;
+    double d = dist * l->wait;
+    switch (l->falloff) {
+    case FALLOFF_LINEAR: v = l->intensity - d; break;
+    case FALLOFF_INVERSE: v = d > 128 ? l->intensity * 128.0 / d : l->intensity; break;
+    case FALLOFF_INVERSE2: v = d > 128 ? l->intensity * (128.0 / d) * (128.0 / d) : l->intensity; break;
+    default: v = l->intensity; break;
+    }
+    return v * dot;
+}
+
+/* Sample point for texture coordinates (s, t): on the face's polygon, a
+ * unit inside it, lifted off it. */
+static vec3_t sub_sample(const rface_t *f, double s, double t)
+{
+    vec3_t p = rface_clamp(f, rface_tex_to_world(f, s, t));
+    double len;
+    vec3_t d = vec_normalize(vec_sub(f->centroid, p), &len);
+    p = vec_ma(p, len < 2.0 ? len * 0.5 : 1.0, d);
+    return vec_ma(p, SAMPLE_NUDGE, f->normal);
+}
+
+static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
+                   const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays)
+{
+    vec3_t nrm = f->normal;
+    for (int c = 0; c < ncand; c++) {
+        const light_t *l = &q->lights[cand[c]];
+        double dist;
+        vec3_t target = l->type == LIGHT_SURFACE ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
+        vec3_t dir = vec_normalize(vec_sub(target, p), &dist);
+        if (dist > l->range + 2) continue;
+        double dot = vec_dot(dir, nrm);
+        vec3_t add;
+        if (l->type == LIGHT_SURFACE) {
+            if (vec_dot(l->dir, vec_sub(p, l->origin)) <= 0) continue;
+            double ff;
+            if (dist * dist < 16.0 * l->area) ff = polygon_irradiance(l->points, l->numpoints, p, nrm);
+            else {
+                double dot2 = -vec_dot(dir, l->dir);
+                if (dot <= 0 || dot2 <= 0) continue;
+                ff = l->area * dot * dot2 / (M_PI * dist * dist);
+            }
+            if (ff * l->intensity < LIGHT_CUTOFF) continue;
+            add = vec_scale(l->color, ff);
+        } else {
+            if (dot <= 0.001) continue;
+            double v = point_value(l, dist, dot, dir);
+            if (v <= LIGHT_CUTOFF) continue;
+            add = vec_scale(l->color, v);
+        }
+        if (!qrad_cluster_visible(q, cluster, l->cluster)) continue;
+        (*rays)++;
+        if (trace_occluded(q, p, target)) continue;
+        float *o = out + ((size_t)slot[c] * n + idx) * 3;
+        o[0] += (float)(add.x * weight);
+        o[1] += (float)(add.y * weight);
+        o[2] += (float)(add.z * weight);
+    }
+    const sun_t *s = &q->sun;
+    if (s->on) {
+        double acc = 0;
+        for (int k = 0; k < dc->sun_count; k++) {
+            double dot = vec_dot(dc->sun_dirs[k], nrm);
+            if (dot <= 0) continue;
+            (*rays)++;
+            int hit = trace_closest(&q->tracer, p, dc->sun_dirs[k], 2 * WORLD_EXTENT, NULL);
+            if (hit >= 0 && q->faces[hit].sky) acc += dot;
+        }
+        acc *= s->intensity / dc->sun_count * weight;
+        float *o = out + (size_t)idx * 3;
+        o[0] += (float)(acc * s->color.x);
+        o[1] += (float)(acc * s->color.y);
+        o[2] += (float)(acc * s->color.z);
+    }
+    if (s->dome > 0) {
+        double acc = 0;
+        for (int k = 0; k < DOME_SAMPLES; k++) {
+            double dot = vec_dot(dc->dome_dirs[k], nrm);
+            if (dot <= 0) continue;
+            (*rays)++;
+            int hit = trace_closest(&q->tracer, p, dc->dome_dirs[k], 2 * WORLD_EXTENT, NULL);
+            if (hit >= 0 && q->faces[hit].sky) acc += dot;
+        }
+        acc *= s->dome / dc->dome_norm * weight;
+        float *o = out + (size_t)idx * 3;
+        o[0] += (float)(acc * s->dome_color.x);
+        o[1] += (float)(acc * s->dome_color.y);
+        o[2] += (float)(acc * s->dome_color.z);
+    }
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* Lights one face; returns the number of styles that were dropped. */
+static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *rays)
+{
+    rface_t *f = &q->faces[fi];
+    int n = f->w * f->h;
+    f->numstyles = 1;
+    f->styles[0] = 0;
+    if (!f->lit) {
+        f->light = q2_calloc((size_t)n * 3, sizeof(float));
+        return 0;
+    }
+    aabb_t fb = aabb_empty();
+    for (int k = 0; k < f->numpoints; k++) aabb_add_point(&fb, f->points[k]);
+    int *cand = q2_malloc(sizeof(int) * (q->numlights + 1));
+    int *slot = q2_malloc(sizeof(int) * (q->numlights + 1));
+    int ncand = 0;
+    int styles[256], nst = 0;
+    for (int i = 0; i < q->numlights; i++) {
+        if (!light_reaches_face(q, &q->lights[i], fi, &fb)) continue;
+        cand[ncand++] = i;
+        int st = q->lights[i].style;
+        if (st == 0) continue;
+        bool seen = false;
+        for (int k = 0; k < nst; k++) seen |= styles[k] == st;
+        if (!seen && nst < 256) styles[nst++] = st;
+    }
+    qsort(styles, nst, sizeof(int), cmp_int);
+    int dropped = 0;
+    for (int k = 0; k < nst; k++) {
+        if (f->numstyles < MAXLIGHTMAPS) f->styles[f->numstyles++] = styles[k];
+        else dropped++;
+    }
+    /* Map candidates to style slots; lights of dropped styles are skipped. */
+    int keep = 0;
+    for (int c = 0; c < ncand; c++) {
+        int st = q->lights[cand[c]].style, s = -1;
+        for (int k = 0; k < f->numstyles; k++)
+            if (f->styles[k] == st) s = k;
+        if (s < 0) continue;
+        cand[keep] = cand[c];
+        slot[keep++] = s;
+    }
+    ncand = keep;
+    f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
+    const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
+    (void)ti;
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            int idx = j * f->w + i;
+            if (!q->opts->extra) {
+                gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays);
+                continue;
+            }
+            double s0 = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t0 = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
+            static const double offs[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+            for (int k = 0; k < 4; k++) {
+                vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
+                if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
+                int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+                gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays);
+            }
+        }
+    free(cand);
+    free(slot);
+    /* Styles other than 0 that never reach a visible level are dropped
+     * (they would only cost lightmap space). */
+    for (int s = f->numstyles - 1; s >= 1; s--) {
+        float mx = 0;
+        const float *lp = f->light + (size_t)s * n * 3;
+        for (int k = 0; k < n * 3; k++) mx = lp[k] > mx ? lp[k] : mx;
+        if (mx * q->opts->scale >= 0.5) continue;
+        memmove(f->light + (size_t)s * n * 3, f->light + (size_t)(s + 1) * n * 3,
+                sizeof(float) * (size_t)(f->numstyles - s - 1) * n * 3);
+        memmove(&f->styles[s], &f->styles[s + 1], sizeof(int) * (f->numstyles - s - 1));
+        f->numstyles--;
+    }
+    return dropped;
+}
+
+bool qrad_direct(qrad_t *q, q2err_t *err)
+{
+    direct_ctx_t dc;
+    make_patterns(q, &dc);
+    progress_t pr;
+    progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
+    long done = 0, rays = 0;
+    int dropped_faces = 0;
+#pragma omp parallel for schedule(dynamic, 4) num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+        long r = 0;
+        if (light_face(q, &dc, fi, &r) > 0) dropped_faces++;
+        rays += r;
+        long d;
+#pragma omp atomic capture
+        d = ++done;
+        progress_update(&pr, d);
+    }
+    progress_end(&pr);
+    q->rays += rays;
+    if (dropped_faces)
+        log_warn(q->log, "warning: %d faces are reached by more than %d light styles; the highest styles were dropped",
+                 dropped_faces, MAXLIGHTMAPS);
+    (void)err;
+    return true;
+}

@@ -1,0 +1,254 @@
+/* Per-face geometry: the face's polygon, facing plane, lightmap extents (from
+ * formats/lightmap.h, so sizes are exactly the engines') and the world
+ * position of every luxel sample.
+ *
+ * A luxel's texture-space point can lie outside its face (the lightmap grid
+ * covers the face's bounding rectangle), and for faces at a room's edge that
+ * point is inside the wall or in the room behind it. Every sample is
+ * therefore moved to the nearest point of the face's own polygon, pulled a
+ * unit inside it, lifted SAMPLE_NUDGE off the plane and, should it still be
+ * in a solid leaf of the bsp tree, walked towards the face's centre. Faces
+ * meeting at an edge then sample the same edge points, so there is no seam. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+static int face_model(const bsp_t *bsp, int f)
+{
+    for (int m = 0; m < bsp->nummodels; m++)
+        if (f >= bsp->models[m].firstface && f < bsp->models[m].firstface + bsp->models[m].numfaces) return m;
+    return 0;
+}
+
+/* Origins of bmodels whose entity has an "origin" (rotating brushes built
+ * around an origin brush are stored around 0,0,0). */
+static void model_offsets(const qrad_t *q, vec3_t *offs)
+{
+    for (int m = 0; m < q->bsp->nummodels; m++) offs[m] = vec3(0, 0, 0);
+    for (int e = 0; e < q->ents.count; e++) {
+        const char *model = entity_get(&q->ents.ents[e], "model");
+        if (!model || model[0] != '*') continue;
+        int m = atoi(model + 1);
+        vec3_t o;
+        if (m > 0 && m < q->bsp->nummodels && entity_get_vec3(&q->ents.ents[e], "origin", &o)) offs[m] = o;
+    }
+}
+
+static bool invert3(const double m[3][3], double out[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (fabs(det) < 1e-12) return false;
+    double id = 1.0 / det;
+    out[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * id;
+    out[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * id;
+    out[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * id;
+    out[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * id;
+    out[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * id;
+    out[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * id;
+    out[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * id;
+    out[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * id;
+    out[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * id;
+    return true;
+}
+
+vec3_t rface_tex_to_world(const rface_t *f, double s, double t)
+{
+    const double(*m)[4] = f->tex_to_world;
+    return vec3(m[0][0] * s + m[0][1] * t + m[0][2], m[1][0] * s + m[1][1] * t + m[1][2],
+                m[2][0] * s + m[2][1] * t + m[2][2]);
+}
+
+void rface_world_to_tex(const qrad_t *q, int face, vec3_t p, double *s, double *t)
+{
+    const rface_t *f = &q->faces[face];
+    const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[face].texinfo];
+    vec3_t l = vec_sub(p, f->offset);
+    *s = l.x * ti->vecs[0][0] + l.y * ti->vecs[0][1] + l.z * ti->vecs[0][2] + ti->vecs[0][3];
+    *t = l.x * ti->vecs[1][0] + l.y * ti->vecs[1][1] + l.z * ti->vecs[1][2] + ti->vecs[1][3];
+}
+
+static vec3_t closest_on_segment(vec3_t a, vec3_t b, vec3_t p)
+{
+    vec3_t e = vec_sub(b, a);
+    double l2 = vec_dot(e, e);
+    double t = l2 > 0 ? vec_dot(vec_sub(p, a), e) / l2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    return vec_ma(a, t, e);
+}
+
+vec3_t rface_clamp(const rface_t *f, vec3_t p)
+{
+    if (f->numpoints < 3) return f->centroid;
+    p = vec_ma(p, -(vec_dot(f->normal, p) - vec_dot(f->normal, f->centroid)), f->normal);
+    bool inside = true;
+    for (int i = 0; i < f->numpoints; i++) {
+        vec3_t a = f->points[i], b = f->points[(i + 1) % f->numpoints];
+        vec3_t in = vec_cross(f->normal, vec_sub(b, a));
+        if (vec_dot(in, vec_sub(f->centroid, a)) < 0) in = vec_neg(in);
+        if (vec_dot(in, vec_sub(p, a)) < 0) {
+            inside = false;
+            break;
+        }
+    }
+    if (inside) return p;
+    double best = INFINITY;
+    vec3_t bp = f->centroid;
+    for (int i = 0; i < f->numpoints; i++) {
+        vec3_t c = closest_on_segment(f->points[i], f->points[(i + 1) % f->numpoints], p);
+        double d = vec_len(vec_sub(c, p));
+        if (d < best) {
+            best = d;
+            bp = c;
+        }
+    }
+    return bp;
+}
+
+/* Pull a point on the polygon a unit towards the centre (less for tiny faces). */
+static vec3_t pull_inside(const rface_t *f, vec3_t p)
+{
+    double len;
+    vec3_t d = vec_normalize(vec_sub(f->centroid, p), &len);
+    double step = len < 2.0 ? len * 0.5 : 1.0;
+    return vec_ma(p, step, d);
+}
+
+static void face_samples(const qrad_t *q, rface_t *f)
+{
+    int n = f->w * f->h;
+    f->samples = q2_malloc(sizeof(vec3_t) * n);
+    f->clusters = q2_malloc(sizeof(int) * n);
+    vec3_t safe = vec_ma(f->centroid, SAMPLE_NUDGE, f->normal);
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            double s = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
+            vec3_t p = rface_tex_to_world(f, s, t);
+            p = pull_inside(f, rface_clamp(f, p));
+            p = vec_ma(p, SAMPLE_NUDGE, f->normal);
+            /* Still in solid (a face touching a brush it was not clipped
+             * against): walk towards the centre, which qbsp guarantees is in
+             * the open for a visible face. */
+            if (f->model == 0 && qrad_point_solid(q->bsp, p)) {
+                vec3_t start = p;
+                for (int k = 1; k <= 4; k++) {
+                    p = vec_lerp(start, safe, k / 4.0);
+                    if (!qrad_point_solid(q->bsp, p)) break;
+                }
+            }
+            f->samples[j * f->w + i] = p;
+            f->clusters[j * f->w + i] = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+        }
+}
+
+bool qrad_faces_setup(qrad_t *q, q2err_t *err)
+{
+    const bsp_t *bsp = q->bsp;
+    q->faces = q2_calloc(bsp->numfaces > 0 ? bsp->numfaces : 1, sizeof(rface_t));
+    vec3_t *offs = q2_malloc(sizeof(vec3_t) * (bsp->nummodels > 0 ? bsp->nummodels : 1));
+    model_offsets(q, offs);
+    bool ok = true;
+    for (int fi = 0; fi < bsp->numfaces && ok; fi++) {
+        rface_t *f = &q->faces[fi];
+        const dface_t *df = &bsp->faces[fi];
+        if (!bsp_face_extents(bsp, fi, &f->ext, err)) {
+            ok = false;
+            break;
+        }
+        if (df->planenum >= bsp->numplanes) {
+            ok = q2err_set(err, NULL, 0, 0, "face %d: plane %d out of range", fi, df->planenum);
+            break;
+        }
+        const dtexinfo_t *ti = &bsp->texinfo[df->texinfo];
+        f->model = face_model(bsp, fi);
+        f->offset = f->model > 0 ? offs[f->model] : vec3(0, 0, 0);
+        f->texflags = ti->flags;
+        f->sky = (ti->flags & SURF_SKY) != 0;
+        f->emits = (ti->flags & SURF_LIGHT) && ti->value > 0;
+        const dplane_t *pl = &bsp->planes[df->planenum];
+        vec3_t pn = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+        double pd = pl->dist;
+        f->normal = df->side ? vec_neg(pn) : pn;
+        f->dist = df->side ? -pd : pd;
+        f->numpoints = df->numedges;
+        f->points = q2_malloc(sizeof(vec3_t) * f->numpoints);
+        for (int k = 0; k < df->numedges; k++) {
+            int se = bsp->surfedges[df->firstedge + k];
+            int e = se < 0 ? -se : se;
+            int v = se < 0 ? bsp->edges[e].v[1] : bsp->edges[e].v[0];
+            f->points[k] = vec_add(vec3(bsp->vertexes[v].point[0], bsp->vertexes[v].point[1], bsp->vertexes[v].point[2]),
+                                   f->offset);
+        }
+        f->area = 0;
+        vec3_t c = vec3(0, 0, 0);
+        for (int k = 0; k < f->numpoints; k++) c = vec_add(c, f->points[k]);
+        c = vec_scale(c, 1.0 / f->numpoints);
+        /* Area-weighted centroid of the fan, robust to uneven vertex spacing. */
+        vec3_t ac = vec3(0, 0, 0);
+        for (int k = 1; k + 1 < f->numpoints; k++) {
+            vec3_t a = f->points[0], b = f->points[k], d = f->points[k + 1];
+            double ar = 0.5 * vec_len(vec_cross(vec_sub(b, a), vec_sub(d, a)));
+            f->area += ar;
+            ac = vec_ma(ac, ar / 3.0, vec_add(vec_add(a, b), d));
+        }
+        f->centroid = f->area > 0 ? vec_scale(ac, 1.0 / f->area) : c;
+        f->w = f->ext.size[0];
+        f->h = f->ext.size[1];
+        /* (s, t, n.p) -> local point, then + offset */
+        double m[3][3] = {{ti->vecs[0][0], ti->vecs[0][1], ti->vecs[0][2]},
+                          {ti->vecs[1][0], ti->vecs[1][1], ti->vecs[1][2]},
+                          {pn.x, pn.y, pn.z}};
+        double inv[3][3];
+        if (!invert3(m, inv)) {
+            /* Texture axes parallel to the plane's normal: every luxel maps
+             * to the centre. */
+            memset(f->tex_to_world, 0, sizeof f->tex_to_world);
+            f->tex_to_world[0][2] = f->centroid.x;
+            f->tex_to_world[1][2] = f->centroid.y;
+            f->tex_to_world[2][2] = f->centroid.z;
+        } else {
+            for (int r = 0; r < 3; r++) {
+                f->tex_to_world[r][0] = inv[r][0];
+                f->tex_to_world[r][1] = inv[r][1];
+                f->tex_to_world[r][2] = -inv[r][0] * ti->vecs[0][3] - inv[r][1] * ti->vecs[1][3] + inv[r][2] * pd +
+                                        vec_comp(f->offset, r);
+                f->tex_to_world[r][3] = 0;
+            }
+        }
+        /* Sky faces, and liquid faces too large for any engine to use a
+         * lightmap on, share one constant block (see write.c). */
+        bool big_warp = (ti->flags & SURF_WARP) && (f->w > MAX_LIGHTMAP_DIM || f->h > MAX_LIGHTMAP_DIM);
+        f->lit = !f->sky && !big_warp && f->numpoints >= 3 && f->area > DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+        double rgb[3] = {0.5, 0.5, 0.5};
+        if (q->texdb) texdb_average_color(q->texdb, ti->texture, rgb);
+        f->reflect = vec3(rgb[0], rgb[1], rgb[2]);
+    }
+    free(offs);
+    if (!ok) return false;
+    long total = 0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        if (f->lit) {
+            face_samples(q, f);
+            total += (long)f->w * f->h;
+        }
+    }
+    q->luxels = total;
+    return true;
+}
+
+void qrad_faces_free(qrad_t *q)
+{
+    if (!q->faces) return;
+    for (int i = 0; i < q->bsp->numfaces; i++) {
+        free(q->faces[i].points);
+        free(q->faces[i].samples);
+        free(q->faces[i].clusters);
+        free(q->faces[i].light);
+    }
+    free(q->faces);
+    q->faces = NULL;
+}

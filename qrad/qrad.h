@@ -1,0 +1,235 @@
+/* qrad: lightmaps for Quake 2 bsps.
+ *
+ * Stages, each in its own file and each taking the explicit qrad_t context:
+ *   lights.c    entity and surface light sources, sun and sky settings
+ *   trace.c     a BVH over the world's faces; occlusion and closest-hit rays,
+ *               point contents and clusters through the bsp tree
+ *   facegeom.c  per-face plane, winding, extents and luxel sample points
+ *   direct.c    direct light per luxel and per style
+ *   bounce.c    ray-traced patch radiosity for style 0
+ *   write.c     the lighting lump, face styles and offsets in face order
+ *   rad.c       the driver (qrad_run) used by main.c and by the tests
+ * Everything is deterministic: fixed sample patterns, per-face work with no
+ * shared accumulation, offsets allocated after the parallel loops. */
+#ifndef Q2M_QRAD_H
+#define Q2M_QRAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../common/error.h"
+#include "../common/log.h"
+#include "../common/mathlib.h"
+#include "../common/timer.h"
+#include "../common/winding.h"
+#include "../formats/bspfile.h"
+#include "../formats/entities.h"
+#include "../formats/lightmap.h"
+#include "../formats/textures.h"
+
+#define QRAD_VERSION "0.1.0"
+
+/* Distance (units) a luxel sample is lifted off its face along the normal,
+ * and kept inside the face's winding: far enough that shadow rays never hit
+ * the sample's own face or a wall meeting it at a corner, close enough that
+ * contact shadows stay put. */
+#define SAMPLE_NUDGE 1.0
+/* Smallest ray parameter accepted as a hit, in units along the ray. */
+#define TRACE_EPSILON 0.01
+/* A single light's contribution below this (luxel units, before -scale)
+ * is not traced: a quarter of a byte step, small enough that even dozens
+ * of dropped contributions stay within a few steps. */
+#define LIGHT_CUTOFF 0.25
+
+typedef struct qrad_opts_t {
+    int threads;     /* resolved count */
+    int bounce;      /* radiosity bounces, 0 = direct only */
+    bool extra;      /* 2x2 supersampling per luxel */
+    double chop;     /* patch size in units (bounce patches, emitter pieces) */
+    double scale;    /* final multiplier of all light */
+    double direct;   /* surface-light scale (qrad3's direct_scale) */
+    double entity;   /* entity light scale */
+    double ambient;  /* added to every luxel, 0..255 */
+    double maxlight; /* brightest channel allowed, 0..255 */
+    bool nopvs;
+    int bounce_rays; /* rays per patch for bounce transfers */
+} qrad_opts_t;
+
+void qrad_opts_default(qrad_opts_t *o);
+
+enum { LIGHT_POINT = 0, LIGHT_SPOT = 1, LIGHT_SURFACE = 2 };
+enum { FALLOFF_LINEAR = 0, FALLOFF_INVERSE = 1, FALLOFF_INVERSE2 = 2, FALLOFF_NONE = 3 };
+
+typedef struct light_t {
+    int type;
+    int style;
+    int falloff;
+    vec3_t origin;    /* point/spot: position; surface: piece centroid */
+    vec3_t color;     /* normalized so the brightest channel is 1 (points) or
+                         exitance per channel (surfaces) */
+    double intensity; /* point/spot: qrad3 "light" value times -entity */
+    double wait;      /* distance scale of the falloff */
+    vec3_t dir;       /* spot: unit direction it shines; surface: normal */
+    double stopdot;   /* spot: cos of the cone half-angle */
+    double range;     /* beyond this the contribution is below LIGHT_CUTOFF */
+    int cluster;      /* -1 when unknown (no PVS culling) */
+    /* surface lights only */
+    int face;
+    double area;
+    int numpoints;
+    vec3_t *points;   /* the piece's polygon */
+} light_t;
+
+typedef struct sun_t {
+    bool on;
+    vec3_t dir;       /* unit vector pointing towards the sun */
+    vec3_t color;     /* normalized */
+    double intensity;
+    double penumbra;  /* degrees (half-angle of the sun's disk) */
+    double dome;      /* _sunlight2: light from the whole upper sky */
+    vec3_t dome_color;
+} sun_t;
+
+/* Per-face geometry and results. */
+typedef struct rface_t {
+    int model;
+    bool lit;          /* gets a computed lightmap (false: sky, constant fill) */
+    bool sky;
+    bool emits;
+    int texflags;
+    vec3_t normal;     /* facing normal (plane flipped by side) */
+    double dist;
+    vec3_t offset;     /* bmodel origin */
+    int numpoints;
+    vec3_t *points;    /* winding in world space (offset applied) */
+    vec3_t centroid;
+    double area;
+    face_extents_t ext;
+    int w, h;          /* luxels */
+    vec3_t *samples;   /* w*h sample points (nudged, clamped, offset applied) */
+    int *clusters;     /* w*h clusters (-1 unknown) */
+    double tex_to_world[3][4]; /* (s, t, plane dist) -> world point */
+    vec3_t reflect;    /* texture reflectivity 0..1 */
+    int numstyles;
+    int styles[MAXLIGHTMAPS];
+    float *light;      /* numstyles * w*h * 3, luxel units before -scale */
+    int firstpatch, numpatches, pw, ph; /* bounce patch grid */
+} rface_t;
+
+typedef struct bvh_node_t bvh_node_t;
+typedef struct rtri_t rtri_t;
+
+typedef struct transfer_t transfer_t;
+
+typedef struct tracer_t {
+    int numtris;
+    rtri_t *tris;
+    int numnodes;
+    bvh_node_t *nodes;
+} tracer_t;
+
+struct qrad_t;
+
+typedef struct qrad_t {
+    const qrad_opts_t *opts;
+    bsp_t *bsp;
+    log_t *log;
+    texdb_t *texdb; /* may be NULL: textures not found, grey and white */
+    entity_list_t ents;
+    rface_t *faces;
+    int numlights, caplights;
+    light_t *lights;
+    sun_t sun;
+    tracer_t tracer;
+    int numclusters;
+    uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */
+    int pvs_rowbytes;
+    /* bounce */
+    int numpatches;
+    struct patch_t *patches;
+    transfer_t *transfers;
+    int bounce_n; /* rays per patch */
+    /* statistics */
+    long luxels, rays;
+    int surface_pieces;
+} qrad_t;
+
+typedef struct patch_t {
+    int face;
+    vec3_t origin;
+    vec3_t normal;
+    vec3_t direct;   /* average style-0 direct light over its luxels */
+    vec3_t incident; /* bounced light arriving (H) */
+    vec3_t exitance; /* reflected light leaving (R) */
+    int firsttransfer, numtransfers;
+} patch_t;
+
+/* lights.c */
+bool qrad_lights_setup(qrad_t *q, q2err_t *err);
+void qrad_lights_free(qrad_t *q);
+/* Yaw/pitch (degrees) to a unit vector, as Quake's mangle. */
+vec3_t qrad_angles_to_vec(double yaw, double pitch);
+
+/* trace.c */
+bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err);
+void tracer_free(tracer_t *t);
+/* True if a face of the BVH blocks the segment a-b. */
+bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b);
+/* True if the segment a-b crosses solid: through the bsp tree's solid leaves
+ * (qrad3's semantics: windows and liquids let light through), or through the
+ * BVH's faces when the bsp has no tree. */
+bool trace_occluded(const struct qrad_t *q, vec3_t a, vec3_t b);
+/* Closest hit along origin + t*dir for t in (TRACE_EPSILON, maxdist);
+ * returns the face index or -1, and the distance. */
+int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
+int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
+bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
+int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
+bool qrad_pvs_setup(qrad_t *q, q2err_t *err);
+static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
+{
+    if (!q->pvs || from < 0 || to < 0) return true;
+    return (q->pvs[(size_t)from * q->pvs_rowbytes + (to >> 3)] >> (to & 7)) & 1;
+}
+
+/* facegeom.c */
+bool qrad_faces_setup(qrad_t *q, q2err_t *err);
+void qrad_faces_free(qrad_t *q);
+/* World point of texture coordinates (s, t) on the face's plane. */
+vec3_t rface_tex_to_world(const rface_t *f, double s, double t);
+/* Texture coordinates of a world point. */
+void rface_world_to_tex(const qrad_t *q, int face, vec3_t p, double *s, double *t);
+/* The closest point of the face's polygon to p (p projected on its plane). */
+vec3_t rface_clamp(const rface_t *f, vec3_t p);
+
+/* direct.c */
+bool qrad_direct(qrad_t *q, q2err_t *err);
+/* Irradiance factor of a uniformly emitting polygon at point p with normal
+ * n: the form factor times pi (Lambert's contour integral), with the polygon
+ * clipped to the receiver's hemisphere. */
+double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal);
+
+/* bounce.c */
+bool qrad_bounce(qrad_t *q, q2err_t *err);
+/* One iteration sweep for tests: solves `bounces` rounds over the patches
+ * already made by qrad_bounce_setup. */
+bool qrad_bounce_setup(qrad_t *q, q2err_t *err);
+void qrad_bounce_solve(qrad_t *q, int bounces);
+void qrad_bounce_apply(qrad_t *q);
+void qrad_bounce_free(qrad_t *q);
+
+/* write.c */
+bool qrad_write_lighting(qrad_t *q, q2err_t *err);
+/* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
+void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
+
+/* rad.c */
+/* Lights the bsp in memory: setup, direct, bounce, write. texdb may be NULL. */
+bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, stage_times_t *st,
+              qrad_t *stats_out, q2err_t *err);
+/* The stages qrad_run chains, for tests that inspect or alter the context
+ * between them. */
+bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err);
+void qrad_end(qrad_t *q);
+
+#endif

@@ -1,0 +1,85 @@
+/* The qrad driver: the stages in order, with timings. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+void qrad_opts_default(qrad_opts_t *o)
+{
+    memset(o, 0, sizeof *o);
+    o->threads = 1;
+    o->bounce = 8;
+    o->extra = false;
+    o->chop = 64;
+    o->scale = 1.0;
+    o->direct = 0.4;
+    o->entity = 1.0;
+    o->ambient = 0;
+    o->maxlight = 196;
+    o->nopvs = false;
+    o->bounce_rays = 64;
+}
+
+bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)
+{
+    memset(q, 0, sizeof *q);
+    q->opts = opts;
+    q->bsp = bsp;
+    q->log = log;
+    q->texdb = texdb;
+    if (bsp->nummodels < 1) return q2err_set(err, NULL, 0, 0, "the bsp has no models");
+    if (!entities_parse(bsp->entities ? bsp->entities : "", "entity lump", &q->ents, err)) return false;
+    if (!qrad_pvs_setup(q, err)) return false;
+    if (!q->pvs && !opts->nopvs)
+        log_info(log, "no visibility data: lighting anyway, without PVS culling");
+    if (!qrad_faces_setup(q, err)) return false;
+    if (!tracer_build(&q->tracer, q, err)) return false;
+    if (!qrad_lights_setup(q, err)) return false;
+    return true;
+}
+
+void qrad_end(qrad_t *q)
+{
+    qrad_bounce_free(q);
+    qrad_lights_free(q);
+    tracer_free(&q->tracer);
+    qrad_faces_free(q);
+    free(q->pvs);
+    q->pvs = NULL;
+    entities_free(&q->ents);
+}
+
+bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, stage_times_t *st,
+              qrad_t *stats_out, q2err_t *err)
+{
+    qrad_t q;
+    if (st) stages_mark(st, "setup");
+    bool ok = qrad_begin(&q, bsp, opts, texdb, log, err);
+    if (ok) {
+        log_verbose(log, "%d faces, %ld luxels, %d lights (%d surface-light pieces), %d triangles, sun %s",
+                    bsp->numfaces, q.luxels, q.numlights, q.surface_pieces, q.tracer.numtris, q.sun.on ? "on" : "off");
+        if (st) stages_mark(st, "direct");
+        ok = qrad_direct(&q, err);
+    }
+    if (ok && opts->bounce > 0) {
+        if (st) stages_mark(st, "bounce");
+        ok = qrad_bounce(&q, err);
+    }
+    if (ok) {
+        if (st) stages_mark(st, "lightmaps");
+        ok = qrad_write_lighting(&q, err);
+    }
+    if (st) stages_end(st);
+    if (stats_out) {
+        memset(stats_out, 0, sizeof *stats_out);
+        stats_out->luxels = q.luxels;
+        stats_out->rays = q.rays;
+        stats_out->numlights = q.numlights;
+        stats_out->surface_pieces = q.surface_pieces;
+        stats_out->numpatches = q.numpatches;
+        stats_out->sun = q.sun;
+    }
+    qrad_end(&q);
+    return ok;
+}

@@ -1,0 +1,382 @@
+/* Ray tracing for qrad: a bounding volume hierarchy over the triangles of
+ * the world model's faces, and point queries through the bsp tree.
+ *
+ * Faces rather than the bsp tree are traced because the light stages need to
+ * know WHAT a ray hit (a sky face lets the sun in; a bounce ray needs the
+ * face and point it lands on), which the tree alone does not tell. Faces
+ * that do not stop light in Quake 2 (translucent windows, liquid surfaces)
+ * are left out; bmodels do not cast shadows, as in qrad3. */
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+#include "../formats/visrle.h"
+
+struct rtri_t {
+    vec3_t v0, e1, e2;
+    int face;
+};
+
+#define BVH_LEAF_MAX 4
+
+struct bvh_node_t {
+    vec3_t mins, maxs;
+    int first; /* leaf: first triangle; inner: right child (left is next) */
+    int count; /* leaf: triangles; inner: 0 */
+};
+
+typedef struct build_item_t {
+    vec3_t c;
+    aabb_t b;
+    int tri;
+} build_item_t;
+
+typedef struct builder_t {
+    build_item_t *items;
+    bvh_node_t *nodes;
+    int numnodes, cap;
+    int axis;
+} builder_t;
+
+static int cmp_axis_x(const void *a, const void *b)
+{
+    const build_item_t *x = a, *y = b;
+    if (x->c.x != y->c.x) return x->c.x < y->c.x ? -1 : 1;
+    return x->tri - y->tri;
+}
+static int cmp_axis_y(const void *a, const void *b)
+{
+    const build_item_t *x = a, *y = b;
+    if (x->c.y != y->c.y) return x->c.y < y->c.y ? -1 : 1;
+    return x->tri - y->tri;
+}
+static int cmp_axis_z(const void *a, const void *b)
+{
+    const build_item_t *x = a, *y = b;
+    if (x->c.z != y->c.z) return x->c.z < y->c.z ? -1 : 1;
+    return x->tri - y->tri;
+}
+
+static double aabb_area(const aabb_t *b)
+{
+    vec3_t d = vec_sub(b->maxs, b->mins);
+    return d.x * d.y + d.y * d.z + d.z * d.x;
+}
+
+/* Splits by the surface area heuristic over sorted centroids on the longest
+ * axis; the sort's tie-break on the triangle index keeps the tree (and so
+ * every floating-point result) independent of anything but the input. */
+static int build_r(builder_t *bd, int first, int count)
+{
+    int idx = bd->numnodes;
+    bd->nodes = q2_grow(bd->nodes, sizeof *bd->nodes, &bd->cap, bd->numnodes + 1);
+    bd->numnodes++;
+    aabb_t box = aabb_empty(), cbox = aabb_empty();
+    for (int i = first; i < first + count; i++) {
+        box.mins = vec_min(box.mins, bd->items[i].b.mins);
+        box.maxs = vec_max(box.maxs, bd->items[i].b.maxs);
+        aabb_add_point(&cbox, bd->items[i].c);
+    }
+    bd->nodes[idx].mins = box.mins;
+    bd->nodes[idx].maxs = box.maxs;
+    if (count <= BVH_LEAF_MAX) {
+        bd->nodes[idx].first = first;
+        bd->nodes[idx].count = count;
+        return idx;
+    }
+    vec3_t ext = vec_sub(cbox.maxs, cbox.mins);
+    int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : ext.y >= ext.z ? 1 : 2;
+    qsort(bd->items + first, count, sizeof *bd->items, axis == 0 ? cmp_axis_x : axis == 1 ? cmp_axis_y : cmp_axis_z);
+    /* SAH over prefix/suffix boxes. */
+    double *right = q2_malloc(sizeof(double) * count);
+    aabb_t acc = aabb_empty();
+    for (int i = count - 1; i > 0; i--) {
+        acc.mins = vec_min(acc.mins, bd->items[first + i].b.mins);
+        acc.maxs = vec_max(acc.maxs, bd->items[first + i].b.maxs);
+        right[i] = aabb_area(&acc) * (count - i);
+    }
+    acc = aabb_empty();
+    double best = DBL_MAX;
+    int split = count / 2;
+    for (int i = 1; i < count; i++) {
+        acc.mins = vec_min(acc.mins, bd->items[first + i - 1].b.mins);
+        acc.maxs = vec_max(acc.maxs, bd->items[first + i - 1].b.maxs);
+        double cost = aabb_area(&acc) * i + right[i];
+        if (cost < best) {
+            best = cost;
+            split = i;
+        }
+    }
+    free(right);
+    bd->nodes[idx].count = 0;
+    build_r(bd, first, split);
+    int r = build_r(bd, first + split, count - split);
+    bd->nodes[idx].first = r;
+    return idx;
+}
+
+static bool face_blocks_light(const qrad_t *q, int f)
+{
+    const rface_t *rf = &q->faces[f];
+    if (rf->model != 0 || rf->numpoints < 3) return false;
+    if (rf->texflags & (SURF_TRANS33 | SURF_TRANS66)) return false;
+    if ((rf->texflags & SURF_WARP) && !(rf->texflags & SURF_SKY)) return false;
+    return true;
+}
+
+bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
+{
+    memset(t, 0, sizeof *t);
+    int cap = 0;
+    for (int f = 0; f < q->bsp->numfaces; f++) {
+        if (!face_blocks_light(q, f)) continue;
+        const rface_t *rf = &q->faces[f];
+        for (int k = 1; k + 1 < rf->numpoints; k++) {
+            rtri_t tri;
+            tri.v0 = rf->points[0];
+            tri.e1 = vec_sub(rf->points[k], rf->points[0]);
+            tri.e2 = vec_sub(rf->points[k + 1], rf->points[0]);
+            tri.face = f;
+            if (vec_len(vec_cross(tri.e1, tri.e2)) < DEGENERATE_EPSILON * DEGENERATE_EPSILON) continue;
+            ARRAY_PUSH(t->tris, t->numtris, cap, tri);
+        }
+    }
+    if (t->numtris == 0) return true;
+    builder_t bd = {0};
+    bd.items = q2_malloc(sizeof *bd.items * t->numtris);
+    for (int i = 0; i < t->numtris; i++) {
+        const rtri_t *tr = &t->tris[i];
+        vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), c = vec_add(tr->v0, tr->e2);
+        bd.items[i].b = aabb_empty();
+        aabb_add_point(&bd.items[i].b, a);
+        aabb_add_point(&bd.items[i].b, b);
+        aabb_add_point(&bd.items[i].b, c);
+        bd.items[i].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
+        bd.items[i].tri = i;
+    }
+    build_r(&bd, 0, t->numtris);
+    rtri_t *sorted = q2_malloc(sizeof *sorted * t->numtris);
+    for (int i = 0; i < t->numtris; i++) sorted[i] = t->tris[bd.items[i].tri];
+    free(t->tris);
+    t->tris = sorted;
+    t->nodes = bd.nodes;
+    t->numnodes = bd.numnodes;
+    free(bd.items);
+    (void)err;
+    return true;
+}
+
+void tracer_free(tracer_t *t)
+{
+    free(t->tris);
+    free(t->nodes);
+    memset(t, 0, sizeof *t);
+}
+
+static inline double dmin(double a, double b) { return a < b ? a : b; }
+static inline double dmax(double a, double b) { return a > b ? a : b; }
+
+static inline bool ray_box(const bvh_node_t *n, vec3_t o, vec3_t inv, double tmax)
+{
+    double t0 = (n->mins.x - o.x) * inv.x, t1 = (n->maxs.x - o.x) * inv.x;
+    double tmin = dmin(t0, t1), tmx = dmax(t0, t1);
+    t0 = (n->mins.y - o.y) * inv.y;
+    t1 = (n->maxs.y - o.y) * inv.y;
+    tmin = dmax(tmin, dmin(t0, t1));
+    tmx = dmin(tmx, dmax(t0, t1));
+    t0 = (n->mins.z - o.z) * inv.z;
+    t1 = (n->maxs.z - o.z) * inv.z;
+    tmin = dmax(tmin, dmin(t0, t1));
+    tmx = dmin(tmx, dmax(t0, t1));
+    return tmx >= dmax(tmin, 0.0) && tmin <= tmax;
+}
+
+/* Moller-Trumbore, both sides. Returns the distance or -1. */
+static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
+{
+    vec3_t p = vec_cross(d, tr->e2);
+    double det = vec_dot(tr->e1, p);
+    if (fabs(det) < 1e-12) return -1;
+    double inv = 1.0 / det;
+    vec3_t s = vec_sub(o, tr->v0);
+    double u = vec_dot(s, p) * inv;
+    if (u < 0 || u > 1) return -1;
+    vec3_t qv = vec_cross(s, tr->e1);
+    double v = vec_dot(d, qv) * inv;
+    if (v < 0 || u + v > 1) return -1;
+    return vec_dot(tr->e2, qv) * inv;
+}
+
+static inline vec3_t safe_inv(vec3_t d)
+{
+    return vec3(d.x != 0 ? 1.0 / d.x : 1e300, d.y != 0 ? 1.0 / d.y : 1e300, d.z != 0 ? 1.0 / d.z : 1e300);
+}
+
+bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
+{
+    if (t->numnodes == 0) return false;
+    double len;
+    vec3_t d = vec_normalize(vec_sub(b, a), &len);
+    if (len <= 2 * TRACE_EPSILON) return false;
+    double tmax = len - TRACE_EPSILON;
+    vec3_t inv = safe_inv(d);
+    int stack[512], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const bvh_node_t *n = &t->nodes[stack[--sp]];
+        if (!ray_box(n, a, inv, tmax)) continue;
+        if (n->count) {
+            for (int i = n->first; i < n->first + n->count; i++) {
+                double h = ray_tri(&t->tris[i], a, d);
+                if (h > TRACE_EPSILON && h < tmax) return true;
+            }
+        } else if (sp < 510) {
+            stack[sp++] = n->first;
+            stack[sp++] = (int)(n - t->nodes) + 1;
+        }
+    }
+    return false;
+}
+
+int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
+{
+    if (t->numnodes == 0) return -1;
+    vec3_t inv = safe_inv(d);
+    double best = maxdist;
+    int bestface = -1, besttri = -1;
+    int stack[512], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        int ni = stack[--sp];
+        const bvh_node_t *n = &t->nodes[ni];
+        if (!ray_box(n, o, inv, best)) continue;
+        if (n->count) {
+            for (int i = n->first; i < n->first + n->count; i++) {
+                double h = ray_tri(&t->tris[i], o, d);
+                /* Equal distances (a shared edge) go to the lower triangle
+                 * index so the answer never depends on traversal order. */
+                if (h > TRACE_EPSILON && (h < best || (h == best && i < besttri))) {
+                    best = h;
+                    bestface = t->tris[i].face;
+                    besttri = i;
+                }
+            }
+        } else if (sp < 510) {
+            int left = ni + 1, right = n->first;
+            /* Visit the nearer child first. */
+            int axis_sign = 0;
+            vec3_t ext = vec_sub(n->maxs, n->mins);
+            if (ext.x >= ext.y && ext.x >= ext.z) axis_sign = d.x < 0;
+            else if (ext.y >= ext.z) axis_sign = d.y < 0;
+            else axis_sign = d.z < 0;
+            if (axis_sign) {
+                stack[sp++] = left;
+                stack[sp++] = right;
+            } else {
+                stack[sp++] = right;
+                stack[sp++] = left;
+            }
+        }
+    }
+    if (hitdist) *hitdist = best;
+    return bestface;
+}
+
+int qrad_point_leaf(const bsp_t *bsp, vec3_t p)
+{
+    if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
+    int n = bsp->models[0].headnode;
+    int guard = 0;
+    while (n >= 0) {
+        if (n >= bsp->numnodes || ++guard > 100000) return -1;
+        const dnode_t *node = &bsp->nodes[n];
+        if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
+        const dplane_t *pl = &bsp->planes[node->planenum];
+        double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
+        n = node->children[d >= 0 ? 0 : 1];
+    }
+    int leaf = -1 - n;
+    return leaf < bsp->numleafs ? leaf : -1;
+}
+
+bool qrad_point_solid(const bsp_t *bsp, vec3_t p)
+{
+    int l = qrad_point_leaf(bsp, p);
+    return l >= 0 && (bsp->leafs[l].contents & CONTENTS_SOLID);
+}
+
+int qrad_point_cluster(const bsp_t *bsp, vec3_t p)
+{
+    int l = qrad_point_leaf(bsp, p);
+    return l >= 0 ? bsp->leafs[l].cluster : -1;
+}
+
+bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
+{
+    q->numclusters = bsp_num_clusters(q->bsp);
+    q->pvs = NULL;
+    if (q->numclusters <= 0 || q->opts->nopvs) return true;
+    q2err_t verr;
+    if (!vis_lump_check(q->bsp->visdata, q->bsp->visdatasize, &verr)) {
+        log_warn(q->log, "warning: visibility lump is malformed (%s); lighting without PVS culling", verr.msg);
+        q->numclusters = 0;
+        return true;
+    }
+    q->pvs_rowbytes = vis_row_bytes(q->numclusters);
+    q->pvs = q2_malloc((size_t)q->numclusters * q->pvs_rowbytes);
+    for (int c = 0; c < q->numclusters; c++)
+        if (!vis_lump_row(q->bsp->visdata, q->bsp->visdatasize, c, DVIS_PVS, q->pvs + (size_t)c * q->pvs_rowbytes)) {
+            free(q->pvs);
+            q->pvs = NULL;
+            return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", c);
+        }
+    return true;
+}
+
+/* Does the segment p1-p2 touch a solid leaf below node? Points within
+ * ON_EPSILON of a plane count as on its front, as qrad3's TestLine does, so
+ * a segment running along a wall's surface is not blocked by that wall. */
+static bool line_solid_r(const bsp_t *bsp, int node, vec3_t p1, vec3_t p2, int depth)
+{
+    while (node >= 0) {
+        if (node >= bsp->numnodes || depth > 1024) return false;
+        const dnode_t *n = &bsp->nodes[node];
+        const dplane_t *pl = &bsp->planes[n->planenum];
+        double d1, d2;
+        if (pl->type < 3) {
+            d1 = vec_comp(p1, pl->type) - pl->dist;
+            d2 = vec_comp(p2, pl->type) - pl->dist;
+        } else {
+            d1 = p1.x * pl->normal[0] + p1.y * pl->normal[1] + p1.z * pl->normal[2] - pl->dist;
+            d2 = p2.x * pl->normal[0] + p2.y * pl->normal[1] + p2.z * pl->normal[2] - pl->dist;
+        }
+        if (d1 >= -ON_EPSILON && d2 >= -ON_EPSILON) {
+            node = n->children[0];
+            continue;
+        }
+        if (d1 < ON_EPSILON && d2 < ON_EPSILON) {
+            node = n->children[1];
+            continue;
+        }
+        int side = d1 < 0;
+        double frac = d1 / (d1 - d2);
+        vec3_t mid = vec_lerp(p1, p2, frac);
+        if (line_solid_r(bsp, n->children[side], p1, mid, depth + 1)) return true;
+        node = n->children[!side];
+        p1 = mid;
+        depth++;
+    }
+    int leaf = -1 - node;
+    return leaf < bsp->numleafs && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
+}
+
+bool trace_occluded(const qrad_t *q, vec3_t a, vec3_t b)
+{
+    const bsp_t *bsp = q->bsp;
+    /* Without a usable tree (hand-built bsps in tests), the faces decide. */
+    if (bsp->numnodes == 0 || bsp->nummodels == 0 || bsp->models[0].headnode < 0)
+        return trace_occluded_faces(&q->tracer, a, b);
+    return line_solid_r(bsp, bsp->models[0].headnode, a, b, 0);
+}

@@ -1,0 +1,84 @@
+/* The lighting lump: every face gets style 0 first and at most three more
+ * styles, each a w*h*3 RGB block, laid out in face order so the lump is a
+ * pure function of the computed light.
+ *
+ * Faces that are not lit (sky faces, liquid faces too large for a lightmap,
+ * degenerate faces) all point at one shared block of the ambient level,
+ * sized for the largest of them: engines never draw those lightmaps, but an
+ * offset of -1 would render fullbright in Quake 2 and qrad3's offset 0 makes
+ * entities standing over such faces sample another face's light. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])
+{
+    double v[3], mx = 0;
+    for (int c = 0; c < 3; c++) {
+        v[c] = in[c] * o->scale + (style0 ? o->ambient : 0);
+        if (v[c] < 0) v[c] = 0;
+        if (v[c] > mx) mx = v[c];
+    }
+    /* Keep the hue when clamping, as qrad3 does. */
+    double lim = o->maxlight > 255 ? 255 : o->maxlight;
+    if (mx > lim && mx > 0)
+        for (int c = 0; c < 3; c++) v[c] *= lim / mx;
+    for (int c = 0; c < 3; c++) {
+        double r = floor(v[c] + 0.5);
+        out[c] = (uint8_t)(r > 255 ? 255 : r < 0 ? 0 : r);
+    }
+}
+
+bool qrad_write_lighting(qrad_t *q, q2err_t *err)
+{
+    bsp_t *bsp = q->bsp;
+    size_t total = 0, shared = 0;
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        const rface_t *f = &q->faces[fi];
+        size_t n = (size_t)f->w * f->h * 3;
+        if (f->lit) total += n * f->numstyles;
+        else if (n > shared) shared = n;
+    }
+    size_t size = total + shared;
+    uint8_t *data = q2_malloc(size > 0 ? size : 1);
+    size_t ofs = 0;
+    long shared_ofs = -1;
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        dface_t *df = &bsp->faces[fi];
+        int n = f->w * f->h;
+        memset(df->styles, 255, sizeof df->styles);
+        if (!f->lit) {
+            if (shared_ofs < 0) {
+                shared_ofs = (long)ofs;
+                float zero[3] = {0, 0, 0};
+                uint8_t c[3];
+                qrad_final_color(q->opts, zero, true, c);
+                for (size_t k = 0; k < shared / 3; k++) memcpy(data + ofs + k * 3, c, 3);
+                ofs += shared;
+            }
+            df->styles[0] = 0;
+            df->lightofs = (int32_t)shared_ofs;
+            continue;
+        }
+        df->lightofs = (int32_t)ofs;
+        for (int s = 0; s < f->numstyles; s++) {
+            df->styles[s] = (uint8_t)f->styles[s];
+            const float *src = f->light + (size_t)s * n * 3;
+            for (int k = 0; k < n; k++) qrad_final_color(q->opts, src + k * 3, s == 0, data + ofs + (size_t)k * 3);
+            ofs += (size_t)n * 3;
+        }
+    }
+    if (ofs != size) {
+        free(data);
+        return q2err_set(err, NULL, 0, 0, "internal error: lighting size %zu != %zu", ofs, size);
+    }
+    if (size > (size_t)MAX_MAP_LIGHTING)
+        log_warn(q->log, "warning: lighting data is %zu bytes, over MAX_MAP_LIGHTING (%d)", size, MAX_MAP_LIGHTING);
+    free(bsp->lightdata);
+    bsp->lightdata = data;
+    bsp->lightdatasize = (int)size;
+    return true;
+}

@@ -125,6 +125,13 @@ bool areas_flood(qbsp_t *q, tree_t *tree, q2err_t *err)
         if (!em->ent_portalnum[e]) continue;
         const int *pa = em->ent_portalareas[e];
         if (pa[0] > 0 && pa[1] > 0) continue;
+        /* A leaked map floods the void too; its bsp is only for looking at
+         * the leak, so areas are not worth failing it for. */
+        if (q->leaked_entity >= 0) {
+            log_warn(q->log, "func_areaportal entity %d (line %d) does not separate two areas (the map leaks)", e,
+                     q->map.entities[e].ent.line);
+            continue;
+        }
         const entity_t *ent = &q->map.entities[e].ent;
         const char *org = entity_get(ent, "origin");
         const char *why = pa[1] < 0 ? "touches more than two areas"

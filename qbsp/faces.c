@@ -287,7 +287,9 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     if (!p->winding) return NULL;
     face_t *f = emit_new_face(q);
     f->texinfo = side->texinfo;
-    f->planenum = (side->planenum & ~1) | pside;
+    /* The portal's plane, not the side's: a side found for the portal may
+     * lie on a nearly coplanar plane, and the face must lie on its node. */
+    f->planenum = (p->onnode ? (p->onnode->planenum & ~1) : (side->planenum & ~1)) | pside;
     f->portal = p;
     f->contents = leaf->contents;
     f->w = pside ? winding_reverse(p->winding) : winding_copy(p->winding);

@@ -290,16 +290,29 @@ static void emit_face(qbsp_t *q, face_t *f)
     }
 }
 
-static void emit_mark_face(qbsp_t *q, int first, const face_t *f)
+/* Adds the final faces that replaced `f` to the current leaf's list. A
+ * face merged with neighbours and then subdivided has pieces far from the
+ * leaf; only pieces that touch the region of the leaf's own portal face
+ * (`near`) are listed, so leafs do not draw what they cannot see. */
+static void emit_mark_face(qbsp_t *q, int first, const face_t *f, const aabb_t *near)
 {
     while (f->merged) f = f->merged;
     if (f->split[0] || f->split[1]) {
-        if (f->split[0]) emit_mark_face(q, first, f->split[0]);
-        if (f->split[1]) emit_mark_face(q, first, f->split[1]);
+        if (f->split[0]) emit_mark_face(q, first, f->split[0], near);
+        if (f->split[1]) emit_mark_face(q, first, f->split[1], near);
         return;
     }
     int n = f->outputnumber;
     if (n < 0) return;
+    if (near) {
+        const qbsp_emit_t *em = q->emit;
+        aabb_t b = aabb_empty();
+        for (int i = 0; i < f->numpoints; i++) aabb_add_point(&b, em->vpos[f->vertexnums[i]]);
+        for (int a = 0; a < 3; a++)
+            if (vec_comp(b.maxs, a) < vec_comp(near->mins, a) - ON_EPSILON ||
+                vec_comp(b.mins, a) > vec_comp(near->maxs, a) + ON_EPSILON)
+                return;
+    }
     bsp_t *bsp = &q->bsp;
     for (int i = first; i < bsp->numleaffaces; i++)
         if (bsp->leaffaces[i] == n) return;
@@ -350,7 +363,10 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
     int firstf = bsp->numleaffaces;
     for (portal_t *p = node->portals; p;) {
         int s = p->nodes[1] == node;
-        if (p->face[s]) emit_mark_face(q, firstf, p->face[s]);
+        if (p->face[s]) {
+            aabb_t near = p->face[s]->w ? winding_bounds(p->face[s]->w) : aabb_empty();
+            emit_mark_face(q, firstf, p->face[s], p->face[s]->w ? &near : NULL);
+        }
         p = p->next[s];
     }
     lf = &bsp->leafs[idx];

@@ -199,15 +199,22 @@ static void surface_lights(qrad_t *q)
         const rface_t *f = &q->faces[fi];
         if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
         const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-        double rgb[3] = {1, 1, 1};
-        if (q->texdb && texdb_image(q->texdb, ti->texture)) texdb_average_color(q->texdb, ti->texture, rgb);
+        /* qrad3 makes a surface light's emission value times the texture's
+         * reflectivity, its brightest channel raised to at most twice the
+         * average (1 at most), and 0.5 for a texture it cannot load. */
+        double rgb[3] = {1, 1, 1}, refl = 0.5;
+        if (q->texdb && texdb_image(q->texdb, ti->texture)) {
+            texdb_average_color(q->texdb, ti->texture, rgb);
+            double mx = fmax(rgb[0], fmax(rgb[1], rgb[2]));
+            refl = mx < 0.5 ? 2 * mx : 1.0;
+        }
         /* qrad3's emit_surface: irradiance = value * direct_scale * area *
          * cos * cos / d^2, which is a uniform emitter of exitance
          * value * direct_scale * pi. The colour keeps its hue at the
          * brightest channel's level, as qrad3's ColorNormalize. */
         double m = fmax(rgb[0], fmax(rgb[1], rgb[2]));
         vec3_t col = m > 0 ? vec3(rgb[0] / m, rgb[1] / m, rgb[2] / m) : vec3(1, 1, 1);
-        double exitance = ti->value * q->opts->direct * M_PI;
+        double exitance = ti->value * refl * q->opts->direct * M_PI;
         /* Split on axial planes at multiples of chop. */
         winding_t *queue[1024];
         int nq = 0;

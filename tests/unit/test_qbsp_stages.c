@@ -1,0 +1,507 @@
+/* qbsp's own stages on small hand-made maps: load (planes, warnings,
+ * errors), texinfo dedup, CSG (disjoint fragments preserving the union's
+ * volume), BrushBSP (convex leaves, contents at sample points), portals,
+ * flood, fill and clusters of a sealed box room, and a leak. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../common/mem.h"
+#include "../../formats/q2defs.h"
+#include "../../qbsp/brushbsp.h"
+#include "../../qbsp/csg.h"
+#include "../../qbsp/leak.h"
+#include "../../qbsp/load.h"
+#include "../../qbsp/portals.h"
+#include "../../qbsp/qbsp.h"
+#include "../../qbsp/texinfo.h"
+
+/* ------------------------------------------------------------ map text */
+
+typedef struct text_t {
+    char *s;
+    size_t len, cap;
+} text_t;
+
+static void tprintf(text_t *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char buf[1024];
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (t->len + (size_t)n + 1 > t->cap) {
+        t->cap = (t->len + (size_t)n + 1) * 2;
+        t->s = q2_realloc(t->s, t->cap);
+    }
+    memcpy(t->s + t->len, buf, (size_t)n + 1);
+    t->len += (size_t)n;
+}
+
+/* An axial box brush in Quake 2 standard face lines. */
+static void box_brush(text_t *t, vec3_t lo, vec3_t hi, const char *tex, const char *surface)
+{
+    tprintf(t, "{\n");
+    for (int i = 0; i < 3; i++) {
+        int j = (i + 1) % 3, k = (i + 2) % 3;
+        for (int s = 0; s < 2; s++) {
+            vec3_t p1 = s == 0 ? hi : lo;
+            vec3_t ej = vec3(0, 0, 0), ek = vec3(0, 0, 0);
+            vec_set_comp(&ej, j, 1);
+            vec_set_comp(&ek, k, 1);
+            /* (p0 - p1) x (p2 - p1) must point out of the brush. */
+            vec3_t p0 = vec_add(p1, s == 0 ? ej : ek), p2 = vec_add(p1, s == 0 ? ek : ej);
+            tprintf(t, "( %g %g %g ) ( %g %g %g ) ( %g %g %g ) %s 0 0 0 1 1%s%s\n", p0.x, p0.y, p0.z, p1.x, p1.y,
+                    p1.z, p2.x, p2.y, p2.z, tex, surface ? " " : "", surface ? surface : "");
+        }
+    }
+    tprintf(t, "}\n");
+}
+
+/* A closed room: six slabs of thickness 16 around [-r, r]^3. */
+static void room(text_t *t, double r, bool leak)
+{
+    double w = r + 16;
+    vec3_t lo[6] = {{-w, -w, -w}, {r, -w, -w}, {-w, -w, -w}, {-w, r, -w}, {-w, -w, -w}, {-w, -w, r}};
+    vec3_t hi[6] = {{-r, w, w}, {w, w, w}, {w, -r, w}, {w, w, w}, {w, w, -r}, {w, w, w}};
+    for (int i = 0; i < 6; i++) {
+        if (leak && i == 5) {
+            /* a ceiling with a 32-unit gap */
+            box_brush(t, lo[i], vec3(-16, w, w), "e1u1/wall", NULL);
+            box_brush(t, vec3(16, -w, r), hi[i], "e1u1/wall", NULL);
+            continue;
+        }
+        box_brush(t, lo[i], hi[i], "e1u1/wall", NULL);
+    }
+}
+
+/* ------------------------------------------------------------ context */
+
+typedef struct ctx_t {
+    log_t log;
+    qbsp_t q;
+} ctx_t;
+
+static void ctx_init(ctx_t *c)
+{
+    memset(c, 0, sizeof *c);
+    log_init(&c->log, LOG_QUIET, stdout, stderr);
+    c->q.log = &c->log;
+    c->q.opt.threads = 2;
+    c->q.opt.micro = 0.1;
+    c->q.opt.subdivide = 240;
+    c->q.leaked_entity = -1;
+    plane_table_init(&c->q.planes);
+    bsp_init(&c->q.bsp);
+}
+
+static bool ctx_load(ctx_t *c, const char *text, q2err_t *err)
+{
+    if (!map_parse(text, strlen(text), "test.map", &c->q.map, err)) return false;
+    return load_brushes(&c->q, err);
+}
+
+static void ctx_free(ctx_t *c)
+{
+    load_free(&c->q);
+    map_free(&c->q.map);
+    texinfo_free(&c->q);
+    plane_table_free(&c->q.planes);
+    bsp_free(&c->q.bsp);
+}
+
+static tree_t *build_world(ctx_t *c, bool csg)
+{
+    qbsp_t *q = &c->q;
+    bspbrush_t *list = csg_make_brushes(q, q->ent_firstbrush[0], q->ent_numbrushes[0]);
+    aabb_t bounds = brushes_bounds(list);
+    if (csg) list = csg_chop_brushes(q, list, NULL);
+    return brushbsp_build(q, list, bounds, NULL);
+}
+
+static void count_leafs(const node_t *n, int *empty, int *solid)
+{
+    if (n->planenum != PLANENUM_LEAF) {
+        count_leafs(n->children[0], empty, solid);
+        count_leafs(n->children[1], empty, solid);
+        return;
+    }
+    if (n->contents & CONTENTS_SOLID)
+        (*solid)++;
+    else
+        (*empty)++;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static void test_room_sealed(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    room(&t, 128, false);
+    tprintf(&t, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 0 0\"\n}\n");
+    tprintf(&t, "{\n\"classname\" \"light\"\n\"origin\" \"32 32 32\"\n}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    assert_int_equal(c.q.nummapbrushes, 6);
+    tree_t *tree = build_world(&c, true);
+    portals_make_tree(&c.q, tree, false, NULL);
+    int placed = portals_flood_entities(&c.q, tree);
+    /* info_player_start at the exact origin is skipped as qbsp3 does (an
+     * origin of 0 0 0 means none); the light is placed. */
+    assert_int_equal(placed, 1);
+    assert_int_equal(c.q.leaked_entity, -1);
+    assert_false(tree->outside_node.occupied);
+    portals_fill_outside(tree);
+    int empty = 0, solid = 0;
+    count_leafs(tree->headnode, &empty, &solid);
+    /* A convex room is one empty leaf once the outside is filled. */
+    assert_int_equal(empty, 1);
+    assert_true(solid >= 1);
+    node_t *inside = tree_point_leaf(&c.q, tree->headnode, vec3(10, 20, 30));
+    assert_false(inside->contents & CONTENTS_SOLID);
+    assert_true(inside->occupied > 0);
+    /* Inside a wall, and outside the room (filled). */
+    assert_true(tree_point_leaf(&c.q, tree->headnode, vec3(136, 0, 0))->contents & CONTENTS_SOLID);
+    assert_true(tree_point_leaf(&c.q, tree->headnode, vec3(0, 0, -140))->contents & CONTENTS_SOLID);
+    assert_true(tree_point_leaf(&c.q, tree->headnode, vec3(140, 140, 140))->contents & CONTENTS_SOLID);
+
+    portals_mark_visible_sides(&c.q, tree, 0, c.q.nummapbrushes);
+    /* The six inner faces are visible, each drawn by a wall side whose
+     * plane is the portal's. */
+    int visible = 0;
+    for (int b = 0; b < c.q.nummapbrushes; b++)
+        for (int s = 0; s < c.q.mapbrushes[b].numsides; s++) visible += c.q.mapbrushes[b].original_sides[s].visible;
+    assert_int_equal(visible, 6);
+    int sides = 0, portals = 0;
+    for (portal_t *p = inside->portals; p; p = p->next[p->nodes[1] == inside]) {
+        portals++;
+        assert_true(p->nodes[0] == inside || p->nodes[1] == inside);
+        assert_true(p->nodes[0] != p->nodes[1]);
+        node_t *other = p->nodes[p->nodes[0] == inside];
+        assert_true(other->contents & CONTENTS_SOLID);
+        if (p->side) sides++;
+    }
+    assert_true(portals >= 6);
+    assert_int_equal(sides, portals);
+    int clusters = portals_number_clusters(tree, true);
+    assert_int_equal(clusters, 1);
+    assert_int_equal(inside->cluster, 0);
+    tree_free(tree);
+    ctx_free(&c);
+    free(t.s);
+}
+
+static void test_room_leak(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    room(&t, 128, true);
+    tprintf(&t, "}\n{\n\"classname\" \"light\"\n\"origin\" \"8 8 8\"\n}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    tree_t *tree = build_world(&c, true);
+    portals_make_tree(&c.q, tree, false, NULL);
+    portals_flood_entities(&c.q, tree);
+    assert_int_equal(c.q.leaked_entity, 1);
+    vec3_t *pts;
+    int n, e;
+    assert_true(leak_path(&c.q, tree, &pts, &n, &e));
+    assert_int_equal(e, 1);
+    assert_true(n >= 2);
+    /* From the entity to a point outside the room, through the gap. */
+    assert_true(vec_equal_eps(pts[0], vec3(8, 8, 8), 1e-9));
+    vec3_t last = pts[n - 1];
+    assert_true(fabs(last.x) > 144 || fabs(last.y) > 144 || fabs(last.z) > 144);
+    free(pts);
+    tree_free(tree);
+    ctx_free(&c);
+    free(t.s);
+}
+
+static double list_volume(const qbsp_t *q, const bspbrush_t *l)
+{
+    double v = 0;
+    for (; l; l = l->next) v += brush_volume(q, l);
+    return v;
+}
+
+static void test_csg_overlap(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(0, 0, 0), vec3(64, 64, 64), "e1u1/a", NULL);
+    box_brush(&t, vec3(32, 16, -16), vec3(96, 48, 80), "e1u1/b", NULL);
+    box_brush(&t, vec3(40, 20, 20), vec3(56, 30, 40), "e1u1/water1", "32 0 0"); /* inside both */
+    tprintf(&t, "}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    assert_int_equal(c.q.nummapbrushes, 3);
+    assert_int_equal(c.q.mapbrushes[2].contents, CONTENTS_WATER);
+    bspbrush_t *list = csg_make_brushes(&c.q, 0, 2);
+    double before = list_volume(&c.q, list);
+    assert_true(fabs(before - (64.0 * 64 * 64 + 64.0 * 32 * 96)) < 1e-6);
+    int frags = 0;
+    list = csg_chop_brushes(&c.q, list, &frags);
+    assert_true(frags >= 2);
+    /* overlap: x 32..64, y 16..48, z 0..64 */
+    double uni = 64.0 * 64 * 64 + 64.0 * 32 * 96 - 32.0 * 32 * 64;
+    assert_true(fabs(list_volume(&c.q, list) - uni) < 1e-3);
+    /* No point is claimed twice; every point of the union is claimed. */
+    int claimed_twice = 0, unclaimed = 0;
+    for (double x = 1.5; x < 96; x += 5)
+        for (double y = 1.5; y < 64; y += 5)
+            for (double z = -15.5; z < 80; z += 5) {
+                bool in_a = x < 64 && y < 64 && z > 0 && z < 64;
+                bool in_b = x > 32 && y > 16 && y < 48 && z > -16 && z < 80;
+                int n = 0;
+                for (bspbrush_t *b = list; b; b = b->next) n += brush_contains_point(&c.q, b, vec3(x, y, z), 0);
+                if (n > 1) claimed_twice++;
+                if ((in_a || in_b) && n == 0) unclaimed++;
+                if (!in_a && !in_b) assert_int_equal(n, 0);
+            }
+    assert_int_equal(claimed_twice, 0);
+    assert_int_equal(unclaimed, 0);
+    brush_list_free(list);
+
+    /* Water inside solid is bitten away completely; water never bites. */
+    list = csg_make_brushes(&c.q, 0, 3);
+    list = csg_chop_brushes(&c.q, list, NULL);
+    for (bspbrush_t *b = list; b; b = b->next) assert_false(b->original->contents & CONTENTS_WATER);
+    assert_true(fabs(list_volume(&c.q, list) - uni) < 1e-3);
+    brush_list_free(list);
+    ctx_free(&c);
+    free(t.s);
+}
+
+static bool leaf_convex_inside_parents(const qbsp_t *q, const node_t *leaf)
+{
+    if (!leaf->volume) return true;
+    for (const node_t *n = leaf, *p = leaf->parent; p; n = p, p = p->parent) {
+        const plane_t *pl = plane_table_get(&q->planes, p->planenum);
+        double sign = p->children[0] == n ? 1 : -1;
+        for (int i = 0; i < leaf->volume->numsides; i++) {
+            const winding_t *w = leaf->volume->sides[i].winding;
+            if (!w) continue;
+            for (int k = 0; k < w->numpoints; k++)
+                if (sign * plane_dist_to(pl, w->p[k]) < -PLANESIDE_EPSILON) return false;
+        }
+    }
+    /* The volume's own sides: every point behind every side plane. */
+    for (int i = 0; i < leaf->volume->numsides; i++) {
+        const plane_t *pl = plane_table_get(&q->planes, leaf->volume->sides[i].planenum);
+        for (int j = 0; j < leaf->volume->numsides; j++) {
+            const winding_t *w = leaf->volume->sides[j].winding;
+            if (!w) continue;
+            for (int k = 0; k < w->numpoints; k++)
+                if (plane_dist_to(pl, w->p[k]) > PLANESIDE_EPSILON) return false;
+        }
+    }
+    return true;
+}
+
+static void check_leaves_r(const qbsp_t *q, const node_t *n, int *leafs, int *bad, int *odd_planes)
+{
+    if (n->planenum != PLANENUM_LEAF) {
+        if (n->planenum & 1) (*odd_planes)++;
+        check_leaves_r(q, n->children[0], leafs, bad, odd_planes);
+        check_leaves_r(q, n->children[1], leafs, bad, odd_planes);
+        return;
+    }
+    (*leafs)++;
+    if (!leaf_convex_inside_parents(q, n)) (*bad)++;
+}
+
+/* A staircase of brushes with slopes: every leaf's volume is enclosed by the
+ * planes on the path from the root, and node planes are even. Also checks
+ * that each map brush's interior points land in leafs of its contents. */
+static void test_tree_convex_and_contents(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    for (int i = 0; i < 8; i++)
+        box_brush(&t, vec3(i * 24, -64, -64), vec3(i * 24 + 20, 64, -48 + i * 8), "e1u1/floor", NULL);
+    box_brush(&t, vec3(0, 70, -64), vec3(100, 100, 0), "e1u1/water1", "32 0 0");
+    box_brush(&t, vec3(60, 80, -64), vec3(150, 90, 10), "e1u1/detail", "134217728 0 0");
+    tprintf(&t, "( 0 -64 64 ) ( 0 64 64 ) ( 100 64 0 ) e1u1/slope 0 0 0 1 1\n");
+    tprintf(&t, "}\n");
+    /* the last face line belongs to no brush: replace it with a wedge */
+    char *bad = strstr(t.s, "( 0 -64 64 )");
+    *bad = '\0';
+    t.len = strlen(t.s);
+    tprintf(&t, "{\n( 0 -64 64 ) ( 0 64 64 ) ( 100 64 0 ) e1u1/slope 0 0 0 1 1\n");
+    tprintf(&t, "( 0 0 -80 ) ( 1 0 -80 ) ( 0 1 -80 ) e1u1/slope 0 0 0 1 1\n");
+    tprintf(&t, "( -10 0 0 ) ( -10 1 0 ) ( -10 0 1 ) e1u1/slope 0 0 0 1 1\n");
+    tprintf(&t, "( 0 -100 0 ) ( 0 -100 1 ) ( 1 -100 0 ) e1u1/slope 0 0 0 1 1\n");
+    tprintf(&t, "( 0 -50 0 ) ( 1 -50 0 ) ( 0 -50 1 ) e1u1/slope 0 0 0 1 1\n}\n}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    assert_int_equal(c.q.nummapbrushes, 11);
+    for (int threads = 1; threads <= 2; threads++) {
+        c.q.opt.threads = threads;
+        tree_t *tree = build_world(&c, true);
+        int leafs = 0, badleafs = 0, odd = 0;
+        check_leaves_r(&c.q, tree->headnode, &leafs, &badleafs, &odd);
+        assert_true(leafs > 10);
+        assert_int_equal(badleafs, 0);
+        assert_int_equal(odd, 0);
+        /* Points well inside each brush have its contents in their leaf. */
+        for (int b = 0; b < c.q.nummapbrushes; b++) {
+            const mapbrush_t *mb = &c.q.mapbrushes[b];
+            vec3_t mid = vec_scale(vec_add(mb->bounds.mins, mb->bounds.maxs), 0.5);
+            bool inside = true;
+            for (int s = 0; s < mb->numsides; s++)
+                if (plane_dist_to(plane_table_get(&c.q.planes, mb->original_sides[s].planenum), mid) > -1) inside = false;
+            if (!inside) continue;
+            node_t *leaf = tree_point_leaf(&c.q, tree->headnode, mid);
+            int want = mb->contents & (CONTENTS_SOLID | CONTENTS_WATER);
+            if (want & CONTENTS_SOLID)
+                assert_true(leaf->contents & CONTENTS_SOLID);
+            else
+                assert_true(leaf->contents & want);
+        }
+        tree_free(tree);
+    }
+    ctx_free(&c);
+    free(t.s);
+}
+
+static void test_load_warnings_and_errors(void **state)
+{
+    (void)state;
+    /* A duplicate plane, a collinear plane and a brush with no volume. */
+    const char *text = "{\n\"classname\" \"worldspawn\"\n"
+                       "{\n"
+                       "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) t/a 0 0 0 1 1\n"
+                       "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) t/a 0 0 0 1 1\n"
+                       "( 0 64 0 ) ( 1 64 0 ) ( 0 64 1 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 64 ) ( 0 1 64 ) ( 1 0 64 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 1 1 1 ) ( 2 2 2 ) t/a 0 0 0 1 1\n"
+                       "}\n"
+                       "{\n"
+                       "( 0 0 0 ) ( 0 1 0 ) ( 0 0 1 ) t/a 0 0 0 1 1\n"
+                       "( 64 0 0 ) ( 64 0 1 ) ( 64 1 0 ) t/a 0 0 0 1 1\n"
+                       "( 0 0 0 ) ( 0 0 1 ) ( 1 0 0 ) t/a 0 0 0 1 1\n"
+                       "}\n}\n";
+    ctx_t c;
+    ctx_init(&c);
+    FILE *devnull = fopen("/dev/null", "w");
+    c.log.err = devnull;
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, text, &err));
+    assert_int_equal(c.q.nummapbrushes, 1);
+    assert_int_equal(c.q.mapbrushes[0].numsides, 6);
+    assert_int_equal(c.q.log->warnings, 3);
+    /* one texinfo for the six sides that project alike? sides on different
+     * axes project differently; but the two opposite X faces share one. */
+    assert_true(c.q.numtexinfo <= 6);
+    ctx_free(&c);
+
+    /* Beyond the world: an error naming the line. */
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(4000, 0, 0), vec3(4200, 64, 64), "t/a", NULL);
+    tprintf(&t, "}\n");
+    ctx_init(&c);
+    c.log.err = devnull;
+    memset(&err, 0, sizeof err);
+    assert_false(ctx_load(&c, t.s, &err));
+    assert_non_null(strstr(err.msg, "test.map:3"));
+    assert_non_null(strstr(err.msg, "beyond the world"));
+    ctx_free(&c);
+    free(t.s);
+
+    /* An entity outside the world. */
+    ctx_init(&c);
+    memset(&err, 0, sizeof err);
+    assert_false(ctx_load(&c, "{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"light\"\n\"origin\" \"0 0 9000\"\n}\n", &err));
+    assert_non_null(strstr(err.msg, "light"));
+    assert_non_null(strstr(err.msg, "test.map:4"));
+    ctx_free(&c);
+
+    /* A texture name longer than 31 characters. */
+    t = (text_t){0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(0, 0, 0), vec3(64, 64, 64), "e1u1/a_texture_name_that_is_far_too_long", NULL);
+    tprintf(&t, "}\n");
+    ctx_init(&c);
+    memset(&err, 0, sizeof err);
+    assert_false(ctx_load(&c, t.s, &err));
+    assert_non_null(strstr(err.msg, "at most 31"));
+    ctx_free(&c);
+    free(t.s);
+    fclose(devnull);
+}
+
+static void test_entities_and_origin(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(0, 0, 0), vec3(64, 64, 64), "t/a", NULL);
+    tprintf(&t, "}\n{\n\"classname\" \"func_group\"\n");
+    box_brush(&t, vec3(100, 0, 0), vec3(164, 64, 64), "t/a", NULL);
+    tprintf(&t, "}\n{\n\"classname\" \"func_rotating\"\n");
+    box_brush(&t, vec3(200, 0, 0), vec3(264, 64, 64), "t/a", NULL);
+    box_brush(&t, vec3(224, 24, 24), vec3(240, 40, 40), "e1u1/origin", NULL);
+    tprintf(&t, "}\n{\n\"classname\" \"func_areaportal\"\n");
+    box_brush(&t, vec3(300, 0, 0), vec3(304, 64, 64), "t/a", NULL);
+    tprintf(&t, "}\n{\n\"classname\" \"func_wall\"\n");
+    box_brush(&t, vec3(400, 0, 0), vec3(464, 64, 64), "e1u1/trans", "0 16 0");
+    tprintf(&t, "}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    /* world: its own, the group's and the areaportal's */
+    assert_int_equal(c.q.ent_numbrushes[0], 3);
+    assert_int_equal(c.q.mapbrushes[1].entitynum, 1);
+    assert_int_equal(c.q.mapbrushes[2].entitynum, 3);
+    assert_int_equal(c.q.mapbrushes[2].contents, CONTENTS_AREAPORTAL);
+    /* the origin brush is gone and its centre is the origin */
+    assert_int_equal(c.q.ent_numbrushes[2], 1);
+    assert_string_equal(entity_get(&c.q.map.entities[2].ent, "origin"), "232 32 32");
+    const mapbrush_t *rot = &c.q.mapbrushes[c.q.ent_firstbrush[2]];
+    assert_true(vec_equal_eps(rot->bounds.mins, vec3(-32, -32, -32), 1e-6));
+    assert_true(vec_equal_eps(rot->bounds.maxs, vec3(32, 32, 32), 1e-6));
+    /* translucent solid becomes a detail window */
+    const mapbrush_t *wall = &c.q.mapbrushes[c.q.ent_firstbrush[4]];
+    assert_int_equal(wall->contents, CONTENTS_WINDOW | CONTENTS_DETAIL | CONTENTS_TRANSLUCENT);
+    ctx_free(&c);
+    free(t.s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_room_sealed),
+        cmocka_unit_test(test_room_leak),
+        cmocka_unit_test(test_csg_overlap),
+        cmocka_unit_test(test_tree_convex_and_contents),
+        cmocka_unit_test(test_load_warnings_and_errors),
+        cmocka_unit_test(test_entities_and_origin),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

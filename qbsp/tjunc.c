@@ -133,11 +133,13 @@ static int cmp_double_idx(const void *a, const void *b)
 
 /* Fills out[] with the face's vertices plus every model vertex lying inside
  * one of its edges, in order; returns the count (capped at maxout). */
+/* Fills out[] with the face's vertices plus every model vertex lying inside
+ * one of its edges, in order; returns the count (capped at maxout). */
+#define TJ_MAX_HITS 256
 static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, int *out, int maxout)
 {
     int n = 0;
-    double (*hits)[2] = NULL;
-    int nh = 0, caph = 0;
+    double hits[TJ_MAX_HITS][2];
     for (int k = 0; k < f->numpoints; k++) {
         int va = f->vertexnums[k], vb = f->vertexnums[(k + 1) % f->numpoints];
         if (n < maxout) out[n++] = va;
@@ -151,7 +153,7 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
             c0[ax] = (int64_t)floor((vec_comp(mn, ax) - TJUNC_EPSILON) / TJ_CELL);
             c1[ax] = (int64_t)floor((vec_comp(mx, ax) + TJUNC_EPSILON) / TJ_CELL);
         }
-        nh = 0;
+        int nh = 0;
         for (int64_t x = c0[0]; x <= c1[0]; x++)
             for (int64_t y = c0[1]; y <= c1[1]; y++)
                 for (int64_t z = c0[2]; z <= c1[2]; z++) {
@@ -159,6 +161,9 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
                         int v = g->verts[i];
                         if (v == va || v == vb) continue;
                         vec3_t p = em->vpos[v];
+                        if (p.x < mn.x - TJUNC_EPSILON || p.y < mn.y - TJUNC_EPSILON || p.z < mn.z - TJUNC_EPSILON ||
+                            p.x > mx.x + TJUNC_EPSILON || p.y > mx.y + TJUNC_EPSILON || p.z > mx.z + TJUNC_EPSILON)
+                            continue;
                         /* Hash collisions bring vertices of other cells. */
                         if ((int64_t)floor(p.x / TJ_CELL) != x || (int64_t)floor(p.y / TJ_CELL) != y ||
                             (int64_t)floor(p.z / TJ_CELL) != z)
@@ -171,8 +176,7 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
                         bool dup = false;
                         for (int h = 0; h < nh; h++)
                             if ((int)hits[h][1] == v) dup = true;
-                        if (dup) continue;
-                        hits = q2_grow(hits, sizeof *hits, &caph, nh + 1);
+                        if (dup || nh == TJ_MAX_HITS) continue;
                         hits[nh][0] = t;
                         hits[nh][1] = v;
                         nh++;
@@ -181,7 +185,6 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
         if (nh > 1) qsort(hits, nh, sizeof *hits, cmp_double_idx);
         for (int h = 0; h < nh && n < maxout; h++) out[n++] = (int)hits[h][1];
     }
-    free(hits);
     return n;
 }
 
@@ -295,11 +298,16 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
         }
 
         enum { MAXV = MAX_FACE_POINTS * 4 };
-        int (*newv)[MAXV] = q2_malloc(sizeof *newv * fl.n);
+        int **newv = q2_malloc(sizeof *newv * fl.n);
         int *newn = q2_malloc(sizeof(int) * fl.n);
         int nfaces = fl.n;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1)
-        for (int i = 0; i < nfaces; i++) newn[i] = fix_face(em, &g, fl.f[i], newv[i], MAXV);
+#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1) if (nfaces > 2048)
+        for (int i = 0; i < nfaces; i++) {
+            int buf[MAXV];
+            newn[i] = fix_face(em, &g, fl.f[i], buf, MAXV);
+            newv[i] = q2_malloc(sizeof(int) * (size_t)newn[i]);
+            memcpy(newv[i], buf, sizeof(int) * (size_t)newn[i]);
+        }
 
         int added = 0, splits = 0;
         for (int i = 0; i < fl.n; i++) {
@@ -314,6 +322,7 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
             }
         }
         log_verbose(q->log, "%6d T-junction vertices inserted, %d faces split for size", added, splits);
+        for (int i = 0; i < fl.n; i++) free(newv[i]);
         free(newv);
         free(newn);
         free(g.head);

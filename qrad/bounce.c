@@ -81,12 +81,15 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
                     }
                 (void)n;
                 p->origin = vec_scale(o, 1.0 / cnt);
+                int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
+                p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
                 p->direct = vec_scale(d, 1.0 / cnt);
             }
     }
     /* Transfers: N rays per patch into fixed slots, then merged. */
-    int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * N);
-    transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * N);
+    const int Nmax = N;
+    int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
+    transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
     long rays = 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : rays)
     for (int pi = 0; pi < total; pi++) {
@@ -94,7 +97,10 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         vec3_t nrm = p->normal;
         vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
         vec3_t u = vec_normalize(vec_cross(up, nrm), NULL), v = vec_cross(nrm, u);
-        int *h = hits + (size_t)pi * N;
+        int *h = hits + (size_t)pi * Nmax;
+        /* A patch cut short by its face's edge covers fewer luxels; it gets
+         * fewer rays (a smaller stratified grid), each weighing more. */
+        int S = p->raygrid, N = S * S;
         uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
         double rot = (seed & 0xffffff) / 16777216.0;
         for (int k = 0; k < N; k++) {
@@ -121,20 +127,19 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
             h[k] = g->firstpatch + (lj / P) * g->pw + li / P;
         }
         qsort(h, N, sizeof(int), cmp_int);
-        transfer_t *out = tr + (size_t)pi * N;
+        transfer_t *out = tr + (size_t)pi * Nmax;
         int nt = 0;
         for (int k = 0; k < N; k++) {
             if (h[k] < 0) continue;
             if (nt > 0 && out[nt - 1].patch == h[k]) out[nt - 1].count++;
             else out[nt++] = (transfer_t){h[k], 1};
         }
-        p->firsttransfer = pi * N;
+        p->firsttransfer = pi * Nmax;
         p->numtransfers = nt;
     }
     free(hits);
     q->rays += rays;
     q->transfers = tr;
-    q->bounce_n = N;
     (void)err;
     return true;
 }
@@ -142,7 +147,6 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
 void qrad_bounce_solve(qrad_t *q, int bounces)
 {
     const transfer_t *tr = q->transfers;
-    double inv = 1.0 / q->bounce_n;
     for (int pi = 0; pi < q->numpatches; pi++) {
         patch_t *p = &q->patches[pi];
         vec3_t rf = q->faces[p->face].reflect;
@@ -159,7 +163,7 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
                 const transfer_t *t = &tr[p->firsttransfer + k];
                 h = vec_ma(h, t->count, q->patches[t->patch].exitance);
             }
-            next[pi] = vec_scale(h, inv);
+            next[pi] = vec_scale(h, 1.0 / (p->raygrid * p->raygrid));
         }
         for (int pi = 0; pi < q->numpatches; pi++) {
             patch_t *p = &q->patches[pi];

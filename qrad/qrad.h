@@ -148,7 +148,6 @@ typedef struct qrad_t {
     int numpatches;
     struct patch_t *patches;
     transfer_t *transfers;
-    int bounce_n; /* rays per patch */
     /* statistics */
     long luxels, rays;
     int surface_pieces;
@@ -162,6 +161,7 @@ typedef struct patch_t {
     vec3_t incident; /* bounced light arriving (H) */
     vec3_t exitance; /* reflected light leaving (R) */
     int firsttransfer, numtransfers;
+    int raygrid; /* rays cast: raygrid^2 */
 } patch_t;
 
 /* lights.c */

@@ -21,10 +21,12 @@ struct rtri_t {
 
 #define BVH_LEAF_MAX 4
 
+/* Boxes in single precision, rounded outwards, keep a node in 32 bytes
+ * (two to a cache line); triangle tests stay in double. */
 struct bvh_node_t {
-    vec3_t mins, maxs;
+    float mins[3], maxs[3];
     int first; /* leaf: first triangle; inner: right child (left is next) */
-    int count; /* leaf: triangles; inner: 0 */
+    int count; /* leaf: triangles; inner: split axis */
 };
 
 typedef struct build_item_t {
@@ -79,8 +81,10 @@ static int build_r(builder_t *bd, int first, int count)
         box.maxs = vec_max(box.maxs, bd->items[i].b.maxs);
         aabb_add_point(&cbox, bd->items[i].c);
     }
-    bd->nodes[idx].mins = box.mins;
-    bd->nodes[idx].maxs = box.maxs;
+    for (int ax = 0; ax < 3; ax++) {
+        bd->nodes[idx].mins[ax] = nextafterf((float)vec_comp(box.mins, ax), -INFINITY);
+        bd->nodes[idx].maxs[ax] = nextafterf((float)vec_comp(box.maxs, ax), INFINITY);
+    }
     if (count <= BVH_LEAF_MAX) {
         bd->nodes[idx].first = first;
         bd->nodes[idx].count = count;
@@ -110,7 +114,7 @@ static int build_r(builder_t *bd, int first, int count)
         }
     }
     free(right);
-    bd->nodes[idx].count = 0;
+    bd->nodes[idx].count = -1 - axis;
     build_r(bd, first, split);
     int r = build_r(bd, first + split, count - split);
     bd->nodes[idx].first = r;
@@ -180,14 +184,14 @@ static inline double dmax(double a, double b) { return a > b ? a : b; }
 
 static inline bool ray_box(const bvh_node_t *n, vec3_t o, vec3_t inv, double tmax)
 {
-    double t0 = (n->mins.x - o.x) * inv.x, t1 = (n->maxs.x - o.x) * inv.x;
+    double t0 = (n->mins[0] - o.x) * inv.x, t1 = (n->maxs[0] - o.x) * inv.x;
     double tmin = dmin(t0, t1), tmx = dmax(t0, t1);
-    t0 = (n->mins.y - o.y) * inv.y;
-    t1 = (n->maxs.y - o.y) * inv.y;
+    t0 = (n->mins[1] - o.y) * inv.y;
+    t1 = (n->maxs[1] - o.y) * inv.y;
     tmin = dmax(tmin, dmin(t0, t1));
     tmx = dmin(tmx, dmax(t0, t1));
-    t0 = (n->mins.z - o.z) * inv.z;
-    t1 = (n->maxs.z - o.z) * inv.z;
+    t0 = (n->mins[2] - o.z) * inv.z;
+    t1 = (n->maxs[2] - o.z) * inv.z;
     tmin = dmax(tmin, dmin(t0, t1));
     tmx = dmin(tmx, dmax(t0, t1));
     return tmx >= dmax(tmin, 0.0) && tmin <= tmax;
@@ -227,7 +231,7 @@ bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
     while (sp) {
         const bvh_node_t *n = &t->nodes[stack[--sp]];
         if (!ray_box(n, a, inv, tmax)) continue;
-        if (n->count) {
+        if (n->count > 0) {
             for (int i = n->first; i < n->first + n->count; i++) {
                 double h = ray_tri(&t->tris[i], a, d);
                 if (h > TRACE_EPSILON && h < tmax) return true;
@@ -252,7 +256,7 @@ int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double 
         int ni = stack[--sp];
         const bvh_node_t *n = &t->nodes[ni];
         if (!ray_box(n, o, inv, best)) continue;
-        if (n->count) {
+        if (n->count > 0) {
             for (int i = n->first; i < n->first + n->count; i++) {
                 double h = ray_tri(&t->tris[i], o, d);
                 /* Equal distances (a shared edge) go to the lower triangle
@@ -265,13 +269,9 @@ int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double 
             }
         } else if (sp < 510) {
             int left = ni + 1, right = n->first;
-            /* Visit the nearer child first. */
-            int axis_sign = 0;
-            vec3_t ext = vec_sub(n->maxs, n->mins);
-            if (ext.x >= ext.y && ext.x >= ext.z) axis_sign = d.x < 0;
-            else if (ext.y >= ext.z) axis_sign = d.y < 0;
-            else axis_sign = d.z < 0;
-            if (axis_sign) {
+            /* Visit the nearer child first: the left one holds the lower
+             * centroids on the split axis. */
+            if (vec_comp(d, -1 - n->count) < 0) {
                 stack[sp++] = left;
                 stack[sp++] = right;
             } else {

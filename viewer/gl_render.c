@@ -442,7 +442,8 @@ static void gl_draw_world(void *state, const camera_t *cam, render_stats_t *stat
     /* Translucent faces back to front, blended, without writing depth. */
     if (g->cull.numtrans) {
         glEnable(GL_BLEND);
-        glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+        /* Colour blends; the framebuffer's alpha stays opaque for the PNGs. */
+        glBlendFuncSeparate(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE);
         glDepthMask(GL_FALSE);
         for (int i = 0; i < g->cull.numtrans; i++) {
             int fi = g->cull.trans[i];

@@ -37,6 +37,7 @@ static void usage(FILE *f)
             "  --compare              soft vs gl mean absolute error per view (exit 1 above --max-mae)\n"
             "  --bench                load time and median soft render time over the views\n"
             "options:\n"
+            "  --shot-dir DIR         where the window's screenshots go (default .)\n"
             "  --renderer soft|gl     (default soft)\n"
             "  --size WxH             image size (default 640x480)\n"
             "  --camera X Y Z YAW PITCH   eye position and angles in degrees (pitch > 0 looks down)\n"
@@ -67,7 +68,7 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
     const char *map = NULL, *render_out = NULL, *out_dir = NULL, *renderer = "soft", *game = NULL;
-    const char *pts = NULL, *prtf = NULL;
+    const char *pts = NULL, *prtf = NULL, *shot_dir = ".";
     int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
     bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
     bool views_given = false;
@@ -91,6 +92,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--out-dir")) {
             NEED(1);
             out_dir = argv[++i];
+        } else if (!strcmp(a, "--shot-dir")) {
+            NEED(1);
+            shot_dir = argv[++i];
         } else if (!strcmp(a, "--renderer")) {
             NEED(1);
             renderer = argv[++i];
@@ -239,7 +243,7 @@ int main(int argc, char **argv)
         wo.height = height;
         wo.threads = threads;
         wo.renderer = renderer;
-        wo.shot_dir = out_dir ? out_dir : ".";
+        wo.shot_dir = shot_dir;
         wo.render = ropts;
         wo.start = have_cam ? &cam : NULL;
         wo.overlays = &ov;

@@ -1,6 +1,222 @@
+/* The interactive window. Both renderers draw off screen (the GL one on its
+ * own EGL context), the frame is read back, the figures are drawn over it
+ * and SDL's software renderer shows it; so switching renderers live needs
+ * no GL context sharing with the window, and the window works on any X
+ * server, Xvfb included.
+ *
+ * Keys: mouse or arrows look; W A S D move; Space up; Ctrl down; Shift
+ * fast; R renderer; M mode; X wireframe; L PVS lock; P portals; K leak
+ * line; H figures; F12 or C screenshot; Escape quits. */
 #include "window.h"
+
+#include <SDL.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../common/fileio.h"
+#include "../common/mem.h"
+#include "../common/timer.h"
+#include "../formats/textures.h"
+#include "cameras.h"
+#include "hud.h"
+
+typedef struct rend_slot_t {
+    const refexport_t *ref;
+    void *state;
+    bool failed;
+} rend_slot_t;
+
+static bool ensure(rend_slot_t *s, const world_t *w, int width, int height, int threads, log_t *log)
+{
+    if (s->state) return true;
+    if (s->failed) return false;
+    q2err_t err;
+    q2err_clear(&err);
+    if (!s->ref->init(&s->state, w, width, height, threads, &err)) {
+        log_warn(log, "qview: %s renderer unavailable: %s", s->ref->name, err.msg);
+        s->failed = true;
+        s->state = NULL;
+        return false;
+    }
+    return true;
+}
+
+static bool screenshot(const char *dir, const uint8_t *rgba, int w, int h, char *path, size_t pathsz, q2err_t *err)
+{
+    mkdir(dir, 0777);
+    for (int i = 0; i < 10000; i++) {
+        snprintf(path, pathsz, "%s/qview_%04d.png", dir, i);
+        if (file_exists(path)) continue;
+        image_t im = {w, h, (uint8_t *)rgba};
+        return png_write_file(path, &im, err);
+    }
+    return q2err_set(err, dir, 0, 0, "too many screenshots already");
+}
+
 bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
 {
-    (void)w; (void)o;
-    return q2err_set(err, NULL, 0, 0, "not yet");
+    int width = o->width, height = o->height;
+    /* Both renderers start before SDL: once SDL's X11 video is up, Mesa
+     * refuses to make a surfaceless EGL context current. */
+    rend_slot_t slots[2] = {{&ref_soft, NULL, false}, {&ref_gl, NULL, false}};
+    ensure(&slots[0], w, width, height, o->threads, o->log);
+    ensure(&slots[1], w, width, height, o->threads, o->log);
+    /* Present through X11 shared memory, never a GL context of SDL's own
+     * that would fight the renderer's EGL context. */
+    SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+        for (int i = 0; i < 2; i++)
+            if (slots[i].state) slots[i].ref->shutdown(slots[i].state);
+        return q2err_set(err, NULL, 0, 0, "SDL: %s", SDL_GetError());
+    }
+    SDL_Window *win = SDL_CreateWindow("qview", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, width, height, 0);
+    if (!win) {
+        q2err_set(err, NULL, 0, 0, "SDL: no window: %s", SDL_GetError());
+        SDL_Quit();
+        return false;
+    }
+    SDL_Renderer *sr = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
+    SDL_Texture *tex = sr ? SDL_CreateTexture(sr, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, width, height) : NULL;
+    if (!tex) {
+        q2err_set(err, NULL, 0, 0, "SDL: no renderer: %s", SDL_GetError());
+        if (sr) SDL_DestroyRenderer(sr);
+        SDL_DestroyWindow(win);
+        SDL_Quit();
+        return false;
+    }
+    int cur = (o->renderer && !strcmp(o->renderer, "gl")) ? 1 : 0;
+    if (!ensure(&slots[cur], w, width, height, o->threads, o->log)) cur = 0;
+    if (!ensure(&slots[cur], w, width, height, o->threads, o->log)) {
+        q2err_set(err, NULL, 0, 0, "no renderer could start");
+        SDL_DestroyTexture(tex);
+        SDL_DestroyRenderer(sr);
+        SDL_DestroyWindow(win);
+        SDL_Quit();
+        return false;
+    }
+
+    camera_t cam;
+    if (o->start)
+        cam = *o->start;
+    else if (!camera_start(w, &cam))
+        cam = (camera_t){{0, 0, 0}, 0, 0, 90};
+    render_opts_t ropts = o->render;
+    bool show_hud = true, show_portals = false, show_leak = true, mouse = false;
+    uint8_t *frame = q2_malloc((size_t)width * height * 4);
+    double last = time_now(), frame_ms = 0;
+    render_stats_t stats = {0};
+    int shots = 0;
+    bool running = true, ok = true;
+    if (SDL_SetRelativeMouseMode(SDL_TRUE) == 0) mouse = true;
+    printf("qview: window open (%s renderer)\n", slots[cur].ref->name);
+    fflush(stdout);
+
+    while (running) {
+        SDL_Event ev;
+        bool shot = false;
+        while (SDL_PollEvent(&ev)) {
+            if (ev.type == SDL_QUIT) running = false;
+            if (ev.type == SDL_MOUSEMOTION && mouse) {
+                cam.yaw -= ev.motion.xrel * 0.2;
+                cam.pitch += ev.motion.yrel * 0.2;
+            }
+            if (ev.type != SDL_KEYDOWN) continue;
+            switch (ev.key.keysym.sym) {
+            case SDLK_ESCAPE: running = false; break;
+            case SDLK_r: {
+                int next = !cur;
+                if (ensure(&slots[next], w, width, height, o->threads, o->log)) cur = next;
+                printf("qview: renderer %s\n", slots[cur].ref->name);
+                break;
+            }
+            case SDLK_m:
+                ropts.mode = (ropts.mode + 1) % RMODE_COUNT;
+                printf("qview: mode %s\n", rmode_names[ropts.mode]);
+                break;
+            case SDLK_x: ropts.wireframe = !ropts.wireframe; break;
+            case SDLK_l:
+                ropts.pvs_cluster = ropts.pvs_cluster == -2 ? world_point_cluster(w, cam.origin) : -2;
+                printf("qview: PVS %s\n", ropts.pvs_cluster == -2 ? "follows the camera" : "locked");
+                break;
+            case SDLK_p: show_portals = !show_portals; break;
+            case SDLK_k: show_leak = !show_leak; break;
+            case SDLK_h: show_hud = !show_hud; break;
+            case SDLK_F12:
+            case SDLK_c: shot = true; break;
+            default: break;
+            }
+            fflush(stdout);
+        }
+        double now = time_now(), dt = now - last;
+        last = now;
+        if (dt > 0.1) dt = 0.1;
+        const Uint8 *keys = SDL_GetKeyboardState(NULL);
+        double speed = (keys[SDL_SCANCODE_LSHIFT] || keys[SDL_SCANCODE_RSHIFT]) ? 1200 : 400;
+        double turn = 120 * dt;
+        if (keys[SDL_SCANCODE_LEFT]) cam.yaw += turn;
+        if (keys[SDL_SCANCODE_RIGHT]) cam.yaw -= turn;
+        if (keys[SDL_SCANCODE_UP]) cam.pitch -= turn;
+        if (keys[SDL_SCANCODE_DOWN]) cam.pitch += turn;
+        if (cam.pitch > 89) cam.pitch = 89;
+        if (cam.pitch < -89) cam.pitch = -89;
+        view_t v;
+        view_setup(&v, &cam, width, height);
+        double move[3] = {0, 0, 0};
+        double fw = keys[SDL_SCANCODE_W] - keys[SDL_SCANCODE_S], rt = keys[SDL_SCANCODE_D] - keys[SDL_SCANCODE_A];
+        double upd = keys[SDL_SCANCODE_SPACE] - (keys[SDL_SCANCODE_LCTRL] || keys[SDL_SCANCODE_RCTRL]);
+        for (int i = 0; i < 3; i++) move[i] = v.fwd[i] * fw + v.right[i] * rt + (i == 2 ? upd : 0);
+        for (int i = 0; i < 3; i++) cam.origin[i] += move[i] * speed * dt;
+
+        rend_slot_t *s = &slots[cur];
+        double t0 = time_now();
+        s->ref->begin_frame(s->state, &ropts);
+        s->ref->draw_world(s->state, &cam, &stats);
+        if (show_leak && o->overlays && o->overlays->numleak)
+            s->ref->draw_lines(s->state, &cam, o->overlays->leak, o->overlays->numleak);
+        if (show_portals && o->overlays && o->overlays->numportals)
+            s->ref->draw_lines(s->state, &cam, o->overlays->portals, o->overlays->numportals);
+        s->ref->end_frame(s->state);
+        s->ref->read_pixels(s->state, frame);
+        frame_ms = (time_now() - t0) * 1000.0;
+        if (shot) {
+            char path[Q2_PATH_MAX];
+            q2err_t e2;
+            if (screenshot(o->shot_dir, frame, width, height, path, sizeof path, &e2)) {
+                printf("qview: screenshot %s\n", path);
+                shots++;
+            } else {
+                log_warn(o->log, "qview: screenshot failed: %s", e2.msg);
+            }
+            fflush(stdout);
+        }
+        if (show_hud) {
+            char line[256];
+            static const uint8_t white[3] = {255, 255, 255}, yellow[3] = {255, 230, 90};
+            snprintf(line, sizeof line, "%s %s %.1f MS", s->ref->name, rmode_names[ropts.mode], frame_ms);
+            hud_text(frame, width, height, 6, 6, 2, line, white);
+            snprintf(line, sizeof line, "FACES %d CLUSTERS %d/%d IN %d%s", stats.faces_drawn, stats.clusters_visible,
+                     w->numclusters, stats.view_cluster, ropts.pvs_cluster != -2 ? " PVS LOCKED" : "");
+            hud_text(frame, width, height, 6, 20, 2, line, white);
+            snprintf(line, sizeof line, "%.0f %.0f %.0f", cam.origin[0], cam.origin[1], cam.origin[2]);
+            hud_text(frame, width, height, 6, 34, 2, line, yellow);
+        }
+        SDL_UpdateTexture(tex, NULL, frame, width * 4);
+        SDL_RenderClear(sr);
+        SDL_RenderCopy(sr, tex, NULL, NULL);
+        SDL_RenderPresent(sr);
+        SDL_Delay(1);
+    }
+    (void)shots;
+    free(frame);
+    for (int i = 0; i < 2; i++)
+        if (slots[i].state) slots[i].ref->shutdown(slots[i].state);
+    SDL_DestroyTexture(tex);
+    SDL_DestroyRenderer(sr);
+    SDL_DestroyWindow(win);
+    SDL_Quit();
+    return ok;
 }

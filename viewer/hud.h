@@ -1,0 +1,11 @@
+/* A tiny built-in 3x5 pixel font for the window's on-screen figures. */
+#ifndef QVIEW_HUD_H
+#define QVIEW_HUD_H
+
+#include <stdint.h>
+
+/* Draws text (upper-cased; unknown characters are blanks) at (x, y) with
+ * each font pixel scale x scale, over a dark shadow. */
+void hud_text(uint8_t *rgba, int w, int h, int x, int y, int scale, const char *text, const uint8_t rgb[3]);
+
+#endif

@@ -144,8 +144,8 @@ static void check_nodes(checker_t *c)
                         -(long long)ch - 1, b->numleafs);
         }
         if (!range_ok(n->firstface, n->numfaces, b->numfaces))
-            problem(c, "node %d: faces %d..%d out of range (%d faces)", i, n->firstface,
-                    n->firstface + n->numfaces - 1, b->numfaces);
+            problem(c, "node %d: faces %d..%lld out of range (%d faces)", i, n->firstface,
+                    (long long)n->firstface + n->numfaces - 1, b->numfaces);
     }
 }
 
@@ -186,6 +186,28 @@ static void check_tree(checker_t *c)
     free(seen);
 }
 
+/* Texture coordinates so large that luxel counts overflow an int (a
+ * corrupt texinfo or vertex) cannot be sized; engines evaluate them in
+ * single precision, where 2^24 is already past exact integers. */
+#define BSPCHECK_MAX_TEXCOORD 16777216.0
+
+/* Call only for faces whose surfedges, edges and texinfo are in range. */
+static bool face_texcoords_sane(const bsp_t *b, const dface_t *f)
+{
+    const dtexinfo_t *t = &b->texinfo[f->texinfo];
+    for (int k = 0; k < f->numedges; k++) {
+        int32_t se = b->surfedges[f->firstedge + k];
+        const dedge_t *e = &b->edges[se < 0 ? -se : se];
+        const float *p = b->vertexes[se < 0 ? e->v[1] : e->v[0]].point;
+        for (int i = 0; i < 2; i++) {
+            double v = (double)p[0] * t->vecs[i][0] + (double)p[1] * t->vecs[i][1] + (double)p[2] * t->vecs[i][2] +
+                       t->vecs[i][3];
+            if (!(fabs(v) < BSPCHECK_MAX_TEXCOORD)) return false;
+        }
+    }
+    return true;
+}
+
 static void check_faces(checker_t *c)
 {
     const bsp_t *b = c->bsp;
@@ -204,8 +226,8 @@ static void check_faces(checker_t *c)
             continue;
         }
         if (!range_ok(f->firstedge, f->numedges, b->numsurfedges)) {
-            problem(c, "face %d: surfedges %d..%d out of range (%d surfedges)", i, f->firstedge,
-                    f->firstedge + f->numedges - 1, b->numsurfedges);
+            problem(c, "face %d: surfedges %d..%lld out of range (%d surfedges)", i, f->firstedge,
+                    (long long)f->firstedge + f->numedges - 1, b->numsurfedges);
             continue;
         }
         /* Each edge must start where the previous one ended, and the last
@@ -241,6 +263,10 @@ static void check_faces(checker_t *c)
 
         /* Lightmaps. */
         const dtexinfo_t *t = &b->texinfo[f->texinfo];
+        if (!face_texcoords_sane(b, f)) {
+            problem(c, "face %d: texture coordinates are not finite or beyond +-%.0f", i, BSPCHECK_MAX_TEXCOORD);
+            continue;
+        }
         face_extents_t ext;
         q2err_t err;
         if (!bsp_face_extents(b, i, &ext, &err)) continue;
@@ -255,7 +281,10 @@ static void check_faces(checker_t *c)
                 problem(c, "face %d: light style slot %d is used after an unused slot", i, s);
                 break;
             }
-        if (f->lightofs == -1 || numstyles == 0) continue;
+        /* Engines never read lightmaps of warped and sky surfaces (qrad3
+         * leaves them pointing at offset 0), so their offsets are not
+         * checked. */
+        if (warp_sky || f->lightofs == -1 || numstyles == 0) continue;
         if (f->lightofs < 0) {
             problem(c, "face %d: lightofs %d is negative (only -1 means none)", i, f->lightofs);
             continue;
@@ -285,11 +314,11 @@ static void check_leafs(checker_t *c, int numclusters)
         if (l->area < 0 || (b->numareas > 0 && l->area >= b->numareas))
             problem(c, "leaf %d: area %d out of range (%d areas)", i, l->area, b->numareas);
         if (!range_ok(l->firstleafface, l->numleaffaces, b->numleaffaces))
-            problem(c, "leaf %d: leaffaces %d..%d out of range (%d leaffaces)", i, l->firstleafface,
-                    l->firstleafface + l->numleaffaces - 1, b->numleaffaces);
+            problem(c, "leaf %d: leaffaces %d..%lld out of range (%d leaffaces)", i, l->firstleafface,
+                    (long long)l->firstleafface + l->numleaffaces - 1, b->numleaffaces);
         if (!range_ok(l->firstleafbrush, l->numleafbrushes, b->numleafbrushes))
-            problem(c, "leaf %d: leafbrushes %d..%d out of range (%d leafbrushes)", i, l->firstleafbrush,
-                    l->firstleafbrush + l->numleafbrushes - 1, b->numleafbrushes);
+            problem(c, "leaf %d: leafbrushes %d..%lld out of range (%d leafbrushes)", i, l->firstleafbrush,
+                    (long long)l->firstleafbrush + l->numleafbrushes - 1, b->numleafbrushes);
     }
     for (int i = 0; i < b->numleaffaces; i++)
         if (b->leaffaces[i] >= b->numfaces)
@@ -304,8 +333,8 @@ static void check_brushes(checker_t *c)
     const bsp_t *b = c->bsp;
     for (int i = 0; i < b->numbrushes; i++)
         if (!range_ok(b->brushes[i].firstside, b->brushes[i].numsides, b->numbrushsides))
-            problem(c, "brush %d: sides %d..%d out of range (%d brushsides)", i, b->brushes[i].firstside,
-                    b->brushes[i].firstside + b->brushes[i].numsides - 1, b->numbrushsides);
+            problem(c, "brush %d: sides %d..%lld out of range (%d brushsides)", i, b->brushes[i].firstside,
+                    (long long)b->brushes[i].firstside + b->brushes[i].numsides - 1, b->numbrushsides);
     for (int i = 0; i < b->numbrushsides; i++) {
         const dbrushside_t *s = &b->brushsides[i];
         if (s->planenum >= b->numplanes)
@@ -325,8 +354,8 @@ static void check_models(checker_t *c)
         if (m->headnode < 0 || m->headnode >= b->numnodes)
             problem(c, "model %d: head node %d out of range (%d nodes)", i, m->headnode, b->numnodes);
         if (!range_ok(m->firstface, m->numfaces, b->numfaces))
-            problem(c, "model %d: faces %d..%d out of range (%d faces)", i, m->firstface,
-                    m->firstface + m->numfaces - 1, b->numfaces);
+            problem(c, "model %d: faces %d..%lld out of range (%d faces)", i, m->firstface,
+                    (long long)m->firstface + m->numfaces - 1, b->numfaces);
         if (!floats_finite(m->mins, 3) || !floats_finite(m->maxs, 3) || !floats_finite(m->origin, 3))
             problem(c, "model %d: bounds or origin not finite", i);
     }
@@ -355,8 +384,8 @@ static void check_areas(checker_t *c)
     for (int a = 0; a < b->numareas; a++) {
         const darea_t *ar = &b->areas[a];
         if (!range_ok(ar->firstareaportal, ar->numareaportals, b->numareaportals)) {
-            problem(c, "area %d: portals %d..%d out of range (%d areaportals)", a, ar->firstareaportal,
-                    ar->firstareaportal + ar->numareaportals - 1, b->numareaportals);
+            problem(c, "area %d: portals %d..%lld out of range (%d areaportals)", a, ar->firstareaportal,
+                    (long long)ar->firstareaportal + ar->numareaportals - 1, b->numareaportals);
             continue;
         }
         for (int k = 0; k < ar->numareaportals; k++) {
@@ -423,9 +452,13 @@ static int popcount_row(const uint8_t *row, int rowbytes, int numclusters)
 static bool face_surfedges_sane(const bsp_t *bsp, const dface_t *f)
 {
     if (f->numedges < 3 || !range_ok(f->firstedge, f->numedges, bsp->numsurfedges)) return false;
-    for (int k = 0; k < f->numedges; k++)
-        if (bsp->surfedges[f->firstedge + k] == INT32_MIN) return false;
-    return true;
+    for (int k = 0; k < f->numedges; k++) {
+        int32_t se = bsp->surfedges[f->firstedge + k];
+        if (se == INT32_MIN || (se < 0 ? -se : se) >= bsp->numedges) return false;
+        const dedge_t *e = &bsp->edges[se < 0 ? -se : se];
+        if (e->v[0] >= bsp->numvertexes || e->v[1] >= bsp->numvertexes) return false;
+    }
+    return f->texinfo >= 0 && f->texinfo < bsp->numtexinfo && face_texcoords_sane(bsp, f);
 }
 
 void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out)
@@ -460,6 +493,9 @@ void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out)
         int numstyles = 0;
         while (numstyles < MAXLIGHTMAPS && f->styles[numstyles] != 255) numstyles++;
         if (f->lightofs < 0 || numstyles == 0) continue;
+        if (f->texinfo < 0 || f->texinfo >= bsp->numtexinfo ||
+            (bsp->texinfo[f->texinfo].flags & (SURF_WARP | SURF_SKY)))
+            continue; /* no lightmap in engines, whatever lightofs says */
         face_extents_t ext;
         if (!face_surfedges_sane(bsp, f) || !bsp_face_extents(bsp, i, &ext, &err)) continue;
         out->faces_with_lightmaps++;

@@ -30,7 +30,7 @@ typedef struct bsp_stats_t {
     int max_visible;
     double avg_hearable;      /* the same for the PHS */
     int max_hearable;
-    int faces_with_lightmaps; /* lightofs >= 0 and at least one style */
+    int faces_with_lightmaps; /* lightofs >= 0, a style, not SKY/WARP */
     int lightmap_styles;      /* lightmaps over all faces and styles */
     long long lightmap_bytes; /* bytes the faces' lightmaps use */
     /* hist[w-1][h-1]: faces with a w x h luxel lightmap (1..17) */

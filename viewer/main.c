@@ -36,6 +36,8 @@ static void usage(FILE *f)
             "  --check-cracks         count key-coloured pixels per view (exit 1 if any)\n"
             "  --compare              soft vs gl mean absolute error per view (exit 1 above --max-mae)\n"
             "  --bench                load time and median soft render time over the views\n"
+            "  --face-at-center       the face shown at the centre of view 0\n"
+            "  --image-stats IMG.png  share of non-black pixels and distinct colours of a PNG\n"
             "options:\n"
             "  --shot-dir DIR         where the window's screenshots go (default .)\n"
             "  --renderer soft|gl     (default soft)\n"
@@ -59,6 +61,32 @@ static int parse_mode(const char *s)
     return -1;
 }
 
+/* Prints what a PNG shows: the share of pixels that are not black, not the
+ * crack key colour, and how many distinct colours; tests use it on
+ * screenshots. */
+static int image_stats_main(const char *path)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    q2err_t err;
+    image_t img = {0, 0, NULL};
+    if (!file_read_all(path, (size_t)256 << 20, &data, &size, &err) || !png_read(data, size, path, &img, &err)) {
+        fprintf(stderr, "qview: %s\n", err.msg);
+        free(data);
+        return 1;
+    }
+    free(data);
+    static const uint8_t black[3] = {0, 0, 0}, key[3] = {KEY_R, KEY_G, KEY_B};
+    double cov_black, cov_key;
+    int colors;
+    image_stats(img.rgba, img.width, img.height, black, &cov_black, &colors);
+    image_stats(img.rgba, img.width, img.height, key, &cov_key, NULL);
+    printf("%s: %dx%d, %.3f not black, %.3f not key, %d colours\n", path, img.width, img.height, cov_black, cov_key,
+           colors);
+    image_free(&img);
+    return 0;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -71,7 +99,7 @@ int main(int argc, char **argv)
     const char *pts = NULL, *prtf = NULL, *shot_dir = ".";
     int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
     bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
-    bool views_given = false;
+    bool views_given = false, face_at_center = false;
     double max_mae = 4.0;
     camera_t cam = {{0, 0, 0}, 0, 0, 90};
     log_level_t level = LOG_NORMAL;
@@ -92,6 +120,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--out-dir")) {
             NEED(1);
             out_dir = argv[++i];
+        } else if (!strcmp(a, "--image-stats")) {
+            NEED(1);
+            return image_stats_main(argv[++i]);
+        } else if (!strcmp(a, "--face-at-center")) {
+            face_at_center = true;
         } else if (!strcmp(a, "--shot-dir")) {
             NEED(1);
             shot_dir = argv[++i];
@@ -235,7 +268,7 @@ int main(int argc, char **argv)
     ropts.no_pvs = no_pvs;
     ropts.skip_face = skip_face;
 
-    bool headless = render_out || out_dir || check || compare || bench;
+    bool headless = render_out || out_dir || check || compare || bench || face_at_center;
     if (!headless) {
         window_opts_t wo;
         memset(&wo, 0, sizeof wo);
@@ -274,6 +307,11 @@ int main(int argc, char **argv)
         }
     }
 
+    if (face_at_center) {
+        int f = face_at_pixel(&world, &cams[0], width, height, width / 2, height / 2);
+        printf("face at centre of view 0: %d\n", f);
+        if (f < 0) rc = 1;
+    }
     if (check) {
         long *counts = q2_calloc(ncams, sizeof(long));
         if (!check_cracks(&world, ref_by_name(renderer), cams, ncams, width, height, threads, skip_face, counts,

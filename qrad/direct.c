@@ -148,7 +148,10 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         const light_t *l = &q->lights[cand[c]];
         double dist;
         vec3_t target = l->type == LIGHT_SURFACE ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
-        vec3_t dir = vec_normalize(vec_sub(target, p), &dist);
+        vec3_t delta = vec_sub(target, p);
+        dist = sqrt(vec_dot(delta, delta));
+        if (dist < 1e-9) continue;
+        vec3_t dir = vec_scale(delta, 1.0 / dist);
         if (dist > l->range + 2) continue;
         double dot = vec_dot(dir, nrm);
         vec3_t add;

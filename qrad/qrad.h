@@ -121,7 +121,11 @@ typedef struct rtri_t rtri_t;
 
 typedef struct transfer_t transfer_t;
 
+typedef struct tnode_t tnode_t;
+
 typedef struct tracer_t {
+    int numtnodes, headnode;
+    tnode_t *tnodes; /* the world's bsp tree for line tests; NULL without one */
     int numtris;
     rtri_t *tris;
     int numnodes;
@@ -172,6 +176,7 @@ vec3_t qrad_angles_to_vec(double yaw, double pitch);
 
 /* trace.c */
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err);
+bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err);
 void tracer_free(tracer_t *t);
 /* True if a face of the BVH blocks the segment a-b. */
 bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b);

@@ -35,6 +35,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
         log_info(log, "no visibility data: lighting anyway, without PVS culling");
     if (!qrad_faces_setup(q, err)) return false;
     if (!tracer_build(&q->tracer, q, err)) return false;
+    if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
     if (!qrad_lights_setup(q, err)) return false;
     return true;
 }

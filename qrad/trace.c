@@ -174,6 +174,7 @@ bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 
 void tracer_free(tracer_t *t)
 {
+    free(t->tnodes);
     free(t->tris);
     free(t->nodes);
     memset(t, 0, sizeof *t);
@@ -335,48 +336,96 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
     return true;
 }
 
+/* The world's tree flattened for line tests: the plane inline in double,
+ * children as node indices or ~leaf with the leaf's solidity in bit 30, so
+ * a test touches one small record per node. */
+struct tnode_t {
+    double n[3], d;
+    int type;
+    int child[2]; /* >= 0 node; < 0: -1 - (solid ? 1 : 0) */
+};
+
+bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
+{
+    t->tnodes = NULL;
+    t->numtnodes = 0;
+    if (bsp->numnodes == 0 || bsp->nummodels == 0 || bsp->models[0].headnode < 0) return true;
+    t->tnodes = q2_malloc(sizeof(tnode_t) * bsp->numnodes);
+    for (int i = 0; i < bsp->numnodes; i++) {
+        const dnode_t *dn = &bsp->nodes[i];
+        if (dn->planenum < 0 || dn->planenum >= bsp->numplanes) {
+            free(t->tnodes);
+            t->tnodes = NULL;
+            return q2err_set(err, NULL, 0, 0, "node %d: plane %d out of range", i, dn->planenum);
+        }
+        const dplane_t *pl = &bsp->planes[dn->planenum];
+        tnode_t *tn = &t->tnodes[i];
+        for (int k = 0; k < 3; k++) tn->n[k] = pl->normal[k];
+        tn->d = pl->dist;
+        tn->type = pl->type < 3 && pl->normal[pl->type] == 1.0f ? pl->type : 3;
+        for (int c = 0; c < 2; c++) {
+            int ch = dn->children[c];
+            if (ch >= 0) {
+                if (ch >= bsp->numnodes) {
+                    free(t->tnodes);
+                    t->tnodes = NULL;
+                    return q2err_set(err, NULL, 0, 0, "node %d: child %d out of range", i, ch);
+                }
+                tn->child[c] = ch;
+            } else {
+                int leaf = -1 - ch;
+                bool solid = leaf < bsp->numleafs && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
+                tn->child[c] = solid ? -2 : -1;
+            }
+        }
+    }
+    t->numtnodes = bsp->numnodes;
+    t->headnode = bsp->models[0].headnode < bsp->numnodes ? bsp->models[0].headnode : 0;
+    return true;
+}
+
 /* Does the segment p1-p2 touch a solid leaf below node? Points within
  * ON_EPSILON of a plane count as on its front, as qrad3's TestLine does, so
  * a segment running along a wall's surface is not blocked by that wall. */
-static bool line_solid_r(const bsp_t *bsp, int node, vec3_t p1, vec3_t p2, int depth)
+static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth)
 {
+    double p1[3] = {p1in[0], p1in[1], p1in[2]};
     while (node >= 0) {
-        if (node >= bsp->numnodes || depth > 1024) return false;
-        const dnode_t *n = &bsp->nodes[node];
-        const dplane_t *pl = &bsp->planes[n->planenum];
+        if (depth > 1024) return false;
+        const tnode_t *n = &nodes[node];
         double d1, d2;
-        if (pl->type < 3) {
-            d1 = vec_comp(p1, pl->type) - pl->dist;
-            d2 = vec_comp(p2, pl->type) - pl->dist;
+        if (n->type < 3) {
+            d1 = p1[n->type] - n->d;
+            d2 = p2[n->type] - n->d;
         } else {
-            d1 = p1.x * pl->normal[0] + p1.y * pl->normal[1] + p1.z * pl->normal[2] - pl->dist;
-            d2 = p2.x * pl->normal[0] + p2.y * pl->normal[1] + p2.z * pl->normal[2] - pl->dist;
+            d1 = p1[0] * n->n[0] + p1[1] * n->n[1] + p1[2] * n->n[2] - n->d;
+            d2 = p2[0] * n->n[0] + p2[1] * n->n[1] + p2[2] * n->n[2] - n->d;
         }
         if (d1 >= -ON_EPSILON && d2 >= -ON_EPSILON) {
-            node = n->children[0];
+            node = n->child[0];
             continue;
         }
         if (d1 < ON_EPSILON && d2 < ON_EPSILON) {
-            node = n->children[1];
+            node = n->child[1];
             continue;
         }
         int side = d1 < 0;
         double frac = d1 / (d1 - d2);
-        vec3_t mid = vec_lerp(p1, p2, frac);
-        if (line_solid_r(bsp, n->children[side], p1, mid, depth + 1)) return true;
-        node = n->children[!side];
-        p1 = mid;
+        double mid[3] = {p1[0] + frac * (p2[0] - p1[0]), p1[1] + frac * (p2[1] - p1[1]), p1[2] + frac * (p2[2] - p1[2])};
+        if (line_solid_r(nodes, n->child[side], p1, mid, depth + 1)) return true;
+        node = n->child[!side];
+        p1[0] = mid[0];
+        p1[1] = mid[1];
+        p1[2] = mid[2];
         depth++;
     }
-    int leaf = -1 - node;
-    return leaf < bsp->numleafs && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
+    return node == -2;
 }
 
 bool trace_occluded(const qrad_t *q, vec3_t a, vec3_t b)
 {
-    const bsp_t *bsp = q->bsp;
     /* Without a usable tree (hand-built bsps in tests), the faces decide. */
-    if (bsp->numnodes == 0 || bsp->nummodels == 0 || bsp->models[0].headnode < 0)
-        return trace_occluded_faces(&q->tracer, a, b);
-    return line_solid_r(bsp, bsp->models[0].headnode, a, b, 0);
+    if (!q->tracer.tnodes) return trace_occluded_faces(&q->tracer, a, b);
+    double p1[3] = {a.x, a.y, a.z}, p2[3] = {b.x, b.y, b.z};
+    return line_solid_r(q->tracer.tnodes, q->tracer.headnode, p1, p2, 0);
 }

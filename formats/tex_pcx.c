@@ -35,6 +35,11 @@ bool pcx_read(const uint8_t *data, size_t size, const char *name, image_t *img, 
     memcpy(pal->rgb, palp + 1, 768);
 
     size_t pos = PCX_HEADER_SIZE, end = size - PCX_PALETTE_SIZE;
+    /* A two-byte run yields at most 63 bytes: refuse impossible claims
+     * before allocating. */
+    if ((uint64_t)bytes_per_line * (uint64_t)h > (uint64_t)(end - pos) * 32)
+        return q2err_set(err, name, 0, 0, "PCX image data is truncated (%zu bytes cannot hold %dx%d)", end - pos,
+                         bytes_per_line, h);
     uint8_t *line = q2_malloc((size_t)bytes_per_line);
     tex_image_alloc(img, w, h);
     for (int y = 0; y < h; y++) {

@@ -20,6 +20,14 @@ bool png_read(const uint8_t *data, size_t size, const char *name, image_t *img, 
         png_image_free(&pi);
         return false;
     }
+    /* Every pixel takes at least one bit of filtered data and deflate
+     * expands at most 1032:1, so a small file claiming a huge image is
+     * refused before the allocation. */
+    if ((uint64_t)pi.width * pi.height > (uint64_t)size * 8 * 1032) {
+        png_image_free(&pi);
+        return q2err_set(err, name, 0, 0, "PNG claims %ux%u pixels, more than its %zu bytes can hold", pi.width,
+                         pi.height, size);
+    }
     pi.format = PNG_FORMAT_RGBA;
     tex_image_alloc(img, (int)pi.width, (int)pi.height);
     if (!png_image_finish_read(&pi, NULL, img->rgba, 0, NULL)) {

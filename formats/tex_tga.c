@@ -47,13 +47,16 @@ bool tga_read(const uint8_t *data, size_t size, const char *name, image_t *img, 
     size_t pos = TGA_HEADER_SIZE + (size_t)idlen + (cmaptype ? (size_t)cmaplen * (size_t)((cmapbits + 7) / 8) : 0);
     if (pos > size) return q2err_set(err, name, 0, 0, "TGA header fields run past the end of the %zu-byte file", size);
     size_t npix = (size_t)w * (size_t)h;
+    /* Raw data needs bpp bytes per pixel; an RLE packet of at least two
+     * bytes yields at most 128 pixels. Checked before allocating. */
+    if (!rle && (size - pos) / (size_t)bpp < npix)
+        return q2err_set(err, name, 0, 0, "TGA pixel data is truncated (%zu bytes for %dx%d at %d bits)", size - pos, w,
+                         h, bits);
+    if (rle && (uint64_t)npix > (uint64_t)(size - pos) * 64)
+        return q2err_set(err, name, 0, 0, "TGA run-length data is truncated (%zu bytes cannot hold %dx%d pixels)",
+                         size - pos, w, h);
     tex_image_alloc(img, w, h);
     if (!rle) {
-        if ((size - pos) / (size_t)bpp < npix) {
-            image_free(img);
-            return q2err_set(err, name, 0, 0, "TGA pixel data is truncated (%zu bytes for %dx%d at %d bits)", size - pos,
-                             w, h, bits);
-        }
         for (size_t i = 0; i < npix; i++) put_pixel(img->rgba + 4 * i, data + pos + i * (size_t)bpp, bpp);
     } else {
         size_t i = 0;

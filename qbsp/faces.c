@@ -142,23 +142,51 @@ static void merge_node_faces(qbsp_t *q, node_t *node)
 
 /* ------------------------------------------------------------ subdivide */
 
-/* Luxel interval bounds that hold however the engine rounds: a bound
- * within LIGHTMAP_ROUND_EPSILON of a boundary may fall on either side. */
-static void safe_luxel_bounds(double mn, double mx, double *lo, double *hi)
+/* Whether every way of evaluating dot(p, vecs) + offset in single
+ * precision (any order, with or without extended precision or fused
+ * multiply-adds) gives the exact value: the point and the vector are
+ * floats already, each product is a float, and so is every partial sum.
+ * Then an engine computes exactly what we compute and no margin is needed;
+ * this is the common case of integer vertices and axial textures. */
+static bool tex_coord_exact(vec3_t p, const float v[4])
 {
-    *lo = floor((mn - LIGHTMAP_ROUND_EPSILON) / LIGHTMAP_SCALE);
-    *hi = ceil((mx + LIGHTMAP_ROUND_EPSILON) / LIGHTMAP_SCALE);
+    double c[3] = {p.x, p.y, p.z}, terms[4];
+    for (int i = 0; i < 3; i++) {
+        if ((double)(float)c[i] != c[i]) return false;
+        terms[i] = c[i] * (double)v[i]; /* exact in double: 24-bit mantissas */
+        if ((double)(float)terms[i] != terms[i]) return false;
+    }
+    terms[3] = v[3];
+    for (int mask = 3; mask < 16; mask++) {
+        double sum = 0;
+        for (int i = 0; i < 4; i++)
+            if (mask & (1 << i)) sum += terms[i];
+        if ((double)(float)sum != sum) return false;
+    }
+    return true;
 }
 
-static void tex_range(const winding_t *w, const dtexinfo_t *tex, int axis, double *mn, double *mx)
+/* Luxel interval bounds [lo, hi] (in units of LIGHTMAP_SCALE) that hold
+ * however an engine rounds: a coordinate that is not exact in single
+ * precision and lies within LIGHTMAP_ROUND_EPSILON of a luxel boundary may
+ * land on either side of it. Also returns the exact texture-space range. */
+static void safe_luxel_bounds(const winding_t *w, const dtexinfo_t *tex, int axis, double *mn, double *mx,
+                              double *lo, double *hi)
 {
     *mn = INFINITY;
     *mx = -INFINITY;
+    *lo = INFINITY;
+    *hi = -INFINITY;
     for (int k = 0; k < w->numpoints; k++) {
-        double v = w->p[k].x * (double)tex->vecs[axis][0] + w->p[k].y * (double)tex->vecs[axis][1] +
-                   w->p[k].z * (double)tex->vecs[axis][2] + (double)tex->vecs[axis][3];
+        vec3_t p = w->p[k];
+        double v = p.x * (double)tex->vecs[axis][0] + p.y * (double)tex->vecs[axis][1] +
+                   p.z * (double)tex->vecs[axis][2] + (double)tex->vecs[axis][3];
+        double m = tex_coord_exact(p, tex->vecs[axis]) ? 0.0 : LIGHTMAP_ROUND_EPSILON;
         if (v < *mn) *mn = v;
         if (v > *mx) *mx = v;
+        double l = floor((v - m) / LIGHTMAP_SCALE), h = ceil((v + m) / LIGHTMAP_SCALE);
+        if (l < *lo) *lo = l;
+        if (h > *hi) *hi = h;
     }
 }
 
@@ -169,8 +197,7 @@ bool faces_needs_subdivide(const winding_t *w, const dtexinfo_t *tex, double cho
                           (double)tex->vecs[a][2] * tex->vecs[a][2]);
         if (len < NORMAL_EPSILON) continue;
         double mn, mx, lo, hi;
-        tex_range(w, tex, a, &mn, &mx);
-        safe_luxel_bounds(mn, mx, &lo, &hi);
+        safe_luxel_bounds(w, tex, a, &mn, &mx, &lo, &hi);
         if (mx - mn > chop || hi - lo > MAX_LIGHTMAP_DIM - 1) {
             if (axis) *axis = a;
             return true;
@@ -205,8 +232,7 @@ int faces_subdivide_winding(const winding_t *w, const dtexinfo_t *tex, double ch
             continue;
         }
         double mn, mx, lo, hi;
-        tex_range(cur, tex, axis, &mn, &mx);
-        safe_luxel_bounds(mn, mx, &lo, &hi);
+        safe_luxel_bounds(cur, tex, axis, &mn, &mx, &lo, &hi);
         double s = (lo + per) * LIGHTMAP_SCALE;
         vec3_t v = vec3(tex->vecs[axis][0], tex->vecs[axis][1], tex->vecs[axis][2]);
         double len;
@@ -280,7 +306,9 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
 static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
     side_t *side = p->side;
-    if (!side || side->texinfo < 0) return NULL;
+    if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
+    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do). */
+    if (q->texinfo[side->texinfo].flags & SURF_NODRAW) return NULL;
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
     /* The inside of a window is not drawn from another window. */
     if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;

@@ -147,18 +147,37 @@ static void test_subdivide_boundaries(void **state)
 static void test_subdivide_exact_256(void **state)
 {
     (void)state;
-    /* Exactly 256 texels on luxel boundaries is 17 luxels in exact
-     * arithmetic, but one float rounding away from 18: it must be split. */
     dtexinfo_t tex;
     memset(&tex, 0, sizeof tex);
     tex.vecs[0][0] = 1;
     tex.vecs[1][1] = 1;
+    /* Exactly 256 texels between luxel boundaries is 17 luxels; with
+     * integer vertices and an axial texture every float evaluation is
+     * exact, so the face fits (chop aside). */
     winding_t *w = floor_rect(0, 0, 256, 64);
+    assert_false(faces_needs_subdivide(w, &tex, 1000, NULL));
     int axis = -1;
-    assert_true(faces_needs_subdivide(w, &tex, 1000, &axis));
+    assert_true(faces_needs_subdivide(w, &tex, 240, &axis));
     assert_int_equal(axis, 0);
     winding_free(w);
+    /* The same span from vertices that floats cannot hold (x = 0.1 ...)
+     * and an offset bringing it onto the boundaries: an engine may round
+     * either bound outward and see 18 luxels, so it must be split. */
+    tex.vecs[0][3] = -0.1f;
+    w = floor_rect(0.1, 0, 256.1, 64);
+    assert_true(faces_needs_subdivide(w, &tex, 1000, &axis));
+    assert_int_equal(axis, 0);
+    winding_t **pieces;
+    int n = faces_subdivide_winding(w, &tex, 1000, &pieces);
+    assert_true(n >= 2);
+    for (int k = 0; k < n; k++) {
+        assert_true(float_size(pieces[k], &tex, 0) <= MAX_LIGHTMAP_DIM);
+        winding_free(pieces[k]);
+    }
+    free(pieces);
+    winding_free(w);
     /* 224 texels between boundaries is fine. */
+    tex.vecs[0][3] = 0;
     w = floor_rect(16, 0, 240, 64);
     assert_false(faces_needs_subdivide(w, &tex, 240, NULL));
     winding_free(w);

@@ -91,6 +91,7 @@ enum { KIND_UNKNOWN = -1 };
 
 typedef struct mbrush_t {
     plane_t *planes;
+    bool *nodraw; /* per plane: the side is never drawn */
     int n;
     aabb_t bounds;
     int contents; /* KIND_UNKNOWN when the test cannot tell */
@@ -146,11 +147,14 @@ static void load_map(const char *name, mapinfo_t *mi)
             const map_brush_t *mb = &mi->map.entities[e].brushes[b];
             mbrush_t br = {0};
             br.planes = q2_calloc(mb->numsides, sizeof *br.planes);
+            br.nodraw = q2_calloc(mb->numsides, sizeof *br.nodraw);
             br.contents = mb->numsides > 0 ? side_contents(&mb->sides[0]) : KIND_UNKNOWN;
             for (int s = 0; s < mb->numsides; s++) {
                 if (!plane_from_points(mb->sides[s].points[0], mb->sides[s].points[1], mb->sides[s].points[2],
                                        &br.planes[br.n]))
                     continue;
+                br.nodraw[br.n] = (mb->sides[s].has_surface && (mb->sides[s].flags & SURF_NODRAW)) ||
+                                  strstr(mb->sides[s].texture, "nodraw") != NULL;
                 br.n++;
                 if (side_contents(&mb->sides[s]) != br.contents) br.contents = KIND_UNKNOWN;
             }
@@ -165,6 +169,7 @@ static void load_map(const char *name, mapinfo_t *mi)
             }
             if (aabb_is_empty(&br.bounds)) {
                 free(br.planes);
+                free(br.nodraw);
                 continue;
             }
             ARRAY_PUSH(mi->brushes, mi->nbrushes, cap, br);
@@ -174,7 +179,10 @@ static void load_map(const char *name, mapinfo_t *mi)
 
 static void free_map(mapinfo_t *mi)
 {
-    for (int i = 0; i < mi->nbrushes; i++) free(mi->brushes[i].planes);
+    for (int i = 0; i < mi->nbrushes; i++) {
+        free(mi->brushes[i].planes);
+        free(mi->brushes[i].nodraw);
+    }
     free(mi->brushes);
     map_free(&mi->map);
 }
@@ -481,7 +489,24 @@ static void trace_r(raystate_t *rs, int node, vec3_t p1, vec3_t p2, int p1plane)
     trace_r(rs, nd->children[!side], mid, p2, nd->planenum);
 }
 
-static void check_rays(const bsp_t *bsp, const vec3_t *pts, int npts, stats_t *st)
+/* Whether p lies on a side of a world brush that is never drawn (such
+ * sides make no face, by design). */
+static bool on_nodraw_side(const mapinfo_t *mi, vec3_t p)
+{
+    for (int b = 0; b < mi->nbrushes; b++) {
+        const mbrush_t *br = &mi->brushes[b];
+        for (int i = 0; i < br->n; i++) {
+            if (!br->nodraw[i] || fabs(plane_dist_to(&br->planes[i], p)) > 0.1) continue;
+            bool inside = true;
+            for (int j = 0; j < br->n && inside; j++)
+                if (j != i && plane_dist_to(&br->planes[j], p) > 0.1) inside = false;
+            if (inside) return true;
+        }
+    }
+    return false;
+}
+
+static void check_rays(const bsp_t *bsp, const mapinfo_t *mi, const vec3_t *pts, int npts, stats_t *st)
 {
     const dmodel_t *m = &bsp->models[0];
     int *cnt = q2_calloc(bsp->numplanes / 2 + 1, sizeof(int));
@@ -517,6 +542,7 @@ static void check_rays(const bsp_t *bsp, const vec3_t *pts, int npts, stats_t *s
                 if (vec_dot(n, dir) >= 0) continue; /* seen from behind */
                 if (face_contains(bsp, df, rs.hit, n)) found = true;
             }
+            if (!found && on_nodraw_side(mi, rs.hit)) found = true;
             if (!found && getenv("QBSP_TEST_DEBUG")) {
                 for (int j = pf.start[pp]; j < pf.start[pp + 1]; j++) {
                     const dface_t *df = &bsp->faces[pf.list[j]];
@@ -631,7 +657,7 @@ static void check_map(const char *name, bool must_seal, bool tjunc)
                             m0->mins[2] + rnd() * (m0->maxs[2] - m0->mins[2]));
             if (!(bsp.leafs[point_leaf(&bsp, m0->headnode, p)].contents & CONTENTS_SOLID)) pts[npts++] = p;
         }
-        check_rays(&bsp, pts, npts, &st);
+        check_rays(&bsp, &mi, pts, npts, &st);
     }
     if (tjunc) assert_int_equal(count_tjunctions(&bsp, &st, true), 0);
     printf("%-28s %-7s %6d faces, %5d solid / %4d water / %3d empty points, %5d rays, %7d edge-vertex tests\n", name, sealed ? "sealed" : "LEAKED",

@@ -68,3 +68,13 @@ void egl_headless_destroy(egl_ctx_t *c)
      * under another renderer instance, so it is left initialised. */
     free(c);
 }
+
+/* Under LeakSanitizer: Mesa keeps its driver state (llvmpipe, LLVM, the
+ * EGL display) for the life of the process by design; those allocations are
+ * not leaks of this program. Unused in normal builds. */
+const char *__lsan_default_suppressions(void);
+const char *__lsan_default_suppressions(void)
+{
+    return "leak:libEGL_mesa\nleak:libgallium\nleak:libLLVM\nleak:_dri.so\nleak:libglapi\nleak:libGLX\n"
+           "leak:libX11\nleak:libxcb\nleak:libSDL2\n";
+}

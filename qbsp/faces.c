@@ -307,8 +307,11 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
     side_t *side = p->side;
     if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
-    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do). */
-    if (q->texinfo[side->texinfo].flags & SURF_NODRAW) return NULL;
+    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do);
+     * sky faces are kept even when flagged NODRAW, since engines draw the
+     * sky box where they are. */
+    int flags = q->texinfo[side->texinfo].flags;
+    if ((flags & SURF_NODRAW) && !(flags & SURF_SKY)) return NULL;
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
     /* The inside of a window is not drawn from another window. */
     if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;

@@ -140,8 +140,11 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
     return vec_ma(p, SAMPLE_NUDGE, f->normal);
 }
 
+/* vis (may be NULL): per candidate, 0 = trace (and record the answer for
+ * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
-                   const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays)
+                   const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
+                   uint8_t *vis)
 {
     vec3_t nrm = f->normal;
     for (int c = 0; c < ncand; c++) {
@@ -173,8 +176,14 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             add = vec_scale(l->color, v);
         }
         if (!qrad_cluster_visible(q, cluster, l->cluster)) continue;
-        (*rays)++;
-        if (trace_occluded(q, p, target)) continue;
+        if (vis && vis[c]) {
+            if (vis[c] == 2) continue;
+        } else {
+            (*rays)++;
+            bool blocked = trace_occluded(q, p, target);
+            if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
+            if (blocked) continue;
+        }
         float *o = out + ((size_t)slot[c] * n + idx) * 3;
         o[0] += (float)(add.x * weight);
         o[1] += (float)(add.y * weight);
@@ -261,20 +270,52 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
     const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
     (void)ti;
+    if (!q->opts->extra) {
+        /* Surface lights cast soft shadows, so their visibility is traced
+         * at every other luxel first; a luxel between traced neighbours
+         * that all agree takes their answer, any disagreement (or a
+         * neighbour that was not traced) traces it. Point lights, whose
+         * shadows are sharp, are always traced. */
+        uint8_t *vis = q2_calloc((size_t)n * (ncand > 0 ? ncand : 1), 1);
+        for (int pass = 0; pass < 2; pass++)
+            for (int j = 0; j < f->h; j++)
+                for (int i = 0; i < f->w; i++) {
+                    bool even = !(i & 1) && !(j & 1);
+                    if (even != (pass == 0)) continue;
+                    int idx = j * f->w + i;
+                    uint8_t *v = vis + (size_t)idx * ncand;
+                    if (pass == 1) {
+                        int nb[4], nn = 0;
+                        int di = i & 1, dj = j & 1;
+                        for (int a = -di; a <= di; a += 2)
+                            for (int b = -dj; b <= dj; b += 2) {
+                                int ni = i + a, nj = j + b;
+                                if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
+                            }
+                        if (nn >= 2)
+                            for (int c = 0; c < ncand; c++) {
+                                if (q->lights[cand[c]].type != LIGHT_SURFACE) continue;
+                                uint8_t first = vis[(size_t)nb[0] * ncand + c];
+                                bool agree = first != 0;
+                                for (int k = 1; k < nn && agree; k++) agree = vis[(size_t)nb[k] * ncand + c] == first;
+                                if (agree) v[c] = first;
+                            }
+                    }
+                    gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays,
+                           v);
+                }
+        free(vis);
+    } else
     for (int j = 0; j < f->h; j++)
         for (int i = 0; i < f->w; i++) {
             int idx = j * f->w + i;
-            if (!q->opts->extra) {
-                gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays);
-                continue;
-            }
             double s0 = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t0 = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
             static const double offs[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
             for (int k = 0; k < 4; k++) {
                 vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                 if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                 int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays);
+                gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL);
             }
         }
     free(cand);

@@ -501,9 +501,10 @@ bool writebsp_entities(qbsp_t *q, q2err_t *err)
     list.ents = q2_calloc(q->map.numentities > 0 ? q->map.numentities : 1, sizeof *list.ents);
     for (int e = 0; e < q->map.numentities; e++) {
         entity_t *ent = &q->map.entities[e].ent;
-        /* func_group's brushes joined the world; the entity itself means
-         * nothing to the game. */
-        if (e > 0 && strcmp(entity_classname(ent), "func_group") == 0) continue;
+        /* These entities' brushes joined the world; the entities mean
+         * nothing to the game (which would complain about them). */
+        const char *cls = entity_classname(ent);
+        if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0)) continue;
         list.ents[list.count++] = *ent; /* shallow: pairs stay owned by the map */
     }
     char *text = entities_unparse(&list);

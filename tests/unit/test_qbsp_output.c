@@ -99,9 +99,20 @@ typedef struct mbrush_t {
 
 typedef struct mapinfo_t {
     map_t map;
-    mbrush_t *brushes; /* world brushes only (worldspawn and func_group) */
+    mbrush_t *brushes; /* world brushes (worldspawn, func_group, func_detail) */
     int nbrushes;
+    mbrush_t *mbrushes; /* brushes of brush models */
+    int *mbrush_entity;
+    int nmbrushes;
 } mapinfo_t;
+
+static bool joins_world(const char *cls)
+{
+    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_detail") == 0 || strcmp(cls, "func_detail_wall") == 0;
+}
+
+/* Entities whose brushes join the world, or that qbsp does not write. */
+static bool removed_entity(const char *cls) { return strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0; }
 
 static bool name_is_plain(const char *tex)
 {
@@ -139,10 +150,11 @@ static void load_map(const char *name, mapinfo_t *mi)
     map_source(name, path, sizeof path);
     memset(mi, 0, sizeof *mi);
     assert_true(map_read_file(path, &mi->map, &err));
-    int cap = 0;
+    int cap = 0, capm = 0, capme = 0;
     for (int e = 0; e < mi->map.numentities; e++) {
         const char *cls = entity_classname(&mi->map.entities[e].ent);
-        if (e != 0 && strcmp(cls, "func_group") != 0) continue;
+        bool world = e == 0 || joins_world(cls);
+        if (!world && strcmp(cls, "func_areaportal") == 0) continue;
         for (int b = 0; b < mi->map.entities[e].numbrushes; b++) {
             const map_brush_t *mb = &mi->map.entities[e].brushes[b];
             mbrush_t br = {0};
@@ -172,7 +184,13 @@ static void load_map(const char *name, mapinfo_t *mi)
                 free(br.nodraw);
                 continue;
             }
-            ARRAY_PUSH(mi->brushes, mi->nbrushes, cap, br);
+            if (world) {
+                ARRAY_PUSH(mi->brushes, mi->nbrushes, cap, br);
+            } else {
+                int n = mi->nmbrushes;
+                ARRAY_PUSH(mi->mbrushes, mi->nmbrushes, capm, br);
+                ARRAY_PUSH(mi->mbrush_entity, n, capme, e);
+            }
         }
     }
 }
@@ -183,6 +201,12 @@ static void free_map(mapinfo_t *mi)
         free(mi->brushes[i].planes);
         free(mi->brushes[i].nodraw);
     }
+    for (int i = 0; i < mi->nmbrushes; i++) {
+        free(mi->mbrushes[i].planes);
+        free(mi->mbrushes[i].nodraw);
+    }
+    free(mi->mbrushes);
+    free(mi->mbrush_entity);
     free(mi->brushes);
     map_free(&mi->map);
 }
@@ -228,7 +252,7 @@ static vec3_t pnormal(const dplane_t *pl) { return vec3(pl->normal[0], pl->norma
 /* ---------------------------------------------------------------- checks */
 
 typedef struct stats_t {
-    int points_solid, points_water, points_empty, rays, faces, tjunc_checks;
+    int points_solid, points_water, points_empty, points_model, rays, faces, tjunc_checks;
 } stats_t;
 
 static void check_contents(const bsp_t *bsp, const mapinfo_t *mi, stats_t *st)
@@ -268,6 +292,53 @@ static void check_contents(const bsp_t *bsp, const mapinfo_t *mi, stats_t *st)
             }
         }
     }
+}
+
+/* Points inside the solid brushes of brush models are solid in their
+ * model's tree. Models are found through the entity lump ("model" "*N"),
+ * whose entities are the map's in order, less the removed ones. Entities
+ * with an origin brush are stored around their origin and skipped. */
+static void check_models(const bsp_t *bsp, const mapinfo_t *mi, stats_t *st)
+{
+    entity_list_t ents = {0};
+    q2err_t err;
+    assert_true(entities_parse(bsp->entities, "bsp", &ents, &err));
+    int *model_of = q2_calloc(mi->map.numentities, sizeof(int));
+    int be = 0;
+    for (int e = 0; e < mi->map.numentities; e++) {
+        const map_entity_t *me = &mi->map.entities[e];
+        model_of[e] = -1;
+        if (e > 0 && removed_entity(entity_classname(&me->ent))) continue;
+        if (be >= ents.count) break;
+        const entity_t *bent = &ents.ents[be++];
+        assert_string_equal(entity_classname(bent), entity_classname(&me->ent));
+        const char *model = entity_get(bent, "model");
+        bool origin_brush = false;
+        for (int b = 0; b < me->numbrushes; b++)
+            for (int s = 0; s < me->brushes[b].numsides; s++)
+                if (strstr(me->brushes[b].sides[s].texture, "origin")) origin_brush = true;
+        if (e > 0 && model && model[0] == '*' && !origin_brush) model_of[e] = atoi(model + 1);
+    }
+    rng_state = 4242;
+    for (int b = 0; b < mi->nmbrushes; b++) {
+        const mbrush_t *br = &mi->mbrushes[b];
+        int m = model_of[mi->mbrush_entity[b]];
+        if (m <= 0 || br->contents == KIND_UNKNOWN || !(br->contents & CONTENTS_SOLID)) continue;
+        assert_true(m < bsp->nummodels);
+        for (int k = 0; k < 48; k++) {
+            vec3_t p = vec3(br->bounds.mins.x + rnd() * (br->bounds.maxs.x - br->bounds.mins.x),
+                            br->bounds.mins.y + rnd() * (br->bounds.maxs.y - br->bounds.mins.y),
+                            br->bounds.mins.z + rnd() * (br->bounds.maxs.z - br->bounds.mins.z));
+            if (brush_test(br, p, 1.0) != 1) continue;
+            int leaf = point_leaf(bsp, bsp->models[m].headnode, p);
+            if (!(bsp->leafs[leaf].contents & CONTENTS_SOLID))
+                fail_msg("point (%g %g %g) inside a solid brush of model %d is in leaf %d with contents 0x%x", p.x, p.y,
+                         p.z, m, leaf, bsp->leafs[leaf].contents);
+            st->points_model++;
+        }
+    }
+    free(model_of);
+    entities_free(&ents);
 }
 
 /* Origins of point entities (no brushes) that lie in no world brush. */
@@ -632,6 +703,7 @@ static void check_map(const char *name, bool must_seal, bool tjunc)
     assert_int_equal(bsp.leafs[0].contents, CONTENTS_SOLID);
     assert_true(bsp.nummodels >= 1);
     check_contents(&bsp, &mi, &st);
+    check_models(&bsp, &mi, &st);
     check_faces_on_planes(&bsp, &st);
     path_t path;
     path.n = 0;
@@ -660,8 +732,8 @@ static void check_map(const char *name, bool must_seal, bool tjunc)
         check_rays(&bsp, &mi, pts, npts, &st);
     }
     if (tjunc) assert_int_equal(count_tjunctions(&bsp, &st, true), 0);
-    printf("%-28s %-7s %6d faces, %5d solid / %4d water / %3d empty points, %5d rays, %7d edge-vertex tests\n", name, sealed ? "sealed" : "LEAKED",
-           st.faces, st.points_solid, st.points_water, st.points_empty, st.rays, st.tjunc_checks);
+    printf("%-28s %-7s %6d faces, %5d solid / %4d water / %3d empty / %3d model points, %5d rays, %7d edge-vertex tests\n", name, sealed ? "sealed" : "LEAKED",
+           st.faces, st.points_solid, st.points_water, st.points_empty, st.points_model, st.rays, st.tjunc_checks);
     /* The map has something to check. */
     assert_true(st.faces > 0);
     if (sealed) assert_true(st.points_solid > 0 && st.rays > 0);

@@ -46,6 +46,9 @@ static int bucket_of(double dist, int size)
 {
     /* Buckets of one unit of |dist|: a plane's match is always in its own
      * bucket or a neighbour, since DIST_EPSILON is below one unit. */
+    /* Converting a distance beyond long's range is undefined behaviour;
+     * such planes (far outside any world) share one bucket. */
+    if (!(fabs(dist) < 1e15)) return size - 1;
     long b = (long)floor(fabs(dist));
     return (int)(b % size);
 }

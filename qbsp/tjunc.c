@@ -183,7 +183,13 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
                     }
                 }
         if (nh > 1) qsort(hits, nh, sizeof *hits, cmp_double_idx);
-        for (int h = 0; h < nh && n < maxout; h++) out[n++] = (int)hits[h][1];
+        /* Unwelded vertices (-noweld) can repeat a position; one will do. */
+        double last_t = 0;
+        for (int h = 0; h < nh && n < maxout; h++) {
+            if (h > 0 && hits[h][0] - last_t < TJUNC_EPSILON) continue;
+            last_t = hits[h][0];
+            out[n++] = (int)hits[h][1];
+        }
     }
     return n;
 }

@@ -758,6 +758,12 @@ static void test_tjunc_control(void **state)
     printf("q2_tjunc_matrix.map -notjunc: %d T-junctions\n", bad);
     assert_true(bad > 0);
     bsp_free(&bsp);
+    /* Without welding, T-junctions are still fixed (by position). */
+    assert_true(compile("q2_tjunc_matrix.map", "-noweld", bsppath, sizeof bsppath, &sealed));
+    bsp_init(&bsp);
+    assert_true(bsp_read_file(bsppath, &bsp, &err));
+    assert_int_equal(count_tjunctions(&bsp, &st, true), 0);
+    bsp_free(&bsp);
 }
 
 #define MAP_TEST(fn, file, sealed, tj)   \

@@ -327,6 +327,62 @@ static void test_samples_leave_solid(void **state)
     tb_free(&b);
 }
 
+/* A sun straight down through a sky ceiling: the floor gets intensity *
+ * cos(0) except where a box shadows it; a spot light lights only its cone. */
+static void test_sun_and_spot(void **state)
+{
+    (void)state;
+    tb_t b;
+    tb_init(&b);
+    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
+    int floor = tb_axial(&b, 2, 0, +1, lo, hi, 0, 0, NULL);
+    tb_axial(&b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
+    for (int ax = 0; ax < 2; ax++) {
+        tb_axial(&b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
+        tb_axial(&b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
+    }
+    tb_room_tree(&b, lo, hi);
+    vec3_t blo = vec3(64, 64, 100), bhi = vec3(128, 128, 140);
+    add_box(&b, blo, bhi);
+    tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n\"_sunlight\" \"150\"\n\"_sun_mangle\" \"0 -90 0\"\n}\n"
+                    "{\n\"classname\" \"light_spot\"\n\"origin\" \"-128 -128 200\"\n\"light\" \"300\"\n"
+                    "\"angle\" \"-2\"\n\"_cone\" \"20\"\n\"style\" \"5\"\n}\n");
+    qrad_opts_t o = test_opts();
+    run_ok(&b, &o);
+    face_extents_t e;
+    assert_true(bsp_face_extents(&b.bsp, floor, &e, NULL));
+    assert_int_equal(b.bsp.faces[floor].styles[0], 0);
+    assert_int_equal(b.bsp.faces[floor].styles[1], 5);
+    int sunlit = 0, shadow = 0, cone_in = 0, cone_out = 0;
+    double cosc = cos(20 * M_PI / 180);
+    for (int j = 0; j < e.size[1]; j++)
+        for (int i = 0; i < e.size[0]; i++) {
+            double x = e.texturemins[0] + i * 16.0, y = e.texturemins[1] + j * 16.0;
+            if (fabs(x) > 240 || fabs(y) > 240) continue;
+            const uint8_t *px = tb_luxel(&b.bsp, floor, 0, i, j);
+            if (x > 66 && x < 126 && y > 66 && y < 126) {
+                assert_int_equal(px[0], 0);
+                shadow++;
+            } else if (x < 62 || x > 130 || y < 62 || y > 130) {
+                if (abs(px[0] - 150) > 1) fail_msg("sunlit luxel (%g,%g): %d", x, y, px[0]);
+                sunlit++;
+            }
+            const uint8_t *sp = tb_luxel(&b.bsp, floor, 1, i, j);
+            vec3_t p = vec3(x, y, SAMPLE_NUDGE), l = vec3(-128, -128, 200);
+            vec3_t d = vec_normalize(vec_sub(p, l), NULL);
+            if (d.z < -cosc - 0.01) {
+                double want = expected_linear(300, l, p, vec3(0, 0, 1));
+                if (fabs(sp[0] - want) > 2) fail_msg("spot luxel (%g,%g): %d, expected %.2f", x, y, sp[0], want);
+                cone_in++;
+            } else if (d.z > -cosc + 0.01) {
+                assert_int_equal(sp[0], 0);
+                cone_out++;
+            }
+        }
+    assert_true(sunlit > 500 && shadow >= 9 && cone_in >= 9 && cone_out > 500);
+    tb_free(&b);
+}
+
 static void test_polygon_irradiance(void **state)
 {
     (void)state;
@@ -348,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_no_leak_through_wall), cmocka_unit_test(test_sealed_room_ambient),
         cmocka_unit_test(test_closed_box_converges), cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_samples_leave_solid), cmocka_unit_test(test_polygon_irradiance),
+        cmocka_unit_test(test_sun_and_spot),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

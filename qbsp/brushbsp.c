@@ -13,6 +13,8 @@
 /* Subtrees with at least this many brushes are built as separate tasks;
  * below it the task overhead outweighs the work. */
 #define TASK_MIN_BRUSHES 24
+/* Nodes with at least this many brushes weigh only axial split planes. */
+#define BIG_NODE_BRUSHES 256
 
 aabb_t brushes_bounds(const bspbrush_t *list)
 {
@@ -55,8 +57,27 @@ static int test_brush_to_plane(const qbsp_t *q, const bspbrush_t *b, int planenu
     *numsplits = 0;
     *hintsplit = false;
     const plane_t *plane = plane_table_get(&q->planes, planenum);
+    int s;
+    if (plane->type < 3) {
+        /* The common case, without the general box test. */
+        double lo = vec_comp(b->bounds.mins, plane->type) - plane->dist;
+        double hi = vec_comp(b->bounds.maxs, plane->type) - plane->dist;
+        if (lo > ON_EPSILON) return PSIDE_FRONT;
+        if (hi < -ON_EPSILON) return PSIDE_BACK;
+        s = 0;
+        if (hi > 0) s |= PSIDE_FRONT;
+        if (lo < 0) s |= PSIDE_BACK;
+        if (!s) s = PSIDE_BACK;
+        for (int i = 0; i < b->numsides; i++) {
+            int num = b->sides[i].planenum;
+            if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
+            if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
+        }
+        if (s != PSIDE_BOTH) return s;
+        goto count_splits;
+    }
     /* A box clearly on one side cannot have a side on the plane. */
-    int s = box_on_plane_side(&b->bounds, plane);
+    s = box_on_plane_side(&b->bounds, plane);
     if (s != PSIDE_BOTH) {
         double d = s == PSIDE_FRONT ? (plane->type < 3 ? vec_comp(b->bounds.mins, plane->type) - plane->dist : 1)
                                     : (plane->type < 3 ? plane->dist - vec_comp(b->bounds.maxs, plane->type) : 1);
@@ -69,6 +90,7 @@ static int test_brush_to_plane(const qbsp_t *q, const bspbrush_t *b, int planenu
     }
     if (s != PSIDE_BOTH) return s;
 
+count_splits:;
     double d_front = 0, d_back = 0;
     for (int i = 0; i < b->numsides; i++) {
         const side_t *sd = &b->sides[i];
@@ -113,16 +135,6 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
     return d_front >= PLANESIDE_EPSILON && d_back <= -PLANESIDE_EPSILON;
 }
 
-static bool volume_split_ok(const qbsp_t *q, const node_t *node, int planenum)
-{
-    bspbrush_t *f, *b;
-    brush_split(q, node->volume, planenum, &f, &b);
-    bool ok = f && b;
-    brush_free(f);
-    brush_free(b);
-    return ok;
-}
-
 enum { PASS_HINT, PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
 
 static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *node)
@@ -130,6 +142,12 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
     side_t *bestside = NULL;
     int bestvalue = INT_MIN;
     int bestpass = 0;
+    bool big = false;
+    {
+        int n = 0;
+        for (bspbrush_t *b = brushes; b && n < BIG_NODE_BRUSHES; b = b->next) n++;
+        big = n >= BIG_NODE_BRUSHES;
+    }
 
     for (int pass = 0; pass < NUM_PASSES && !bestside; pass++) {
         bool want_detail = pass == PASS_DETAIL || pass == PASS_NONVIS_DETAIL;
@@ -147,6 +165,10 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
                     continue;
                 }
                 int pnum = side->planenum & ~1;
+                /* In big nodes only axial planes are weighed: they win
+                 * there anyway (balance and the axial bonus), and the
+                 * search is quadratic in the node's brushes. */
+                if (big && plane_table_get(&q->planes, pnum)->type >= 3) continue;
                 if (!plane_cuts_volume(q, node, pnum)) continue;
 
                 int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
@@ -170,7 +192,7 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
                 if (plane_table_get(&q->planes, pnum)->type < 3) value += 5;
                 value -= epsilonbrush * 1000;
                 if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
-                if (value > bestvalue && volume_split_ok(q, node, pnum)) {
+                if (value > bestvalue) {
                     bestvalue = value;
                     bestside = side;
                     bestpass = pass;

@@ -266,7 +266,12 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
     for (int i = 0; i < fl.n; i++) {
         face_t *f = fl.f[i];
         int n = 0;
-        for (int k = 0; k < f->w->numpoints; k++) {
+        int np = f->w->numpoints;
+        if (np > MAX_FACE_POINTS * 4) {
+            log_warn(q->log, "face with %d points on plane %d cut to %d points", np, f->planenum, MAX_FACE_POINTS * 4);
+            np = MAX_FACE_POINTS * 4;
+        }
+        for (int k = 0; k < np; k++) {
             int v = emit_vertex(q, f->w->p[k], q->opt.noweld);
             /* Welding can fold neighbouring points together. */
             if (n > 0 && f->vertexnums[n - 1] == v) continue;

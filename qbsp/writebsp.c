@@ -497,6 +497,18 @@ static bool set_light_styles(qbsp_t *q, q2err_t *err)
 bool writebsp_entities(qbsp_t *q, q2err_t *err)
 {
     if (!set_light_styles(q, err)) return false;
+    /* Without areas_flood (-onlyents), areaportals are numbered the same
+     * way so doors keep controlling the right portal. */
+    if (!q->emit || !q->emit->areas_done) {
+        int n = 0;
+        for (int e = 0; e < q->map.numentities; e++) {
+            entity_t *ent = &q->map.entities[e].ent;
+            if (strcmp(entity_classname(ent), "func_areaportal") != 0) continue;
+            char buf[16];
+            snprintf(buf, sizeof buf, "%d", ++n);
+            entity_set(ent, "style", buf);
+        }
+    }
     entity_list_t list = {0};
     list.ents = q2_calloc(q->map.numentities > 0 ? q->map.numentities : 1, sizeof *list.ents);
     for (int e = 0; e < q->map.numentities; e++) {

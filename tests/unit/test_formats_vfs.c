@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "archive_build.h"
+#include "fileio.h"
 #include "vfs.h"
 
 #define MAXSZ ((size_t)1 << 24)
@@ -341,6 +342,50 @@ static void test_bad_files(void **state)
     }
 }
 
+/* Archives written by real zip tools (Python's zipfile with a directory
+ * entry and an archive comment; Info-ZIP with extra fields, and streaming
+ * with a data descriptor, so the local header carries no sizes). */
+static void test_real_zip_writers(void **state)
+{
+    (void)state;
+    const char *dir = Q2MAP_TEST_DATA "/textures/archives";
+    char path[4096];
+    q2err_t err = {0};
+    uint8_t *data, *want;
+    size_t size, wsize;
+
+    vfs_t *v = vfs_create();
+    snprintf(path, sizeof path, "%s/python_zipfile.pk3", dir);
+    if (!vfs_add_archive(v, path, &err)) fail_msg("%s", err.msg);
+    expect_content(v, "textures/zz/a.wal_json", "{ \"flags\": [\"LIGHT\"], \"value\": 300 }\n");
+    assert_true(vfs_read(v, "textures/zz/b.png", MAXSZ, &data, &size, &err));
+    assert_true(file_read_all(Q2MAP_TEST_DATA "/textures/baseq2/textures/e1u1/yellow32x32.png", MAXSZ, &want, &wsize,
+                              &err));
+    assert_int_equal(size, wsize);
+    assert_memory_equal(data, want, size);
+    free(data);
+    free(want);
+    vfs_free(v);
+
+    v = vfs_create();
+    snprintf(path, sizeof path, "%s/infozip.zip", dir);
+    if (!vfs_add_archive(v, path, &err)) fail_msg("%s", err.msg);
+    expect_content(v, "textures/c.wal_json", "{\"value\": 5}\n");
+    vfs_free(v);
+
+    v = vfs_create();
+    snprintf(path, sizeof path, "%s/infozip_stream.zip", dir);
+    if (!vfs_add_archive(v, path, &err)) fail_msg("%s", err.msg);
+    assert_true(vfs_read(v, "-", MAXSZ, &data, &size, &err));
+    snprintf(path, sizeof path, "%s/infozip_stream.txt", dir);
+    assert_true(file_read_all(path, MAXSZ, &want, &wsize, &err));
+    assert_int_equal(size, wsize);
+    assert_memory_equal(data, want, size);
+    free(data);
+    free(want);
+    vfs_free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_memory_archives_and_threads),
         cmocka_unit_test(test_corrupt_in_memory),
         cmocka_unit_test(test_bad_files),
+        cmocka_unit_test(test_real_zip_writers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "../common/fileio.h"
@@ -399,6 +400,8 @@ int main(int argc, char **argv)
              * count. */
             render_view(ref, st, &cams[0], &ropts, NULL, img);
             long faces = 0;
+            struct rusage ru0, ru1;
+            getrusage(RUSAGE_SELF, &ru0);
             for (int i = 0; i < ncams; i++) {
                 double a = time_now();
                 render_stats_t stats;
@@ -408,11 +411,16 @@ int main(int argc, char **argv)
                 ms[i] = (time_now() - a) * 1000.0;
                 faces += stats.faces_drawn;
             }
+            getrusage(RUSAGE_SELF, &ru1);
+            /* CPU time of all threads per view: on a busy machine the wall
+             * time says more about the other processes than about qview. */
+            double cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+                         1e-6 * ((ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec));
             qsort(ms, ncams, sizeof *ms, cmp_double);
             printf("bench: %s: load %.3f s; %s %dx%d, %d threads, %d views: median %.2f ms, min %.2f, max %.2f, "
-                   "%.0f faces per view\n",
+                   "%.0f faces per view, %.2f ms CPU per view\n",
                    map, load_s, ref->name, width, height, threads, ncams, ms[ncams / 2], ms[0], ms[ncams - 1],
-                   (double)faces / ncams);
+                   (double)faces / ncams, cpu * 1000.0 / ncams);
             free(ms);
             free(img);
             ref->shutdown(st);

@@ -40,9 +40,10 @@ def prog(name):
 
 
 class Result:
-    def __init__(self, status, wall, maxrss_kb, output, timed_out=False):
+    def __init__(self, status, wall, maxrss_kb, output, timed_out=False, cpu=0.0):
         self.status, self.wall, self.maxrss_kb = status, wall, maxrss_kb
         self.output, self.timed_out = output, timed_out
+        self.cpu = cpu  # user + system seconds, all threads
 
     @property
     def ok(self):
@@ -77,7 +78,7 @@ def run(argv, timeout=None, cwd=None, log=None):
         text = tmp.read().decode("utf-8", "replace")
     if log is not None:
         log.write("$ %s\n%s\n" % (" ".join(argv), text))
-    return Result(p.returncode, wall, ru.ru_maxrss, text, timed_out)
+    return Result(p.returncode, wall, ru.ru_maxrss, text, timed_out, ru.ru_utime + ru.ru_stime)
 
 
 def machine():

@@ -380,6 +380,11 @@ int main(int argc, char **argv)
     log_info(&log, "%6d entities, %d brushes, %d planes, %d texinfo", q.map.numentities, q.nummapbrushes,
              q.planes.count, q.numtexinfo);
 
+    if (q.ent_numbrushes[0] == 0 && !opt.onlyents) {
+        log_error(&log, "%s: the world (worldspawn) has no brushes: nothing to compile", mappath);
+        goto done;
+    }
+
     if (opt.onlyents) {
         if (!bsp_read_file(bsppath, &q.bsp, &err)) {
             log_error(&log, "-onlyents: %s", err.msg);

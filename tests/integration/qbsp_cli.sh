@@ -49,6 +49,13 @@ out=$("$qbsp" "$TMP/broken.map" 2>&1); rc=$?
 [ $rc -eq 1 ] || bad "syntax error: exit $rc"
 echo "$out" | grep -q "broken.map:[45]:" || bad "syntax error: no file:line: $out"
 
+# A world without brushes is unusable: exit 1, no bsp.
+printf '{\n"classname" "worldspawn"\n}\n{\n"classname" "light"\n"origin" "0 0 8"\n}\n' > "$TMP/empty.map"
+out=$("$qbsp" "$TMP/empty.map" 2>&1); rc=$?
+[ $rc -eq 1 ] || bad "empty world: exit $rc"
+echo "$out" | grep -q "no brushes" || bad "empty world: message: $out"
+[ -e "$TMP/empty.bsp" ] && bad "empty world: .bsp written"
+
 # Output path, -deps, extension-less map name.
 cp "$DATA/map/q2_door.map" "$TMP/door.map"
 "$qbsp" -quiet -deps "$TMP/door.d" "$TMP/door" "$TMP/out/../door2.bsp" >/dev/null 2>&1

@@ -204,6 +204,43 @@ static void test_wal_files(void **state)
     free(data);
 }
 
+/* Header fields at the offsets of Quake 2's miptex_t: a 32-byte animname
+ * with no terminator, then flags, contents and value. */
+static void test_wal_header_fields(void **state)
+{
+    (void)state;
+    enum { W = 8, H = 4 };
+    uint8_t buf[100 + W * H + W * H / 4 + W * H / 16 + W * H / 64 + 4];
+    memset(buf, 0, sizeof buf);
+    memcpy(buf, "e1u1/self", 9);
+    buf[32] = W;
+    buf[36] = H;
+    uint32_t ofs[4] = {100, 100 + W * H, 100 + W * H + W * H / 4, 100 + W * H + W * H / 4 + W * H / 16};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++) buf[40 + 4 * i + k] = (uint8_t)(ofs[i] >> (8 * k));
+    memcpy(buf + 56, "e1u1/next_frame_name_is_32_chars", 32);
+    const int32_t fields[3] = {SURF_LIGHT | SURF_WARP, CONTENTS_WATER | CONTENTS_CURRENT_90, -7};
+    for (int i = 0; i < 3; i++)
+        for (int k = 0; k < 4; k++) buf[88 + 4 * i + k] = (uint8_t)((uint32_t)fields[i] >> (8 * k));
+    for (int i = 0; i < W * H; i++) buf[100 + i] = (uint8_t)(i * 3);
+    texmeta_t meta;
+    image_t img;
+    q2err_t err = {0};
+    if (!wal_read(buf, sizeof buf, "hdr.wal", NULL, &meta, &img, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(meta.width, W);
+    assert_int_equal(meta.height, H);
+    assert_string_equal(meta.animname, "e1u1/next_frame_name_is_32_chars");
+    assert_int_equal(meta.flags, fields[0]);
+    assert_int_equal(meta.contents, fields[1]);
+    assert_int_equal(meta.value, fields[2]);
+    const palette_t *pal = palette_quake2();
+    for (int i = 0; i < W * H; i++) assert_memory_equal(img.rgba + 4 * i, pal->rgb + 3 * (uint8_t)(i * 3), 3);
+    image_free(&img);
+    /* Mip 0 alone is enough: the smaller levels are not needed. */
+    assert_true(wal_read(buf, 100 + W * H, "hdr.wal", NULL, &meta, NULL, &err));
+    assert_false(wal_read(buf, 100 + W * H - 1, "hdr.wal", NULL, &meta, NULL, &err));
+}
+
 /* The built-in palette is the ericw-tools palette file it was generated
  * from. */
 static void test_palette(void **state)
@@ -853,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_png_files),
         cmocka_unit_test(test_png_write_read),
         cmocka_unit_test(test_wal_files),
+        cmocka_unit_test(test_wal_header_fields),
         cmocka_unit_test(test_palette),
         cmocka_unit_test(test_tga),
         cmocka_unit_test(test_pcx),

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -20,6 +21,8 @@
 #include "../../qbsp/leak.h"
 #include "../../qbsp/load.h"
 #include "../../qbsp/portals.h"
+#include "../../qbsp/prtfile.h"
+#include "../../formats/prt.h"
 #include "../../qbsp/qbsp.h"
 #include "../../qbsp/texinfo.h"
 
@@ -493,6 +496,70 @@ static void test_entities_and_origin(void **state)
     free(t.s);
 }
 
+/* Two rooms joined by a doorway, with a detail pillar: the .prt's portals
+ * join different clusters, and each winding's plane faces its first cluster
+ * (qbsp3's convention, which qvis reads). */
+static void test_prt_orientation(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    room(&t, 256, false);
+    /* a dividing wall at x = -8..8 with a doorway at y = -32..32, z < 64 */
+    box_brush(&t, vec3(-8, -256, -256), vec3(8, -32, 256), "e1u1/wall", NULL);
+    box_brush(&t, vec3(-8, 32, -256), vec3(8, 256, 256), "e1u1/wall", NULL);
+    box_brush(&t, vec3(-8, -32, 64), vec3(8, 32, 256), "e1u1/wall", NULL);
+    box_brush(&t, vec3(100, 100, -256), vec3(120, 120, 0), "e1u1/pillar", "134217728 0 0");
+    tprintf(&t, "}\n{\n\"classname\" \"light\"\n\"origin\" \"-100 0 0\"\n}\n");
+    ctx_t c;
+    ctx_init(&c);
+    q2err_t err = {0};
+    assert_true(ctx_load(&c, t.s, &err));
+    tree_t *tree = build_world(&c, true);
+    portals_make_tree(&c.q, tree, false, NULL);
+    assert_int_equal(portals_flood_entities(&c.q, tree), 1);
+    assert_int_equal(c.q.leaked_entity, -1);
+    portals_fill_outside(tree);
+    portals_mark_visible_sides(&c.q, tree, 0, c.q.nummapbrushes);
+    int clusters = portals_number_clusters(tree, true);
+    assert_true(clusters >= 2);
+    char path[] = "/tmp/q2map_test_qbsp_prt_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    int written = 0;
+    assert_true(prtfile_write(&c.q, tree, clusters, path, &written, &err));
+    prt_t prt;
+    assert_true(prt_read_file(path, &prt, &err));
+    unlink(path);
+    assert_int_equal(prt.numclusters, clusters);
+    assert_int_equal(prt.numportals, written);
+    assert_true(prt.numportals >= 1);
+    for (int i = 0; i < prt.numportals; i++) {
+        const prt_portal_t *pp = &prt.portals[i];
+        assert_int_not_equal(pp->cluster[0], pp->cluster[1]);
+        vec3_t n;
+        double d;
+        winding_plane(pp->winding, &n, &d);
+        vec3_t mid = winding_center(pp->winding);
+        node_t *front = tree_point_leaf(&c.q, tree->headnode, vec_ma(mid, 0.5, n));
+        node_t *back = tree_point_leaf(&c.q, tree->headnode, vec_ma(mid, -0.5, n));
+        assert_int_equal(front->cluster, pp->cluster[0]);
+        assert_int_equal(back->cluster, pp->cluster[1]);
+    }
+    /* The detail pillar splits no cluster: its sides are all in one. */
+    node_t *a = tree_point_leaf(&c.q, tree->headnode, vec3(90, 110, -100));
+    node_t *b = tree_point_leaf(&c.q, tree->headnode, vec3(130, 110, -100));
+    node_t *e = tree_point_leaf(&c.q, tree->headnode, vec3(110, 90, -100));
+    assert_true(a->cluster >= 0);
+    assert_int_equal(a->cluster, b->cluster);
+    assert_int_equal(a->cluster, e->cluster);
+    prt_free(&prt);
+    tree_free(tree);
+    ctx_free(&c);
+    free(t.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -502,6 +569,7 @@ int main(void)
         cmocka_unit_test(test_tree_convex_and_contents),
         cmocka_unit_test(test_load_warnings_and_errors),
         cmocka_unit_test(test_entities_and_origin),
+        cmocka_unit_test(test_prt_orientation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,6 +3,7 @@
 #ifndef Q2M_QBSP_EMIT_H
 #define Q2M_QBSP_EMIT_H
 
+#include "../common/mem.h"
 #include "qbsp.h"
 
 /* Texture-space tolerance of the T-junction search: a vertex closer than
@@ -33,6 +34,8 @@ typedef struct qbsp_emit_t {
      * written. */
     face_t **faces;
     int numfaces, cap_faces;
+    arena_t face_arena; /* the face_t records themselves */
+    bool face_arena_ready;
 
     /* Edge sharing within the current model. */
     int firstmodeledge;

@@ -18,7 +18,11 @@ qbsp_emit_t *emit_get(qbsp_t *q)
 face_t *emit_new_face(qbsp_t *q)
 {
     qbsp_emit_t *em = emit_get(q);
-    face_t *f = q2_calloc(1, sizeof *f);
+    if (!em->face_arena_ready) {
+        arena_init(&em->face_arena, (size_t)1 << 20);
+        em->face_arena_ready = true;
+    }
+    face_t *f = arena_alloc(&em->face_arena, sizeof *f);
     f->outputnumber = -1;
     ARRAY_PUSH(em->faces, em->numfaces, em->cap_faces, f);
     return f;
@@ -44,11 +48,12 @@ void emit_free_faces(qbsp_t *q, tree_t *tree)
 {
     qbsp_emit_t *em = emit_get(q);
     if (tree) clear_face_refs_r(tree->headnode);
-    for (int i = 0; i < em->numfaces; i++) {
-        winding_free(em->faces[i]->w);
-        free(em->faces[i]);
-    }
+    for (int i = 0; i < em->numfaces; i++) winding_free(em->faces[i]->w);
     em->numfaces = 0;
+    if (em->face_arena_ready) {
+        arena_free(&em->face_arena);
+        em->face_arena_ready = false;
+    }
 }
 
 /* ---------------------------------------------------------------- merge */

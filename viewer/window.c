@@ -125,6 +125,28 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
                 cam.pitch += ev.motion.yrel * 0.2;
             }
             if (ev.type != SDL_KEYDOWN) continue;
+            if (!ev.key.repeat) {
+                /* A tap moves or turns one step even when it falls between
+                 * two frames, so slow frames never swallow a key. */
+                view_t tv;
+                view_setup(&tv, &cam, width, height);
+                double step = 8.0, f = 0, r = 0, u = 0;
+                switch (ev.key.keysym.scancode) {
+                case SDL_SCANCODE_LEFT: cam.yaw += 5; break;
+                case SDL_SCANCODE_RIGHT: cam.yaw -= 5; break;
+                case SDL_SCANCODE_UP: cam.pitch -= 5; break;
+                case SDL_SCANCODE_DOWN: cam.pitch += 5; break;
+                case SDL_SCANCODE_W: f = step; break;
+                case SDL_SCANCODE_S: f = -step; break;
+                case SDL_SCANCODE_D: r = step; break;
+                case SDL_SCANCODE_A: r = -step; break;
+                case SDL_SCANCODE_SPACE: u = step; break;
+                case SDL_SCANCODE_LCTRL:
+                case SDL_SCANCODE_RCTRL: u = -step; break;
+                default: break;
+                }
+                for (int i = 0; i < 3; i++) cam.origin[i] += tv.fwd[i] * f + tv.right[i] * r + (i == 2 ? u : 0);
+            }
             switch (ev.key.keysym.sym) {
             case SDLK_ESCAPE: running = false; break;
             case SDLK_r: {

@@ -37,11 +37,11 @@ for i in $(seq 50); do xdotool getmouselocation >/dev/null 2>&1 && break; sleep 
 "$Q" "$Q2MAP_DATA/viewer/q2tools_q2_areaportal.bsp" --size 160x120 --threads 2 --shot-dir "$T/shots" \
     >"$T/qview.log" 2>&1 &
 QPID=$!
-WID=$(timeout 20 xdotool search --sync --name '^qview$' | head -1) || fail "no qview window"
+WID=$(timeout 30 xdotool search --sync --name '^qview$' | head -1) || fail "no qview window"
 xdotool windowfocus --sync "$WID" || true
 
 wait_for() { # pattern count
-    for i in $(seq 100); do
+    for i in $(seq 300); do
         [ "$(grep -c "$1" "$T/qview.log" || true)" -ge "$2" ] && return 0
         sleep 0.1
     done
@@ -58,7 +58,7 @@ wait_for "screenshot" 2
 xdotool key m
 wait_for "mode lightmap" 1
 xdotool key Escape
-for i in $(seq 50); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
+for i in $(seq 150); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$QPID" 2>/dev/null && fail "Escape did not close the window"
 wait "$QPID" || fail "qview exited with an error"
 QPID=

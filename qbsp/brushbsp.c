@@ -142,11 +142,22 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
     side_t *bestside = NULL;
     int bestvalue = INT_MIN;
     int bestpass = 0;
-    bool big = false;
+    /* The node's brushes with their bounds packed together: the inner loop
+     * below runs for every candidate plane. */
+    int n = brush_list_count(brushes);
+    bool big = n >= BIG_NODE_BRUSHES;
+    struct {
+        aabb_t bounds;
+        bspbrush_t *b;
+    } *ent = q2_malloc(sizeof *ent * (size_t)(n > 0 ? n : 1));
+    int *testside = q2_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    int *bestsides = q2_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
     {
-        int n = 0;
-        for (bspbrush_t *b = brushes; b && n < BIG_NODE_BRUSHES; b = b->next) n++;
-        big = n >= BIG_NODE_BRUSHES;
+        int k = 0;
+        for (bspbrush_t *b = brushes; b; b = b->next, k++) {
+            ent[k].bounds = b->bounds;
+            ent[k].b = b;
+        }
     }
 
     for (int pass = 0; pass < NUM_PASSES && !bestside; pass++) {
@@ -173,13 +184,33 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
 
                 int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
                 bool hintsplit_any = false;
-                for (bspbrush_t *test = brushes; test; test = test->next) {
+                const plane_t *pl = plane_table_get(&q->planes, pnum);
+                int axis = pl->type < 3 ? pl->type : -1;
+                for (int k = 0; k < n; k++) {
+                    int s;
+                    if (axis >= 0) {
+                        /* Most brushes are clearly on one side: decided from
+                         * the packed bounds without touching the brush. */
+                        double lo = vec_comp(ent[k].bounds.mins, axis) - pl->dist;
+                        double hi = vec_comp(ent[k].bounds.maxs, axis) - pl->dist;
+                        if (lo > ON_EPSILON) {
+                            testside[k] = PSIDE_FRONT;
+                            front++;
+                            continue;
+                        }
+                        if (hi < -ON_EPSILON) {
+                            testside[k] = PSIDE_BACK;
+                            back++;
+                            continue;
+                        }
+                    }
+                    bspbrush_t *test = ent[k].b;
                     int bsplits;
                     bool hintsplit;
-                    int s = test_brush_to_plane(q, test, pnum, &bsplits, &hintsplit, &epsilonbrush);
+                    s = test_brush_to_plane(q, test, pnum, &bsplits, &hintsplit, &epsilonbrush);
                     splits += bsplits;
                     if (hintsplit) hintsplit_any = true;
-                    test->testside = s;
+                    testside[k] = s;
                     if (s & PSIDE_FACING) {
                         facing++;
                         for (int j = 0; j < test->numsides; j++)
@@ -189,18 +220,23 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
                     if (s & PSIDE_BACK) back++;
                 }
                 int value = 5 * facing - 5 * splits - abs(front - back);
-                if (plane_table_get(&q->planes, pnum)->type < 3) value += 5;
+                if (axis >= 0) value += 5;
                 value -= epsilonbrush * 1000;
                 if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
                 if (value > bestvalue) {
                     bestvalue = value;
                     bestside = side;
                     bestpass = pass;
-                    for (bspbrush_t *test = brushes; test; test = test->next) test->side = test->testside;
+                    memcpy(bestsides, testside, sizeof(int) * (size_t)n);
                 }
             }
         }
     }
+    if (bestside)
+        for (int k = 0; k < n; k++) ent[k].b->side = bestsides[k];
+    free(ent);
+    free(testside);
+    free(bestsides);
     if (bestside && bestpass != PASS_HINT && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
     for (bspbrush_t *b = brushes; b; b = b->next)
         for (int i = 0; i < b->numsides; i++) b->sides[i].tested = false;

@@ -304,36 +304,65 @@ bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t 
     return a;
 }
 
+/* The work list of csg_chop_brushes: list order in an array, with the
+ * bounds inline so the scan for overlaps stays in cache. Removed entries
+ * are NULL. */
+typedef struct chop_entry_t {
+    aabb_t bounds;
+    bspbrush_t *b;
+} chop_entry_t;
+
+typedef struct chop_list_t {
+    chop_entry_t *e;
+    int n, cap;
+} chop_list_t;
+
+static void chop_append(chop_list_t *l, bspbrush_t *list)
+{
+    while (list) {
+        bspbrush_t *next = list->next;
+        list->next = NULL;
+        l->e = q2_grow(l->e, sizeof *l->e, &l->cap, l->n + 1);
+        l->e[l->n].bounds = list->bounds;
+        l->e[l->n].b = list;
+        l->n++;
+        list = next;
+    }
+}
+
+static bool bounds_disjoint(const aabb_t *a, const aabb_t *b)
+{
+    return a->mins.x >= b->maxs.x - ON_EPSILON || a->maxs.x <= b->mins.x + ON_EPSILON ||
+           a->mins.y >= b->maxs.y - ON_EPSILON || a->maxs.y <= b->mins.y + ON_EPSILON ||
+           a->mins.z >= b->maxs.z - ON_EPSILON || a->maxs.z <= b->mins.z + ON_EPSILON;
+}
+
 bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragments)
 {
-    /* qbsp3's list surgery: a bitten brush is replaced by its pieces at the
-     * end of the list, so the result is a pure function of the input order.
-     * The first brush is compared with every later one; once it overlaps
-     * nothing it is kept. */
+    /* qbsp3's ChopBrushes: the first brush is compared with every later
+     * one; a bitten brush is replaced by its pieces at the end of the list;
+     * once the first brush overlaps nothing it is kept. The result is a
+     * pure function of the input order. */
+    chop_list_t l = {0};
+    chop_append(&l, head);
     bspbrush_t *keep = NULL, **keeptail = &keep;
-    bspbrush_t *tail = head;
-    while (tail && tail->next) tail = tail->next;
 
-    while (head) {
-        bspbrush_t *b1 = head;
+    for (int h = 0; h < l.n; h++) {
+        bspbrush_t *b1 = l.e[h].b;
+        if (!b1) continue;
         bool b1_gone = false;
-        bspbrush_t *prev = b1;
-        for (bspbrush_t *b2 = b1->next; b2; b2 = prev->next) {
-            if (brushes_disjoint(b1, b2)) {
-                prev = b2;
-                continue;
-            }
+        for (int j = h + 1; j < l.n && !b1_gone; j++) {
+            bspbrush_t *b2 = l.e[j].b;
+            if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
+            if (brushes_disjoint(b1, b2)) continue;
             bspbrush_t *sub = NULL, *sub2 = NULL;
             int c1 = 999999, c2 = 999999;
             if (brush_ge(b2, b1)) {
                 sub = csg_subtract_brush(q, b1, b2);
-                if (sub == b1) {
-                    prev = b2;
-                    continue; /* did not really intersect */
-                }
-                if (!sub) { /* b1 swallowed by b2 */
-                    head = b1->next;
+                if (sub == b1) continue; /* did not really intersect */
+                if (!sub) {              /* b1 swallowed by b2 */
                     brush_free(b1);
+                    l.e[h].b = NULL;
                     b1_gone = true;
                     break;
                 }
@@ -343,43 +372,33 @@ bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragment
                 sub2 = csg_subtract_brush(q, b2, b1);
                 if (sub2 == b2) {
                     brush_list_free(sub);
-                    prev = b2;
                     continue;
                 }
                 c2 = sub2 ? brush_list_count(sub2) : 0;
             }
-            if (!sub && c2 == 999999) {
-                prev = b2;
-                continue; /* neither can bite */
-            }
+            if (!sub && c2 == 999999) continue; /* neither can bite */
             if (c1 < c2) {
                 /* b1 is replaced by its pieces */
                 brush_list_free(sub2);
-                head = b1->next;
                 brush_free(b1);
-                tail->next = sub;
-                while (tail->next) tail = tail->next;
+                l.e[h].b = NULL;
+                chop_append(&l, sub);
                 b1_gone = true;
                 break;
             }
             /* b2 is replaced by its pieces (none when b1 swallows it); b1
              * is unchanged and goes on against the rest. */
             brush_list_free(sub);
-            prev->next = b2->next;
-            if (tail == b2) tail = prev;
             brush_free(b2);
-            if (sub2) {
-                tail->next = sub2;
-                while (tail->next) tail = tail->next;
-            }
+            l.e[j].b = NULL;
+            chop_append(&l, sub2);
         }
         if (b1_gone) continue;
-        head = b1->next;
-        if (tail == b1) tail = NULL;
-        b1->next = NULL;
+        l.e[h].b = NULL;
         *keeptail = b1;
         keeptail = &b1->next;
     }
+    free(l.e);
     if (numfragments) *numfragments = brush_list_count(keep);
     return keep;
 }

@@ -131,6 +131,7 @@ static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
         return;
     }
     portal_t *np = q2_calloc(1, sizeof *np);
+    st->portals++;
     np->plane = *plane_table_get(&q->planes, node->planenum);
     np->onnode = node;
     np->winding = w;
@@ -164,6 +165,7 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         if (!fw && !bw) {
             winding_free(p->winding);
             free(p);
+            st->portals--;
             continue;
         }
         if (!fw || !bw) {
@@ -176,6 +178,7 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
             continue;
         }
         portal_t *np = q2_malloc(sizeof *np);
+        st->portals++;
         *np = *p;
         np->winding = bw;
         winding_free(p->winding);
@@ -201,27 +204,13 @@ static void make_tree_portals_r(const qbsp_t *q, node_t *node, bool stop_at_deta
     make_tree_portals_r(q, node->children[1], stop_at_detail, st);
 }
 
-static void count_portals_r(const node_t *node, portal_stats_t *st, bool stop_at_detail)
-{
-    if (node->planenum != PLANENUM_LEAF && !(stop_at_detail && node->detail_seperator)) {
-        count_portals_r(node->children[0], st, stop_at_detail);
-        count_portals_r(node->children[1], st, stop_at_detail);
-        return;
-    }
-    int s;
-    for (const portal_t *p = node->portals; p; p = p->next[s]) {
-        s = p->nodes[1] == node;
-        if (s == 0) st->portals++;
-    }
-}
-
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
 {
     portal_stats_t st;
     memset(&st, 0, sizeof st);
     make_headnode_portals(tree);
+    st.portals = 6;
     make_tree_portals_r(q, tree->headnode, stop_at_detail, &st);
-    count_portals_r(tree->headnode, &st, stop_at_detail);
     if (stats) *stats = st;
 }
 

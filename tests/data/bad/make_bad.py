@@ -159,6 +159,12 @@ def bsp_cases():
     b = base(); vo, vl = b.lump("visibility")
     struct.pack_into("<i", b.data, vo, 100000)
     emit("bsp_vis_numclusters.bsp", "bsp", b.bytes(), "claims 100000 clusters")
+    b = base(); vo, vl = b.lump("visibility")
+    struct.pack_into("<i", b.data, vo, 10**9)
+    emit("bsp_vis_1e9_clusters.bsp", "bsp", b.bytes(), "claims 1000000000 clusters")
+    b = base(); vo, vl = b.lump("visibility")
+    struct.pack_into("<i", b.data, vo, -1)
+    emit("bsp_vis_negative_clusters.bsp", "bsp", b.bytes(), "claims -1 clusters")
     # A zero run longer than the row: 0x00 0xff at the start of cluster 0's
     # PVS row (11 clusters -> 2 bytes per row).
     b = base(); vo, vl = b.lump("visibility")
@@ -235,6 +241,12 @@ def prt_cases():
     emit("prt_nan.prt", "prt", "PRT1\n11\n1\n4 0 1 (0 0 0) (0 nan 0) (0 64 64) (0 0 64)\n",
          "prt_nan.prt:4:18: y coordinate of point 2 of portal 0 'nan' is not a finite number")
     emit("prt_truncated.prt", "prt", "PRT1\n11\n1\n4 0 1 (0 0 0) (0 64 0) (0 6", "prt_truncated.prt:4:28: truncated portal file")
+    emit("prt_1e9_portals.prt", "prt", "PRT1\n11\n1000000000\n4 0 1 %s\n" % quad,
+         "prt_1e9_portals.prt:3:1: the header claims 1000000000 portals")
+    emit("prt_1e9_points.prt", "prt", "PRT1\n11\n1\n1000000000 0 1 %s\n" % quad,
+         "prt_1e9_points.prt:4:1: portal 0 has 1000000000 points (more than")
+    emit("prt_negative_clusters.prt", "prt", "PRT1\n-11\n0\n", "prt_negative_clusters.prt:2:1: the number of clusters -11 is negative")
+    emit("prt_quake1.prt", "prt", "PRT2\n11\n11\n0\n", "prt_quake1.prt:1:1: 'PRT2' is a Quake 1 portal format")
     emit("prt_two_points.prt", "prt", "PRT1\n11\n1\n2 0 1 (0 0 0) (0 64 0)\n",
          "prt_two_points.prt:4:1: portal 0 has 2 points")
 

@@ -74,21 +74,26 @@ winding_t *faces_try_merge_windings(const winding_t *a, const winding_t *b, vec3
     vec3_t p1 = a->p[i], p2 = a->p[(i + 1) % na];
 
     /* At p1 the merged outline comes from a's previous point and goes on to
-     * b's point after p1; the corner must not bend inward. The inner side of
-     * the incoming edge is where the source polygon's next point lies. */
+     * b's point after p1; at p2 from b's previous point on to a's point
+     * after p2. Neither corner may bend inward. Which side of an edge is
+     * inside follows from the winding's direction around the normal (both
+     * windings run the same way), not from neighbouring points, which may
+     * be collinear. */
+    vec3_t wn;
+    double wd;
+    winding_plane(a, &wn, &wd);
+    double orient = vec_dot(wn, normal) >= 0 ? 1.0 : -1.0;
     vec3_t prev = a->p[(i + na - 1) % na];
     vec3_t next = b->p[(j + 2) % nb];
-    vec3_t en = vec_normalize(vec_cross(normal, vec_sub(p1, prev)), NULL);
-    double inner = vec_dot(vec_sub(p2, p1), en) >= 0 ? 1.0 : -1.0;
-    double d = vec_dot(vec_sub(next, p1), en) * inner;
+    vec3_t inward = vec_scale(vec_normalize(vec_cross(vec_sub(p1, prev), normal), NULL), orient);
+    double d = vec_dot(vec_sub(next, p1), inward);
     if (d < -MERGE_EPSILON) return NULL;
     bool keep1 = d > MERGE_EPSILON;
 
     prev = b->p[(j + nb - 1) % nb];
     next = a->p[(i + 2) % na];
-    en = vec_normalize(vec_cross(normal, vec_sub(p2, prev)), NULL);
-    inner = vec_dot(vec_sub(p1, p2), en) >= 0 ? 1.0 : -1.0;
-    d = vec_dot(vec_sub(next, p2), en) * inner;
+    inward = vec_scale(vec_normalize(vec_cross(vec_sub(p2, prev), normal), NULL), orient);
+    d = vec_dot(vec_sub(next, p2), inward);
     if (d < -MERGE_EPSILON) return NULL;
     bool keep2 = d > MERGE_EPSILON;
 
@@ -105,6 +110,16 @@ winding_t *faces_try_merge_windings(const winding_t *a, const winding_t *b, vec3
     if (w->numpoints < 3 || w->numpoints > MAX_FACE_POINTS) {
         winding_free(w);
         return NULL;
+    }
+    /* The junction tests decide; this catches inputs that were not
+     * convex themselves (a concave face draws wrongly and leaves holes). */
+    for (int k = 0; k < w->numpoints; k++) {
+        vec3_t p0 = w->p[(k + w->numpoints - 1) % w->numpoints], pk = w->p[k], pn = w->p[(k + 1) % w->numpoints];
+        vec3_t in = vec_scale(vec_normalize(vec_cross(vec_sub(pk, p0), normal), NULL), orient);
+        if (vec_dot(vec_sub(pn, pk), in) < -MERGE_EPSILON) {
+            winding_free(w);
+            return NULL;
+        }
     }
     return w;
 }

@@ -337,7 +337,7 @@ static bool bounds_disjoint(const aabb_t *a, const aabb_t *b)
            a->mins.z >= b->maxs.z - ON_EPSILON || a->maxs.z <= b->mins.z + ON_EPSILON;
 }
 
-bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragments)
+static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
 {
     /* qbsp3's ChopBrushes: the first brush is compared with every later
      * one; a bitten brush is replaced by its pieces at the end of the list;
@@ -399,6 +399,113 @@ bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragment
         keeptail = &b1->next;
     }
     free(l.e);
-    if (numfragments) *numfragments = brush_list_count(keep);
+    return keep;
+}
+
+static int uf_find(int *parent, int i)
+{
+    while (parent[i] != i) {
+        parent[i] = parent[parent[i]];
+        i = parent[i];
+    }
+    return i;
+}
+
+static void uf_union(int *parent, int a, int b)
+{
+    a = uf_find(parent, a);
+    b = uf_find(parent, b);
+    /* the smaller index is the root, so roots do not depend on the order
+     * of unions */
+    if (a < b)
+        parent[b] = a;
+    else if (b < a)
+        parent[a] = b;
+}
+
+typedef struct sort_key_t {
+    double minx;
+    int index;
+} sort_key_t;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const sort_key_t *x = a, *y = b;
+    if (x->minx < y->minx) return -1;
+    if (x->minx > y->minx) return 1;
+    return x->index - y->index;
+}
+
+bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragments)
+{
+    /* Brushes only bite brushes whose bounds they overlap, and pieces stay
+     * inside their brush's bounds, so the groups of brushes connected by
+     * overlapping bounds are chopped independently (and in parallel). Each
+     * group keeps the input order and the groups are joined in the order
+     * of their first brush: the result is the same for any thread count. */
+    int n = brush_list_count(head);
+    if (n == 0) {
+        if (numfragments) *numfragments = 0;
+        return NULL;
+    }
+    bspbrush_t **arr = q2_malloc(sizeof *arr * (size_t)n);
+    int k = 0;
+    for (bspbrush_t *b = head; b; b = b->next) arr[k++] = b;
+    for (int i = 0; i < n; i++) arr[i]->next = NULL;
+
+    int *parent = q2_malloc(sizeof(int) * (size_t)n);
+    sort_key_t *keys = q2_malloc(sizeof *keys * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        parent[i] = i;
+        keys[i].minx = arr[i]->bounds.mins.x;
+        keys[i].index = i;
+    }
+    qsort(keys, (size_t)n, sizeof *keys, cmp_key);
+    for (int a = 0; a < n; a++) {
+        const aabb_t *ba = &arr[keys[a].index]->bounds;
+        for (int b = a + 1; b < n && keys[b].minx < ba->maxs.x - ON_EPSILON; b++) {
+            const aabb_t *bb = &arr[keys[b].index]->bounds;
+            if (!bounds_disjoint(ba, bb)) uf_union(parent, keys[a].index, keys[b].index);
+        }
+    }
+    free(keys);
+
+    /* Groups in order of their first brush, each a list in input order. */
+    int *group_of = q2_malloc(sizeof(int) * (size_t)n);
+    bspbrush_t **groups = q2_calloc((size_t)n, sizeof *groups);
+    bspbrush_t ***tails = q2_malloc(sizeof *tails * (size_t)n);
+    int ngroups = 0;
+    for (int i = 0; i < n; i++) {
+        int r = uf_find(parent, i);
+        if (r == i) {
+            group_of[i] = ngroups;
+            tails[ngroups] = &groups[ngroups];
+            ngroups++;
+        }
+        int g = group_of[r];
+        *tails[g] = arr[i];
+        tails[g] = &arr[i]->next;
+    }
+    free(tails);
+    free(group_of);
+    free(parent);
+    free(arr);
+
+    int threads = q->opt.threads > 0 ? q->opt.threads : 1;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) default(none) shared(q, groups, ngroups)
+    for (int g = 0; g < ngroups; g++)
+        if (groups[g]->next) groups[g] = chop_group(q, groups[g]);
+
+    bspbrush_t *keep = NULL, **tail = &keep;
+    int count = 0;
+    for (int g = 0; g < ngroups; g++) {
+        *tail = groups[g];
+        while (*tail) {
+            tail = &(*tail)->next;
+            count++;
+        }
+    }
+    free(groups);
+    if (numfragments) *numfragments = count;
     return keep;
 }

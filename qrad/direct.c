@@ -22,7 +22,40 @@ typedef struct direct_ctx_t {
     int sun_count;
     vec3_t dome_dirs[DOME_SAMPLES];
     double dome_norm; /* sum of dome_dirs[k].z: an open floor sees `dome` */
+    uint8_t *sees_sky; /* per cluster: its PVS holds a cluster with a sky face; NULL: unknown */
 } direct_ctx_t;
+
+/* Sun and dome rays can only reach a sky face from a cluster whose PVS
+ * holds one, so luxels elsewhere skip them (as qrad3 culls by the PVS). */
+static uint8_t *sky_clusters(const qrad_t *q)
+{
+    if (!q->pvs || q->numclusters <= 0) return NULL;
+    uint8_t *has = q2_calloc(q->numclusters, 1);
+    bool any = false;
+    for (int f = 0; f < q->bsp->numfaces; f++) {
+        const rface_t *rf = &q->faces[f];
+        if (!rf->sky || rf->model != 0 || rf->numpoints < 3) continue;
+        int c = qrad_point_cluster(q->bsp, vec_ma(rf->centroid, SAMPLE_NUDGE, rf->normal));
+        if (c < 0 || c >= q->numclusters) {
+            free(has);
+            return NULL; /* a sky face we cannot place: no culling */
+        }
+        has[c] = 1;
+        any = true;
+    }
+    uint8_t *sees = q2_calloc(q->numclusters, 1);
+    if (any)
+        for (int a = 0; a < q->numclusters; a++)
+            for (int b = 0; b < q->numclusters && !sees[a]; b++)
+                if (has[b] && qrad_cluster_visible(q, a, b)) sees[a] = 1;
+    free(has);
+    return sees;
+}
+
+static inline bool may_see_sky(const qrad_t *q, const direct_ctx_t *dc, int cluster)
+{
+    return !dc->sees_sky || cluster < 0 || cluster >= q->numclusters || dc->sees_sky[cluster];
+}
 
 double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal)
 {
@@ -190,7 +223,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         o[2] += (float)(add.z * weight);
     }
     const sun_t *s = &q->sun;
-    if (s->on) {
+    if (s->on && may_see_sky(q, dc, cluster)) {
         double acc = 0;
         for (int k = 0; k < dc->sun_count; k++) {
             double dot = vec_dot(dc->sun_dirs[k], nrm);
@@ -205,21 +238,69 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         o[1] += (float)(acc * s->color.y);
         o[2] += (float)(acc * s->color.z);
     }
-    if (s->dome > 0) {
-        double acc = 0;
-        for (int k = 0; k < DOME_SAMPLES; k++) {
-            double dot = vec_dot(dc->dome_dirs[k], nrm);
-            if (dot <= 0) continue;
-            (*rays)++;
-            int hit = trace_closest(&q->tracer, p, dc->dome_dirs[k], 2 * WORLD_EXTENT, NULL);
-            if (hit >= 0 && q->faces[hit].sky) acc += dot;
-        }
-        acc *= s->dome / dc->dome_norm * weight;
-        float *o = out + (size_t)idx * 3;
-        o[0] += (float)(acc * s->dome_color.x);
-        o[1] += (float)(acc * s->dome_color.y);
-        o[2] += (float)(acc * s->dome_color.z);
+}
+
+/* Sky dome light at p: the weighted share of the fixed directions that
+ * reach a sky face, times _sunlight2. */
+static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, long *rays)
+{
+    double acc = 0;
+    for (int k = 0; k < DOME_SAMPLES; k++) {
+        double dot = vec_dot(dc->dome_dirs[k], nrm);
+        if (dot <= 0) continue;
+        (*rays)++;
+        int hit = trace_closest(&q->tracer, p, dc->dome_dirs[k], 2 * WORLD_EXTENT, NULL);
+        if (hit >= 0 && q->faces[hit].sky) acc += dot;
     }
+    return acc * q->sun.dome / dc->dome_norm;
+}
+
+/* Dome light is smooth: it is traced at every other luxel, and a luxel
+ * whose traced neighbours agree within DOME_AGREE (or 10%) takes their
+ * mean. */
+#define DOME_AGREE 2.0
+
+static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long *rays)
+{
+    bool any = false;
+    for (int k = 0; k < f->w * f->h && !any; k++) any = may_see_sky(q, dc, f->clusters[k]);
+    if (!any) return;
+    int n = f->w * f->h;
+    double *v = q2_malloc(sizeof(double) * n);
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < f->h; j++)
+            for (int i = 0; i < f->w; i++) {
+                bool even = !(i & 1) && !(j & 1);
+                if (even != (pass == 0)) continue;
+                int idx = j * f->w + i;
+                if (pass == 1) {
+                    double lo = INFINITY, hi = -INFINITY, sum = 0;
+                    int nn = 0, di = i & 1, dj = j & 1;
+                    for (int a = -di; a <= di; a += 2)
+                        for (int b = -dj; b <= dj; b += 2) {
+                            int ni = i + a, nj = j + b;
+                            if (ni < 0 || ni >= f->w || nj < 0 || nj >= f->h) continue;
+                            double x = v[nj * f->w + ni];
+                            lo = x < lo ? x : lo;
+                            hi = x > hi ? x : hi;
+                            sum += x;
+                            nn++;
+                        }
+                    if (nn >= 2 && hi - lo <= fmax(DOME_AGREE, 0.1 * hi)) {
+                        v[idx] = sum / nn;
+                        continue;
+                    }
+                }
+                v[idx] = may_see_sky(q, dc, f->clusters[idx]) ? dome_at(q, dc, f->samples[idx], f->normal, rays) : 0;
+            }
+    const sun_t *s = &q->sun;
+    for (int k = 0; k < n; k++) {
+        float *o = f->light + (size_t)k * 3;
+        o[0] += (float)(v[k] * s->dome_color.x);
+        o[1] += (float)(v[k] * s->dome_color.y);
+        o[2] += (float)(v[k] * s->dome_color.z);
+    }
+    free(v);
 }
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
@@ -320,6 +401,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
         }
     free(cand);
     free(slot);
+    if (q->sun.dome > 0) dome_face(q, dc, f, rays);
     /* Styles other than 0 that never reach a visible level are dropped
      * (they would only cost lightmap space). */
     for (int s = f->numstyles - 1; s >= 1; s--) {
@@ -339,6 +421,7 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
 {
     direct_ctx_t dc;
     make_patterns(q, &dc);
+    dc.sees_sky = (q->sun.on || q->sun.dome > 0) ? sky_clusters(q) : NULL;
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
     long done = 0, rays = 0;
@@ -354,9 +437,10 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
         progress_update(&pr, d);
     }
     progress_end(&pr);
+    free(dc.sees_sky);
     q->rays += rays;
     if (dropped_faces)
-        log_warn(q->log, "warning: %d faces are reached by more than %d light styles; the highest styles were dropped",
+        log_warn(q->log, "%d faces are reached by more than %d light styles; the highest styles were dropped",
                  dropped_faces, MAXLIGHTMAPS);
     (void)err;
     return true;

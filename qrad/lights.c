@@ -98,6 +98,16 @@ static void setup_sun(qrad_t *q, const entity_t *world)
         const entity_t *se = find_target(q, sunname);
         vec3_t a, b;
         const entity_t *te = se ? find_target(q, entity_get(se, "target")) : NULL;
+        if (se && !te) {
+            /* The named entity is the sun's target: the light travels to
+             * it from the entity that targets it. */
+            te = se;
+            se = NULL;
+            for (int i = 0; i < q->ents.count && !se; i++) {
+                const char *tg = entity_get(&q->ents.ents[i], "target");
+                if (tg && !strcmp(tg, sunname)) se = &q->ents.ents[i];
+            }
+        }
         if (se && te && entity_get_vec3(se, "origin", &a) && entity_get_vec3(te, "origin", &b)) {
             double len;
             vec3_t d = vec_normalize(vec_sub(b, a), &len);
@@ -106,7 +116,7 @@ static void setup_sun(qrad_t *q, const entity_t *world)
                 have_dir = true;
             }
         } else {
-            log_warn(q->log, "warning: worldspawn \"_sun\" \"%s\": no entity with that targetname and a target",
+            log_warn(q->log, "worldspawn \"_sun\" \"%s\": no entity pair (named and targeting) gives its direction",
                      sunname);
         }
     }
@@ -127,7 +137,7 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
     memset(&l, 0, sizeof l);
     l.face = -1;
     if (!entity_get_vec3(e, "origin", &l.origin)) {
-        log_warn(q->log, "warning: entity %d (%s, line %d) has no origin; ignored", index, entity_classname(e), e->line);
+        log_warn(q->log, "entity %d (%s, line %d) has no origin; ignored", index, entity_classname(e), e->line);
         return true;
     }
     double intensity = entity_get_float(e, "light", entity_get_float(e, "_light", 300));
@@ -139,7 +149,7 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
     const char *st = get2(e, "style", "_style");
     l.style = st ? atoi(st) : 0;
     if (l.style < 0 || l.style > 254) {
-        log_warn(q->log, "warning: light at line %d: style %d out of range; using 0", e->line, l.style);
+        log_warn(q->log, "light at line %d: style %d out of range; using 0", e->line, l.style);
         l.style = 0;
     }
     const char *fo = entity_get(e, "_falloff");
@@ -161,7 +171,7 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
             l.dir = vec_normalize(vec_sub(to, l.origin), &len);
             spot = len > 0;
         } else {
-            log_warn(q->log, "warning: light at line %d targets \"%s\", which does not exist", e->line, target);
+            log_warn(q->log, "light at line %d targets \"%s\", which does not exist", e->line, target);
         }
     }
     if (!spot && (entity_get_vec3(e, "mangle", &v) || entity_get_vec3(e, "_mangle", &v))) {

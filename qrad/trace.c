@@ -321,7 +321,7 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
     if (q->numclusters <= 0 || q->opts->nopvs) return true;
     q2err_t verr;
     if (!vis_lump_check(q->bsp->visdata, q->bsp->visdatasize, &verr)) {
-        log_warn(q->log, "warning: visibility lump is malformed (%s); lighting without PVS culling", verr.msg);
+        log_warn(q->log, "visibility lump is malformed (%s); lighting without PVS culling", verr.msg);
         q->numclusters = 0;
         return true;
     }

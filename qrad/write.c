@@ -76,7 +76,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         return q2err_set(err, NULL, 0, 0, "internal error: lighting size %zu != %zu", ofs, size);
     }
     if (size > (size_t)MAX_MAP_LIGHTING)
-        log_warn(q->log, "warning: lighting data is %zu bytes, over MAX_MAP_LIGHTING (%d)", size, MAX_MAP_LIGHTING);
+        log_warn(q->log, "lighting data is %zu bytes, over MAX_MAP_LIGHTING (%d)", size, MAX_MAP_LIGHTING);
     free(bsp->lightdata);
     bsp->lightdata = data;
     bsp->lightdatasize = (int)size;

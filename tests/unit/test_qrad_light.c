@@ -383,6 +383,40 @@ static void test_sun_and_spot(void **state)
     tb_free(&b);
 }
 
+/* _sunlight2 through a sky ceiling: the floor's centre receives the dome
+ * times the ceiling's form factor (a fixed 48-direction estimate, so 10%). */
+static void test_sky_dome(void **state)
+{
+    (void)state;
+    tb_t b;
+    tb_init(&b);
+    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
+    int floor = tb_axial(&b, 2, 0, +1, lo, hi, 0, 0, NULL);
+    tb_axial(&b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
+    for (int ax = 0; ax < 2; ax++) {
+        tb_axial(&b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
+        tb_axial(&b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
+    }
+    tb_room_tree(&b, lo, hi);
+    tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n\"_sunlight2\" \"200\"\n}\n");
+    qrad_opts_t o = test_opts();
+    run_ok(&b, &o);
+    face_extents_t e;
+    assert_true(bsp_face_extents(&b.bsp, floor, &e, NULL));
+    /* Point below the corner of an X by Y rectangle at height c, four times. */
+    double c = 256 - SAMPLE_NUDGE, X = 256 / c, Y = X;
+    double corner = (X / sqrt(1 + X * X) * atan(Y / sqrt(1 + X * X)) + Y / sqrt(1 + Y * Y) * atan(X / sqrt(1 + Y * Y))) /
+                    (2 * M_PI);
+    double want = 200 * 4 * corner;
+    int ci = (0 - e.texturemins[0]) / 16, cj = (0 - e.texturemins[1]) / 16;
+    const uint8_t *px = tb_luxel(&b.bsp, floor, 0, ci, cj);
+    if (fabs(px[0] - want) > 0.1 * want) fail_msg("dome at the centre: %d, expected %.1f", px[0], want);
+    /* Towards a wall the sky is smaller. */
+    const uint8_t *edge = tb_luxel(&b.bsp, floor, 0, 1, cj);
+    assert_true(edge[0] < px[0]);
+    tb_free(&b);
+}
+
 static void test_polygon_irradiance(void **state)
 {
     (void)state;
@@ -404,7 +438,7 @@ int main(void)
         cmocka_unit_test(test_no_leak_through_wall), cmocka_unit_test(test_sealed_room_ambient),
         cmocka_unit_test(test_closed_box_converges), cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_samples_leave_solid), cmocka_unit_test(test_polygon_irradiance),
-        cmocka_unit_test(test_sun_and_spot),
+        cmocka_unit_test(test_sun_and_spot),      cmocka_unit_test(test_sky_dome),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

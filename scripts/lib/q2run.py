@@ -50,16 +50,27 @@ class Result:
         return self.status == 0 and not self.timed_out
 
 
+GNU_TIME = "/usr/bin/time"
+
+
 def run(argv, timeout=None, cwd=None, log=None):
     """Runs argv (no shell) and returns its exit status, wall seconds, peak
-    resident memory in KiB and combined output. The child is reaped with
-    os.wait4 so the peak is its own (threads included), not the largest of
-    all children so far. Output goes to a temporary file so a chatty child
-    never blocks on a full pipe."""
+    resident memory in KiB, CPU seconds and combined output. Output goes to
+    a temporary file so a chatty child never blocks on a full pipe.
+
+    Peak memory: Linux carries a process's peak RSS across exec, so a child
+    forked from this Python process never reports less than Python's own
+    ~16 MiB. GNU time (Debian package `time`) is a small C program whose
+    child starts near 1 MiB, so it is used when installed; otherwise wait4's
+    figure is kept and small peaks read as that floor."""
     import tempfile
-    with tempfile.TemporaryFile() as tmp:
+    import signal
+    use_time = os.access(GNU_TIME, os.X_OK)
+    with tempfile.TemporaryFile() as tmp, tempfile.NamedTemporaryFile("r", suffix=".time") as tf:
+        cmd = [GNU_TIME, "-q", "-f", "%M %U %S", "-o", tf.name] + list(argv) if use_time else list(argv)
         t0 = time.monotonic()
-        p = subprocess.Popen(argv, stdout=tmp, stderr=subprocess.STDOUT, cwd=cwd)
+        # A session of its own, so a timeout kills the program, not just time.
+        p = subprocess.Popen(cmd, stdout=tmp, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True)
         timed_out = False
         deadline = None if timeout is None else t0 + timeout
         while True:
@@ -67,7 +78,10 @@ def run(argv, timeout=None, cwd=None, log=None):
             if pid == p.pid:
                 break
             if deadline is not None and time.monotonic() > deadline:
-                p.kill()
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
                 pid, status, ru = os.wait4(p.pid, 0)
                 timed_out = True
                 break
@@ -76,9 +90,18 @@ def run(argv, timeout=None, cwd=None, log=None):
         p.returncode = os.waitstatus_to_exitcode(status)
         tmp.seek(0)
         text = tmp.read().decode("utf-8", "replace")
+        rss, cpu = ru.ru_maxrss, ru.ru_utime + ru.ru_stime
+        if use_time and not timed_out:
+            lines = [l.split() for l in tf.read().splitlines() if l.strip()]
+            if lines and len(lines[-1]) == 3:
+                try:
+                    rss = int(lines[-1][0])
+                    cpu = float(lines[-1][1]) + float(lines[-1][2])
+                except ValueError:
+                    pass
     if log is not None:
         log.write("$ %s\n%s\n" % (" ".join(argv), text))
-    return Result(p.returncode, wall, ru.ru_maxrss, text, timed_out, ru.ru_utime + ru.ru_stime)
+    return Result(p.returncode, wall, rss, text, timed_out, cpu)
 
 
 def machine():

@@ -27,15 +27,23 @@
 
 #include "../common/mem.h"
 
-#define FLOW_WAVES 8
+static int flow_waves(void) { const char *e = getenv("QVIS_WAVES"); return e ? atoi(e) : 8; }
 
 enum { VS_FRONT, VS_BACK, VS_ON };
+
+/* A sphere around the original portal also bounds every clipped piece of
+ * it, so most chops are settled without looking at the points. */
+typedef struct sphere_t {
+    vec3_t c;
+    double r;
+} sphere_t;
 
 typedef struct frame_t {
     const vwind_t *source;
     const vwind_t *pass; /* NULL in the first frame */
     plane_t plane;       /* plane of the portal entered, facing into this frame's cluster */
-    uint64_t *might;
+    uint64_t *might; /* only words lo..hi-1 are meaningful */
+    int lo, hi;
     bool seps_ready;
     int nsep[2];
     plane_t sep[2][VIS_MAXW];
@@ -46,6 +54,7 @@ typedef struct flow_t {
     const vis_t *vis;
     const uint64_t *const *mask; /* per portal: what may be seen through it */
     const vis_portal_t *base;
+    sphere_t bs; /* around the base portal, so around every source */
     uint64_t *seen; /* the base portal's result */
     frame_t **frames;
     int nframes;
@@ -97,8 +106,11 @@ static const vwind_t *chop(const vwind_t *in, const plane_t *pl, vwind_t *out)
 }
 
 /* Chops into whichever of the two buffers `in` does not occupy. */
-static inline const vwind_t *chop2(const vwind_t *in, const plane_t *pl, vwind_t buf[2])
+static inline const vwind_t *chop2(const vwind_t *in, const plane_t *pl, const sphere_t *s, vwind_t buf[2])
 {
+    double d = vec_dot(s->c, pl->normal) - pl->dist;
+    if (d - s->r > VIS_EPSILON) return in;
+    if (d + s->r < -VIS_EPSILON) return NULL;
     return chop(in, pl, in == &buf[0] ? &buf[1] : &buf[0]);
 }
 
@@ -165,9 +177,9 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
     return ns;
 }
 
-static const vwind_t *clip_seps(const vwind_t *w, const plane_t *seps, int n, vwind_t buf[2])
+static const vwind_t *clip_seps(const vwind_t *w, const plane_t *seps, int n, const sphere_t *s, vwind_t buf[2])
 {
-    for (int i = 0; i < n && w; i++) w = chop2(w, &seps[i], buf);
+    for (int i = 0; i < n && w; i++) w = chop2(w, &seps[i], s, buf);
     return w;
 }
 
@@ -188,7 +200,6 @@ static frame_t *get_frame(flow_t *f, int d)
 static void recurse(flow_t *f, int leaf, int d)
 {
     const vis_t *vis = f->vis;
-    const int words = vis->portalwords;
     const int level = vis->level;
     frame_t *prev = get_frame(f, d);
     frame_t *st = get_frame(f, d + 1);
@@ -197,29 +208,37 @@ static void recurse(flow_t *f, int leaf, int d)
 
     for (int k = vis->cluster_first[leaf]; k < vis->cluster_first[leaf + 1]; k++) {
         int pi = vis->cluster_list[k];
-        if (!vbit_get(prev->might, pi)) continue;
+        int pw = pi >> 6;
+        if (pw < prev->lo || pw >= prev->hi || !vbit_get(prev->might, pi)) continue;
         const vis_portal_t *p = &vis->portals[pi];
 
+        /* the might-see set beyond p, and the range of its non-zero words */
         const uint64_t *test = f->mask[pi];
-        uint64_t more = 0, any = 0;
-        for (int w = 0; w < words; w++) {
+        uint64_t more = 0;
+        int lo = prev->hi, hi = prev->lo;
+        for (int w = prev->lo; w < prev->hi; w++) {
             uint64_t m = prev->might[w] & test[w];
             st->might[w] = m;
-            any |= m;
-            more |= m & ~f->seen[w];
+            if (m) {
+                if (lo > w) lo = w;
+                hi = w + 1;
+                more |= m & ~f->seen[w];
+            }
         }
         if (!more && vbit_get(f->seen, pi)) continue; /* nothing new beyond it */
+        bool any = lo < hi;
 
-        const vwind_t *pass = chop(p->w, &f->base->plane, &st->pbuf[0]);
+        const sphere_t ps = {p->origin, p->radius};
+        const vwind_t *pass = chop2(p->w, &f->base->plane, &ps, st->pbuf);
         if (!pass) continue;
         plane_t back = {vec_neg(p->plane.normal), -p->plane.dist, p->plane.type};
-        const vwind_t *source = chop(prev->source, &back, &st->sbuf[0]);
+        const vwind_t *source = chop2(prev->source, &back, &f->bs, st->sbuf);
         if (!source) continue;
 
         if (prev->pass) {
             /* only a chain of three portals can block: the second cluster
              * is seen through the first portal whatever its shape */
-            pass = chop2(pass, &prev->plane, st->pbuf);
+            pass = chop2(pass, &prev->plane, &ps, st->pbuf);
             if (!pass) continue;
             if (level >= 1 && !prev->seps_ready) {
                 prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0]);
@@ -227,9 +246,9 @@ static void recurse(flow_t *f, int leaf, int d)
                 prev->seps_ready = true;
             }
             if (level >= 1) {
-                pass = clip_seps(pass, prev->sep[0], prev->nsep[0], st->pbuf);
+                pass = clip_seps(pass, prev->sep[0], prev->nsep[0], &ps, st->pbuf);
                 if (!pass) continue;
-                pass = clip_seps(pass, prev->sep[1], prev->nsep[1], st->pbuf);
+                pass = clip_seps(pass, prev->sep[1], prev->nsep[1], &ps, st->pbuf);
                 if (!pass) continue;
             }
             if (level >= 3) {
@@ -237,11 +256,11 @@ static void recurse(flow_t *f, int leaf, int d)
                  * the pass: narrows every deeper step */
                 plane_t seps[VIS_MAXW];
                 int n = find_seps(pass, prev->pass, false, seps);
-                source = clip_seps(source, seps, n, st->sbuf);
+                source = clip_seps(source, seps, n, &f->bs, st->sbuf);
                 if (!source) continue;
                 if (level >= 4) {
                     n = find_seps(prev->pass, pass, true, seps);
-                    source = clip_seps(source, seps, n, st->sbuf);
+                    source = clip_seps(source, seps, n, &f->bs, st->sbuf);
                     if (!source) continue;
                 }
             }
@@ -249,6 +268,8 @@ static void recurse(flow_t *f, int leaf, int d)
 
         vbit_set(f->seen, pi);
         if (!any) continue; /* nothing more can be seen through it */
+        st->lo = lo;
+        st->hi = hi;
         st->source = source;
         st->pass = pass;
         st->plane = p->plane;
@@ -264,6 +285,7 @@ static void portal_flow(flow_t *f, int pi)
     const vis_t *vis = f->vis;
     const vis_portal_t *p = &vis->portals[pi];
     f->base = p;
+    f->bs = (sphere_t){p->origin, p->radius};
     f->seen = vis->see + (size_t)pi * vis->portalwords;
     memset(f->seen, 0, (size_t)vis->portalwords * sizeof(uint64_t));
     frame_t *head = get_frame(f, 0);
@@ -271,6 +293,8 @@ static void portal_flow(flow_t *f, int pi)
     head->pass = NULL;
     head->plane = p->plane;
     memcpy(head->might, vis->flood + (size_t)pi * vis->portalwords, (size_t)vis->portalwords * sizeof(uint64_t));
+    head->lo = 0;
+    head->hi = vis->portalwords;
     recurse(f, p->leaf, 0);
 }
 
@@ -300,12 +324,13 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     const uint64_t **mask = q2_malloc(((size_t)np + 1) * sizeof *mask);
     for (int i = 0; i < np; i++) mask[i] = vis->flood + (size_t)i * words;
 
-    vis->waves = FLOW_WAVES;
+    vis->waves = flow_waves();
+    const int nwaves = vis->waves;
     long chains = 0, done = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
-    for (int wv = 0; wv < FLOW_WAVES; wv++) {
-        int lo = (int)((long)np * wv / FLOW_WAVES), hi = (int)((long)np * (wv + 1) / FLOW_WAVES);
+    for (int wv = 0; wv < nwaves; wv++) {
+        int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
             flow_t f = {.vis = vis, .mask = (const uint64_t *const *)mask};

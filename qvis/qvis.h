@@ -38,7 +38,7 @@
 #define VIS_MAXW 64
 
 #define VIS_LEVEL_MAX 4
-#define VIS_LEVEL_DEFAULT 4
+#define VIS_LEVEL_DEFAULT 2
 
 typedef struct vwind_t {
     int n;

@@ -177,9 +177,11 @@ static bool parse_entity(lexer_t *lx, map_t *map, map_entity_t *e, q2err_t *err)
     for (;;) {
         if (!next_or_eof(lx, "'{' (a brush) or '}' (end of entity)", err)) return false;
         if (lexer_is(lx, "}")) break;
+        if (lx->quoted)
+            return lexer_error(lx, err, "key/value pairs must come before the entity's brushes (found \"%.40s\")",
+                               lx->token);
         if (!lexer_is(lx, "{"))
-            return lexer_error(lx, err, "expected '{' (a brush), '}' (end of entity) or a \"key\" \"value\" pair "
-                               "but found '%s'", lx->token);
+            return lexer_error(lx, err, "expected '{' (a brush) or '}' (end of entity) but found '%s'", lx->token);
         if (!grow((void **)&e->brushes, &e->cap, e->numbrushes + 1, sizeof *e->brushes))
             return lexer_error(lx, err, "out of memory");
         map_brush_t *b = &e->brushes[e->numbrushes++];

@@ -414,6 +414,9 @@ static void test_errors(void **state)
         {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t [ 1 0 0 0 [ 0 1 0 0 ] 0 1 1\n}\n}\n", "bad.map:3:43:", "']'"},
         /* a key without a value */
         {"{\n\"classname\"\n}\n", "bad.map:3:1:", "classname"},
+        /* a pair after a brush */
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1\n}\n\"origin\" \"0 0 0\"\n}\n", "bad.map:5:1:",
+         "must come before"},
         /* no texture name */
         {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) ( 0 0 0 1 1\n}\n}\n", "bad.map:3:31:", "texture name"},
     };

@@ -584,6 +584,9 @@ int main(int argc, char **argv)
 {
     /* A child dying on a closed pipe must not take us with it. */
     signal(SIGPIPE, SIG_IGN);
+    /* Our own lines and the children's output share the streams; line
+     * buffering keeps them in order when stdout is a pipe (editors, make). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -173,6 +173,22 @@ static void pack_lightmaps(glr_t *g, wface_t *place_out_faces)
     g->numpages = page + 1;
 }
 
+/* Zero-area fan triangles (from collinear points that T-junction fixing
+ * leaves on an edge) are left out: llvmpipe drops more than the sliver when
+ * one has a horizontal edge on screen. */
+static bool fan_degenerate(const world_t *w, const wface_t *f, const int idx[3])
+{
+    const float *a = w->verts[f->firstvert + idx[0]].xyz, *b = w->verts[f->firstvert + idx[1]].xyz,
+                *c = w->verts[f->firstvert + idx[2]].xyz;
+    double u[3], v[3];
+    for (int i = 0; i < 3; i++) {
+        u[i] = (double)b[i] - a[i];
+        v[i] = (double)c[i] - a[i];
+    }
+    double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2], z = u[0] * v[1] - u[1] * v[0];
+    return x * x + y * y + z * z < DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+}
+
 static bool gl_init(void **state, const world_t *w, int width, int height, int threads, q2err_t *err)
 {
     (void)threads;
@@ -303,6 +319,7 @@ static bool gl_init(void **state, const world_t *w, int width, int height, int t
         g->batch_of_face[i] = f->tex * g->numpages + place[i].lm_page;
         for (int k = 1; k + 1 < f->numverts; k++) {
             int idx[3] = {0, k, k + 1};
+            if (fan_degenerate(w, f, idx)) continue;
             for (int j = 0; j < 3; j++) {
                 const wvert_t *v = &w->verts[f->firstvert + idx[j]];
                 glvert_t *o = &vb[at++];
@@ -327,7 +344,7 @@ static bool gl_init(void **state, const world_t *w, int width, int height, int t
     glBindVertexArray(g->vao);
     glGenBuffers(1, &g->vbo);
     glBindBuffer(GL_ARRAY_BUFFER, g->vbo);
-    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)(total * sizeof *vb), vb, GL_STATIC_DRAW);
+    glBufferData(GL_ARRAY_BUFFER, (GLsizeiptr)((at > 0 ? at : 1) * sizeof *vb), vb, GL_STATIC_DRAW);
     setup_attribs();
     free(vb);
     glGenVertexArrays(1, &g->line_vao);

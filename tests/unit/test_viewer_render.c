@@ -23,7 +23,8 @@
 /* Bound on the mean absolute soft/GL difference per view, 0..255 units. */
 #define MAX_MAE 4.0
 
-static const char *const maps[] = {"id_q2_light_sun.bsp", "q2tools_q2_areaportal.bsp", "ericw_q2_liquids.bsp"};
+static const char *const maps[] = {"id_q2_light_sun.bsp", "q2tools_q2_areaportal.bsp", "ericw_q2_liquids.bsp",
+                                   "q2map_q2_detail.bsp"};
 #define NMAPS (int)(sizeof maps / sizeof maps[0])
 
 static void load(world_t *w, const char *name)

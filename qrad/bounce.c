@@ -149,7 +149,7 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
     const transfer_t *tr = q->transfers;
     for (int pi = 0; pi < q->numpatches; pi++) {
         patch_t *p = &q->patches[pi];
-        vec3_t rf = q->faces[p->face].reflect;
+        vec3_t rf = vec_scale(q->faces[p->face].reflect, q->opts->bouncescale);
         p->incident = vec3(0, 0, 0);
         p->exitance = vec3(rf.x * p->direct.x, rf.y * p->direct.y, rf.z * p->direct.z);
     }
@@ -167,7 +167,7 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
         }
         for (int pi = 0; pi < q->numpatches; pi++) {
             patch_t *p = &q->patches[pi];
-            vec3_t rf = q->faces[p->face].reflect;
+            vec3_t rf = vec_scale(q->faces[p->face].reflect, q->opts->bouncescale);
             p->incident = next[pi];
             vec3_t tot = vec_add(p->direct, p->incident);
             p->exitance = vec3(rf.x * tot.x, rf.y * tot.y, rf.z * tot.z);

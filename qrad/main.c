@@ -19,6 +19,7 @@ static void usage(FILE *f)
             "rewrites MAP.bsp's lighting lump in place.\n"
             "  -threads N     worker threads (0 = all processors; default 0)\n"
             "  -bounce N      radiosity bounces (default 8, 0 = direct light only)\n"
+            "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
             "  -bouncerays N  rays per bounce patch, rounded down to a square (default 64)\n"
             "  -extra         2x2 supersampling per luxel\n"
             "  -chop N        patch size in units for bounces and surface lights (default 64)\n"
@@ -125,6 +126,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-bounce")) {
             if (!parse_num(a, v, 0, 1000, &d)) return 2;
             opts.bounce = (int)d;
+            i++;
+        } else if (!strcmp(a, "-bouncescale")) {
+            if (!parse_num(a, v, 0, 2, &opts.bouncescale)) return 2;
             i++;
         } else if (!strcmp(a, "-bouncerays")) {
             if (!parse_num(a, v, 1, 1024, &d)) return 2;

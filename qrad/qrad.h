@@ -53,6 +53,7 @@ typedef struct qrad_opts_t {
     double maxlight; /* brightest channel allowed, 0..255 */
     bool nopvs;
     int bounce_rays; /* rays per patch for bounce transfers */
+    double bouncescale; /* multiplies reflectivity in the bounces */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);

@@ -79,15 +79,18 @@ static void soft_shutdown(void *state)
 static void soft_begin(void *state, const render_opts_t *o)
 {
     soft_t *s = state;
+    /* The image is cleared band by band in draw_world, by the thread that
+     * draws the band. */
     s->opts = *o;
-    size_t n = (size_t)s->width * s->height;
-    for (size_t i = 0; i < n; i++) {
-        s->color[i * 4 + 0] = o->background[0];
-        s->color[i * 4 + 1] = o->background[1];
-        s->color[i * 4 + 2] = o->background[2];
-        s->color[i * 4 + 3] = 255;
-        s->depth[i] = 0.0f;
-    }
+}
+
+static void clear_rows(soft_t *s, int ya, int yb)
+{
+    const uint8_t px[4] = {s->opts.background[0], s->opts.background[1], s->opts.background[2], 255};
+    uint8_t *c = s->color + (size_t)ya * s->width * 4;
+    size_t n = (size_t)(yb - ya) * s->width;
+    for (size_t i = 0; i < n; i++) memcpy(c + i * 4, px, 4);
+    memset(s->depth + (size_t)ya * s->width, 0, n * sizeof(float));
 }
 
 static inline double dot3d(const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
@@ -318,6 +321,7 @@ static void soft_draw_world(void *state, const camera_t *cam, render_stats_t *st
 #pragma omp parallel for schedule(dynamic, 1) num_threads(s->threads)
     for (int band = 0; band < nbands; band++) {
         int ya = band * BAND_ROWS, yb = ya + BAND_ROWS < s->height ? ya + BAND_ROWS : s->height;
+        clear_rows(s, ya, yb);
         for (int i = 0; i < s->numfaces; i++) {
             const sface_t *sf = &s->faces[i];
             if (sf->y1 <= ya || sf->y0 >= yb) continue;

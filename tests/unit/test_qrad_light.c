@@ -417,6 +417,29 @@ static void test_sky_dome(void **state)
     tb_free(&b);
 }
 
+/* A bsp without visibility data is lit anyway, and the log says so. */
+static void test_no_vis_says_so(void **state)
+{
+    (void)state;
+    tb_t b;
+    tb_init(&b);
+    tb_axial(&b, 2, 0, +1, vec3(-64, -64, 0), vec3(64, 64, 0), 0, 0, NULL);
+    tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"light\"\n\"origin\" \"0 0 64\"\n}\n");
+    char buf[4096] = {0};
+    FILE *out = fmemopen(buf, sizeof buf - 1, "w");
+    assert_non_null(out);
+    log_t log;
+    log_init(&log, LOG_NORMAL, out, out);
+    qrad_opts_t o = test_opts();
+    q2err_t err;
+    assert_true(qrad_run(&b.bsp, &o, NULL, &log, NULL, NULL, &err));
+    fclose(out);
+    assert_non_null(strstr(buf, "no visibility data"));
+    assert_true(b.bsp.lightdatasize > 0);
+    assert_true(tb_luxel(&b.bsp, 0, 0, 4, 4)[0] > 100);
+    tb_free(&b);
+}
+
 static void test_polygon_irradiance(void **state)
 {
     (void)state;
@@ -439,6 +462,7 @@ int main(void)
         cmocka_unit_test(test_closed_box_converges), cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_samples_leave_solid), cmocka_unit_test(test_polygon_irradiance),
         cmocka_unit_test(test_sun_and_spot),      cmocka_unit_test(test_sky_dome),
+        cmocka_unit_test(test_no_vis_says_so),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

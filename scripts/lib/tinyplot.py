@@ -94,12 +94,20 @@ def loglog(path, title, xlabel, ylabel, series, w=800, h=520):
         raise ValueError("nothing to plot")
     xs = [p[0] for p in pts]
     ys = [p[1] for p in pts]
-    lx0, lx1 = math.floor(math.log10(min(xs))), math.ceil(math.log10(max(xs)))
-    ly0, ly1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys)))
-    if lx1 == lx0:
-        lx1 += 1
-    if ly1 == ly0:
-        ly1 += 1
+    def up125(v):
+        """The smallest 1, 2 or 5 times a power of ten that is >= v, as a log."""
+        e = math.floor(math.log10(v))
+        for m in (1, 2, 5, 10):
+            if m * 10.0 ** e >= v * (1 - 1e-9):
+                return math.log10(m * 10.0 ** e)
+        return e + 1
+
+    lx0, lx1 = math.floor(math.log10(min(xs))), up125(max(xs))
+    ly0, ly1 = math.floor(math.log10(min(ys))), up125(max(ys))
+    if lx1 <= lx0:
+        lx1 = lx0 + 1
+    if ly1 <= ly0:
+        ly1 = ly0 + 1
     c = Canvas(w, h)
     left, right, top, bottom = 80, w - 170, 40, h - 60
 
@@ -110,17 +118,17 @@ def loglog(path, title, xlabel, ylabel, series, w=800, h=520):
         return round(bottom - (math.log10(v) - ly0) / (ly1 - ly0) * (bottom - top))
 
     grid, axis = (225, 225, 225), (0, 0, 0)
-    for e in range(lx0, lx1 + 1):
+    for e in range(lx0, math.ceil(lx1) + 1):
         for m in (1, 2, 5):
             v = m * 10 ** e
-            if 10 ** lx0 <= v <= 10 ** lx1:
+            if 10 ** lx0 <= v <= 10 ** lx1 * (1 + 1e-9):
                 c.line(X(v), top, X(v), bottom, grid)
                 lab = fmt_num(v)
                 c.text(X(v) - len(lab) * 4, bottom + 8, lab)
-    for e in range(ly0, ly1 + 1):
+    for e in range(ly0, math.ceil(ly1) + 1):
         for m in (1, 2, 5):
             v = m * 10.0 ** e
-            if 10.0 ** ly0 <= v <= 10.0 ** ly1:
+            if 10.0 ** ly0 <= v <= 10.0 ** ly1 * (1 + 1e-9):
                 c.line(left, Y(v), right, Y(v), grid)
                 lab = fmt_num(v)
                 c.text(left - 8 - len(lab) * 8, Y(v) - 5, lab)

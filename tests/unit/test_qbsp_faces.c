@@ -432,6 +432,94 @@ static void test_writebsp_tiny_tree(void **state)
     world_free(&wd);
 }
 
+static map_entity_t *add_entity(qbsp_t *q, const char *cls)
+{
+    q->map.entities = q2_realloc(q->map.entities, sizeof *q->map.entities * (q->map.numentities + 1));
+    map_entity_t *me = &q->map.entities[q->map.numentities++];
+    memset(me, 0, sizeof *me);
+    q->map.cap = q->map.numentities;
+    entity_set(&me->ent, "classname", cls);
+    return me;
+}
+
+static void test_entities_and_styles(void **state)
+{
+    (void)state;
+    world_t wd;
+    world_init(&wd);
+    qbsp_t *q = &wd.q;
+    entity_set(&add_entity(q, "light")->ent, "targetname", "a");   /* 1 */
+    entity_set(&add_entity(q, "light")->ent, "targetname", "b");   /* 2 */
+    entity_set(&add_entity(q, "light")->ent, "targetname", "a");   /* 3 */
+    add_entity(q, "light");                                        /* 4: not switchable */
+    add_entity(q, "func_group");                                   /* 5 */
+    add_entity(q, "func_areaportal");                              /* 6 */
+    add_entity(q, "func_areaportal");                              /* 7 */
+    entity_set(&add_entity(q, "light_mine1")->ent, "targetname", "c"); /* 8 */
+    q2err_t err;
+    assert_true(writebsp_entities(q, &err));
+    entity_list_t ents = {0};
+    assert_true(entities_parse(q->bsp.entities, "bsp", &ents, &err));
+    /* func_group is gone; everything else stays, in order. */
+    assert_int_equal(ents.count, q->map.numentities - 1);
+    for (int i = 0; i < ents.count; i++)
+        assert_string_not_equal(entity_classname(&ents.ents[i]), "func_group");
+    /* Same targetname, same style, from 32 up; untargeted lights untouched. */
+    assert_string_equal(entity_get(&ents.ents[1], "style"), "32");
+    assert_string_equal(entity_get(&ents.ents[2], "style"), "33");
+    assert_string_equal(entity_get(&ents.ents[3], "style"), "32");
+    assert_null(entity_get(&ents.ents[4], "style"));
+    assert_string_equal(entity_get(&ents.ents[7], "style"), "34");
+    /* Areaportals are numbered from 1 in entity order. */
+    assert_string_equal(entity_get(&ents.ents[5], "style"), "1");
+    assert_string_equal(entity_get(&ents.ents[6], "style"), "2");
+    entities_free(&ents);
+    world_free(&wd);
+}
+
+static void test_areaportal_one_area_is_an_error(void **state)
+{
+    (void)state;
+    world_t wd;
+    world_init(&wd);
+    qbsp_t *q = &wd.q;
+    q->leaked_entity = -1;
+    map_entity_t *ap = add_entity(q, "func_areaportal");
+    ap->ent.line = 42;
+    entity_set(&ap->ent, "origin", "8 8 8");
+    /* Tree: an empty leaf beside an areaportal leaf that leads nowhere. */
+    int pn = plane_table_find(&q->planes, vec3(1, 0, 0), 0);
+    node_t *node = &wd.head;
+    node->planenum = pn;
+    node->children[0] = &wd.leaf_empty;
+    node->children[1] = &wd.leaf_solid;
+    wd.leaf_empty.planenum = wd.leaf_solid.planenum = PLANENUM_LEAF;
+    wd.leaf_empty.occupied = 1;
+    wd.leaf_solid.contents = CONTENTS_AREAPORTAL; /* the portal leaf */
+    wd.brushes[0].entitynum = 1;
+    wd.brushes[0].contents = CONTENTS_AREAPORTAL;
+    wd.frag = q2_calloc(1, sizeof(bspbrush_t));
+    wd.frag->original = &wd.brushes[0];
+    wd.leaf_solid.brushlist = wd.frag;
+    portal_t *p = &wd.portal;
+    p->onnode = node;
+    p->nodes[0] = &wd.leaf_empty;
+    p->nodes[1] = &wd.leaf_solid;
+    wd.leaf_empty.portals = p;
+    wd.leaf_solid.portals = p;
+    wd.tree.headnode = node;
+    q2err_t err;
+    assert_false(areas_flood(q, &wd.tree, &err));
+    assert_non_null(strstr(err.msg, "func_areaportal"));
+    assert_non_null(strstr(err.msg, "one area"));
+    assert_non_null(strstr(err.msg, ":42"));
+    /* The same map with a leak is only warned about. */
+    wd.leaf_empty.area = 0;
+    q->leaked_entity = 0;
+    assert_true(areas_flood(q, &wd.tree, &err));
+    world_free(&wd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -440,6 +528,8 @@ int main(void)
         cmocka_unit_test(test_subdivide_exact_256),
         cmocka_unit_test(test_tjunctions),
         cmocka_unit_test(test_writebsp_tiny_tree),
+        cmocka_unit_test(test_entities_and_styles),
+        cmocka_unit_test(test_areaportal_one_area_is_an_error),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -114,8 +114,13 @@ void winding_split(const winding_t *w, vec3_t normal, double dist, double eps, w
         *front = winding_copy(w);
     } else {
         int axis = axial_index(normal);
-        winding_t *f = winding_alloc(n + 4);
-        winding_t *b = winding_alloc(n + 4);
+        /* Each crossing edge adds one point to both sides; counting them
+         * keeps the buffers exact even for (invalid) non-convex input. */
+        int crossings = 0;
+        for (int i = 0; i < n; i++)
+            if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
+        winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+        winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
         for (int i = 0; i < n; i++) {
             vec3_t p1 = w->p[i];
             if (sides[i] == SIDE_ON) {

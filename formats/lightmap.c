@@ -2,6 +2,9 @@
 
 #include <math.h>
 
+/* Luxel coordinates beyond this are clamped (2^20 luxels = 16M texels). */
+#define LIGHTMAP_COORD_LIMIT 1048576.0
+
 void lightmap_extents(const double (*points)[3], int n, const float vecs[2][4], face_extents_t *out)
 {
     for (int i = 0; i < 2; i++) {
@@ -19,6 +22,12 @@ void lightmap_extents(const double (*points)[3], int n, const float vecs[2][4], 
     for (int i = 0; i < 2; i++) {
         double bmin = floor(out->mins[i] / LIGHTMAP_SCALE);
         double bmax = ceil(out->maxs[i] / LIGHTMAP_SCALE);
+        /* Malformed files can put texture coordinates anywhere; clamp so the
+         * integer arithmetic below stays defined. Such faces report sizes far
+         * beyond 17 and fail every check that looks at them. */
+        if (!(bmin >= -LIGHTMAP_COORD_LIMIT)) bmin = -LIGHTMAP_COORD_LIMIT;
+        if (!(bmax <= LIGHTMAP_COORD_LIMIT)) bmax = LIGHTMAP_COORD_LIMIT;
+        if (bmin > bmax) bmin = bmax;
         out->texturemins[i] = (int)bmin * LIGHTMAP_SCALE;
         out->extents[i] = (int)(bmax - bmin) * LIGHTMAP_SCALE;
         out->size[i] = out->extents[i] / LIGHTMAP_SCALE + 1;
@@ -41,6 +50,7 @@ bool bsp_face_extents(const bsp_t *bsp, int f, face_extents_t *out, q2err_t *err
     double pts[1024][3];
     for (int k = 0; k < face->numedges; k++) {
         int se = bsp->surfedges[face->firstedge + k];
+        if (se == INT32_MIN) return q2err_set(err, NULL, 0, 0, "face %d: surfedge out of range", f);
         int e = se < 0 ? -se : se;
         if (e >= bsp->numedges) return q2err_set(err, NULL, 0, 0, "face %d: edge %d out of range", f, e);
         int v = se < 0 ? bsp->edges[e].v[1] : bsp->edges[e].v[0];

@@ -45,7 +45,7 @@ bool atomic_open(atomic_file_t *af, const char *path, q2err_t *err)
     strcpy(af->path, path);
     snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld", path, (long)getpid());
     af->f = fopen(af->tmp, "wb");
-    if (!af->f) return q2err_set(err, af->tmp, 0, 0, "cannot create: %s", strerror(errno));
+    if (!af->f) return q2err_set(err, af->path, 0, 0, "cannot create: %s", strerror(errno));
     return true;
 }
 

@@ -1,0 +1,214 @@
+#!/usr/bin/env python3
+"""Writes the hand-made broken inputs of tests/integration/robust_programs.sh
+into this directory (the outputs are committed; rerun after changing this).
+
+.map files are written from scratch here. .bsp and .prt files are mutations of
+../bsp/q2tools-220_q2_door.bsp and .prt (GPL-2.0-or-later, see ../bsp/README.md),
+so they are derived works under the same licence.
+Usage: python3 tests/data/robust/make_inputs.py
+"""
+import os
+import struct
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BSP_SRC = os.path.join(HERE, "..", "bsp", "q2tools-220_q2_door.bsp")
+PRT_SRC = os.path.join(HERE, "..", "bsp", "q2tools-220_q2_door.prt")
+TEX = "e1u1/floor1_3"
+
+# Outward normal -> two edge directions a, b with cross(a, b) along the normal,
+# because the .map reader takes the plane normal as cross(p0 - p1, p2 - p1).
+AXES = {
+    (1, 0, 0): ((0, 1, 0), (0, 0, 1)), (-1, 0, 0): ((0, 0, 1), (0, 1, 0)),
+    (0, 1, 0): ((0, 0, 1), (1, 0, 0)), (0, -1, 0): ((1, 0, 0), (0, 0, 1)),
+    (0, 0, 1): ((1, 0, 0), (0, 1, 0)), (0, 0, -1): ((0, 1, 0), (1, 0, 0)),
+}
+
+
+def fmt(v):
+    return "%g" % v if isinstance(v, float) else str(v)
+
+
+def side(normal, point, tex=TEX):
+    a, b = AXES[normal]
+    p1 = point
+    p0 = tuple(p + d for p, d in zip(p1, a))
+    p2 = tuple(p + d for p, d in zip(p1, b))
+    pts = " ".join("( %s )" % " ".join(fmt(c) for c in p) for p in (p0, p1, p2))
+    return "%s %s 0 0 0 1 1\n" % (pts, tex)
+
+
+def box(mins, maxs, tex=TEX, drop=()):
+    out = "{\n"
+    for i, n in enumerate(sorted(AXES)):
+        if i in drop:
+            continue
+        pt = tuple(maxs[k] if n[k] > 0 else mins[k] for k in range(3))
+        out += side(n, pt, tex)
+    return out + "}\n"
+
+
+def room(lo=-256, hi=256, t=16):
+    """Six walls around the cube [lo, hi]^3."""
+    b = ""
+    for ax in range(3):
+        for sign in (-1, 1):
+            mins = [lo - t] * 3
+            maxs = [hi + t] * 3
+            if sign < 0:
+                maxs[ax] = lo
+            else:
+                mins[ax] = hi
+            b += box(mins, maxs)
+    return b
+
+
+def world(brushes, keys=""):
+    return '{\n"classname" "worldspawn"\n%s%s}\n' % (keys, brushes)
+
+
+def point(classname, origin, extra=""):
+    return '{\n"classname" "%s"\n"origin" "%s"\n%s}\n' % (classname, origin, extra)
+
+
+def good_map():
+    return world(room()) + point("info_player_start", "0 0 0") + point("light", "0 0 128", '"light" "300"\n')
+
+
+def write(name, data):
+    mode = "wb" if isinstance(data, bytes) else "w"
+    with open(os.path.join(HERE, name), mode) as f:
+        f.write(data)
+
+
+def maps():
+    g = good_map()
+    write("good_room.map", "// a valid sealed room, the base of the broken ones\n" + g)
+    # Every brush open (one side missing): nothing is left to compile.
+    open_room = ""
+    for ax in range(6):
+        open_room += box((-300 + 100 * ax, -16, -16), (-250 + 100 * ax, 16, 16), drop=(ax,))
+    write("map_open_brushes.map", world(open_room))
+    # A slab of no thickness (min == max on one axis) as the only brush.
+    write("map_no_volume.map", world(box((0, 0, 0), (64, 64, 0))))
+    # Infinite / huge coordinates (NaN is in ../bad/).
+    write("map_inf_coordinate.map", world(room()).replace("( 272 ", "( inf ", 1))
+    write("map_huge_coordinate.map", world(room() + box((10**9, 0, 0), (10**9 + 64, 64, 64))))
+    # Three collinear points.
+    write("map_collinear.map", world(room() + "{\n( 0 0 0 ) ( 1 1 1 ) ( 2 2 2 ) %s 0 0 0 1 1\n}\n" % TEX))
+    # The player start outside the sealed room: the map leaks (-leaktest fails).
+    write("map_entity_outside.map", world(room()) + point("info_player_start", "0 0 0")
+          + point("light", "4000 0 0", '"light" "300"\n'))
+    # Truncated in the middle of a brush (last 40% cut).
+    write("map_truncated.map", g[:int(len(g) * 0.6)])
+    write("map_empty.map", "")
+    write("map_only_comments.map", "// nothing here\n// at all\n")
+    # First entity is not the world.
+    write("map_no_worldspawn.map", point("light", "0 0 0") + world(room()))
+    # A key of 300 characters and a value of 5000.
+    write("map_long_key.map", world(room(), '"%s" "1"\n' % ("k" * 300)))
+    write("map_long_value.map", world(room(), '"message" "%s"\n' % ("v" * 5000)))
+    # Texture name longer than 32 bytes on a brush entity (world case is in ../bad/).
+    write("map_long_texture_entity.map", world(room())
+          + '{\n"classname" "func_wall"\n' + box((0, 0, 0), (32, 32, 32), tex="x" * 40) + "}\n")
+    # A brush with 10^6 side lines would be slow to write; 300 identical planes.
+    write("map_many_same_planes.map", world(room() + "{\n" + side((1, 0, 0), (0, 0, 0)) * 300 + "}\n"))
+    # Brace never closed at the end of the world entity.
+    write("map_unclosed_entity.map", g.replace("}\n{\n\"classname\" \"info_player_start\"", "{\n\"classname\" \"info_player_start\"", 1))
+    # Brush in a point entity key position: a key without value.
+    write("map_key_no_value.map", world(room(), '"message"\n'))
+    # UTF-16 file (a common editor mistake).
+    write("map_utf16.map", g.encode("utf-16"))
+
+
+LUMP = {"entities": 0, "planes": 1, "vertexes": 2, "visibility": 3, "nodes": 4,
+        "texinfo": 5, "faces": 6, "lighting": 7, "leafs": 8, "models": 13}
+
+
+def lump(data, n):
+    return struct.unpack_from("<ii", data, 8 + 8 * n)
+
+
+def set_lump(data, n, ofs, length):
+    struct.pack_into("<ii", data, 8 + 8 * n, ofs, length)
+
+
+def bsps():
+    base = open(BSP_SRC, "rb").read()
+    prt = open(PRT_SRC, "rb").read()
+    write("good.bsp", base)
+    write("good.prt", prt)
+
+    def mut(name, fn):
+        d = bytearray(base)
+        fn(d)
+        write(name, bytes(d))
+
+    write("bsp_truncated.bsp", base[:len(base) // 3])
+    write("bsp_header_only.bsp", base[:8])
+    mut("bsp_lump_2gb.bsp", lambda d: set_lump(d, LUMP["faces"], lump(d, LUMP["faces"])[0], 0x7ffffff0))
+    mut("bsp_texinfo_1e9.bsp", lambda d: set_lump(d, LUMP["texinfo"], lump(d, LUMP["texinfo"])[0], 76 * 10**9 % 2**31 // 76 * 76))
+
+    def nan_plane(d):
+        ofs = lump(d, LUMP["planes"])[0]
+        struct.pack_into("<f", d, ofs, float("nan"))
+    mut("bsp_plane_nan.bsp", nan_plane)
+
+    def inf_vertex(d):
+        ofs = lump(d, LUMP["vertexes"])[0]
+        struct.pack_into("<f", d, ofs + 4, float("inf"))
+    mut("bsp_vertex_inf.bsp", inf_vertex)
+
+    def ent_unterminated(d):
+        ofs, n = lump(d, LUMP["entities"])
+        s = bytes(d[ofs:ofs + n])
+        i = s.index(b'"classname"')
+        d[ofs + i + len('"classname"') - 1] = ord("x")  # the closing quote goes
+    mut("bsp_entities_unterminated.bsp", ent_unterminated)
+
+    def light_nan(d):
+        ofs, n = lump(d, LUMP["entities"])
+        s = bytes(d[ofs:ofs + n]).rstrip(b"\0")
+        extra = b'{\n"classname" "light"\n"origin" "nan 0 0"\n"light" "nan"\n}\n'
+        # Append the entity by moving the lump to the end of the file.
+        newlump = s + extra + b"\0"
+        d.extend(b"\0" * ((-len(d)) % 4))
+        set_lump(d, LUMP["entities"], len(d), len(newlump))
+        d.extend(newlump)
+    mut("bsp_light_nan.bsp", light_nan)
+
+    def face_lightofs(d):
+        ofs, n = lump(d, LUMP["faces"])
+        struct.pack_into("<i", d, ofs + 16, 0x7fffff00)  # lightofs of face 0
+    mut("bsp_face_lightofs.bsp", face_lightofs)
+
+    def model_headnode(d):
+        ofs, n = lump(d, LUMP["models"])
+        struct.pack_into("<i", d, ofs + 36, 10**9)
+    mut("bsp_model_headnode_1e9.bsp", model_headnode)
+
+    def vis_clusters(d):
+        ofs, n = lump(d, LUMP["visibility"])
+        if n >= 4:
+            struct.pack_into("<i", d, ofs, 10**9)
+    mut("bsp_vis_1e9.bsp", vis_clusters)
+
+    # .prt files that do not belong to good.bsp.
+    lines = prt.decode().split("\n")
+    lines[1] = str(int(lines[1]) + 5)  # more clusters than the bsp's leaves have
+    write("prt_more_clusters.prt", "\n".join(lines))
+    lines = prt.decode().split("\n")
+    lines[1] = "1000000000"
+    write("prt_1e9_clusters.prt", "\n".join(lines))
+    write("prt_empty.prt", "")
+    write("prt_quake1_header.prt", "PRT1\n2\n1\n4 0 1 (0 0 0) (0 1 0) (0 1 1) (0 0 1)\n")
+    other = open(os.path.join(HERE, "..", "bsp", "q2tools-220_q2_liquids.prt"), "rb").read()
+    write("prt_other_map.prt", other)
+    write("prt_garbage.prt", bytes(range(256)) * 4)
+
+    write("not_a_png.png", b"this is not a png\n")
+    write("pts_garbage.pts", "1 2 three\nnan nan nan\n")
+
+
+if __name__ == "__main__":
+    maps()
+    bsps()

@@ -179,7 +179,9 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                    const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
                    uint8_t *vis)
 {
-    vec3_t nrm = f->normal;
+    /* Phong: the luxel's smoothed normal shades; the face's plane still
+     * decides what is in front. */
+    vec3_t nrm = f->lnormals ? f->lnormals[idx] : f->normal;
     for (int c = 0; c < ncand; c++) {
         const light_t *l = &q->lights[cand[c]];
         double dist;
@@ -255,6 +257,7 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
     return acc * q->sun.dome / dc->dome_norm;
 }
 
+
 /* Dome light is smooth: it is traced at every other luxel, and a luxel
  * whose traced neighbours agree within DOME_AGREE (or 10%) takes their
  * mean. */
@@ -291,7 +294,9 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                         continue;
                     }
                 }
-                v[idx] = may_see_sky(q, dc, f->clusters[idx]) ? dome_at(q, dc, f->samples[idx], f->normal, rays) : 0;
+                v[idx] = may_see_sky(q, dc, f->clusters[idx])
+                             ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, rays)
+                             : 0;
             }
     const sun_t *s = &q->sun;
     for (int k = 0; k < n; k++) {

@@ -116,17 +116,42 @@ static vec3_t pull_inside(const rface_t *f, vec3_t p)
     return vec_ma(p, step, d);
 }
 
+/* Barycentric interpolation of the vertex normals over the fan triangle
+ * that holds p (a point on the face's polygon). */
+static vec3_t luxel_normal(const rface_t *f, vec3_t p)
+{
+    for (int k = 1; k + 1 < f->numpoints; k++) {
+        vec3_t a = f->points[0], b = f->points[k], c = f->points[k + 1];
+        vec3_t n = vec_cross(vec_sub(b, a), vec_sub(c, a));
+        double area2 = vec_dot(n, n);
+        if (area2 < 1e-12) continue;
+        double wa = vec_dot(vec_cross(vec_sub(b, p), vec_sub(c, p)), n) / area2;
+        double wb = vec_dot(vec_cross(vec_sub(c, p), vec_sub(a, p)), n) / area2;
+        double wc = 1 - wa - wb;
+        if (wa >= -1e-6 && wb >= -1e-6 && wc >= -1e-6) {
+            vec3_t r = vec_add(vec_add(vec_scale(f->vnormals[0], wa), vec_scale(f->vnormals[k], wb)),
+                               vec_scale(f->vnormals[k + 1], wc));
+            double len;
+            r = vec_normalize(r, &len);
+            return len > 0 && vec_dot(r, f->normal) > 0 ? r : f->normal;
+        }
+    }
+    return f->normal;
+}
+
 static void face_samples(const qrad_t *q, rface_t *f)
 {
     int n = f->w * f->h;
     f->samples = q2_malloc(sizeof(vec3_t) * n);
     f->clusters = q2_malloc(sizeof(int) * n);
+    f->lnormals = f->vnormals ? q2_malloc(sizeof(vec3_t) * n) : NULL;
     vec3_t safe = vec_ma(f->centroid, SAMPLE_NUDGE, f->normal);
     for (int j = 0; j < f->h; j++)
         for (int i = 0; i < f->w; i++) {
             double s = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
             vec3_t p = rface_tex_to_world(f, s, t);
             p = pull_inside(f, rface_clamp(f, p));
+            if (f->vnormals) f->lnormals[j * f->w + i] = luxel_normal(f, p);
             p = vec_ma(p, SAMPLE_NUDGE, f->normal);
             /* Still in solid (a face touching a brush it was not clipped
              * against): walk towards the centre, which qbsp guarantees is in
@@ -141,6 +166,64 @@ static void face_samples(const qrad_t *q, rface_t *f)
             f->samples[j * f->w + i] = p;
             f->clusters[j * f->w + i] = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
         }
+}
+
+/* Phong: each vertex of a world face gets the area-weighted mean normal of
+ * the faces sharing that bsp vertex whose normals are within -smooth
+ * degrees of its own; faces whose vertex normals all equal their plane's
+ * stay flat (no per-luxel normals). */
+static void phong_setup(qrad_t *q)
+{
+    const bsp_t *bsp = q->bsp;
+    double mincos = cos(q->opts->smooth * M_PI / 180.0);
+    int nv = bsp->numvertexes;
+    int *count = q2_calloc(nv + 1, sizeof(int));
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        const rface_t *f = &q->faces[fi];
+        if (f->model != 0 || !f->lit) continue;
+        for (int k = 0; k < f->numpoints; k++) {
+            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
+            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            count[v + 1]++;
+        }
+    }
+    for (int v = 0; v < nv; v++) count[v + 1] += count[v];
+    int *list = q2_malloc(sizeof(int) * (count[nv] > 0 ? count[nv] : 1));
+    int *fill = q2_calloc(nv, sizeof(int));
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        const rface_t *f = &q->faces[fi];
+        if (f->model != 0 || !f->lit) continue;
+        for (int k = 0; k < f->numpoints; k++) {
+            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
+            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            list[count[v] + fill[v]++] = fi;
+        }
+    }
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        rface_t *f = &q->faces[fi];
+        if (f->model != 0 || !f->lit) continue;
+        vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
+        bool curved = false;
+        for (int k = 0; k < f->numpoints; k++) {
+            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
+            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            vec3_t sum = vec_scale(f->normal, f->area);
+            for (int e = count[v]; e < count[v + 1]; e++) {
+                const rface_t *g = &q->faces[list[e]];
+                if (list[e] == fi) continue;
+                double c = vec_dot(g->normal, f->normal);
+                /* Coplanar neighbours change nothing; facing ones never blend. */
+                if (c >= mincos && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
+            }
+            vn[k] = vec_normalize(sum, NULL);
+            if (vec_dot(vn[k], f->normal) < 1 - NORMAL_EPSILON) curved = true;
+        }
+        if (curved) f->vnormals = vn;
+        else free(vn);
+    }
+    free(count);
+    free(list);
+    free(fill);
 }
 
 bool qrad_faces_setup(qrad_t *q, q2err_t *err)
@@ -227,6 +310,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
     }
     free(offs);
     if (!ok) return false;
+    if (q->opts->smooth > 0) phong_setup(q);
     long total = 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)
     for (int fi = 0; fi < bsp->numfaces; fi++) {
@@ -247,6 +331,8 @@ void qrad_faces_free(qrad_t *q)
         free(q->faces[i].points);
         free(q->faces[i].samples);
         free(q->faces[i].clusters);
+        free(q->faces[i].lnormals);
+        free(q->faces[i].vnormals);
         free(q->faces[i].light);
     }
     free(q->faces);

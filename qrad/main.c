@@ -19,6 +19,8 @@ static void usage(FILE *f)
             "rewrites MAP.bsp's lighting lump in place.\n"
             "  -threads N     worker threads (0 = all processors; default 0)\n"
             "  -bounce N      radiosity bounces (default 8, 0 = direct light only)\n"
+            "  -smooth DEG    phong: smooth normals across edges under DEG degrees (default 44)\n"
+            "  -nosmooth      no phong smoothing\n"
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
             "  -bouncerays N  rays per bounce patch, rounded down to a square (default 64)\n"
             "  -extra         2x2 supersampling per luxel\n"
@@ -127,6 +129,11 @@ int main(int argc, char **argv)
             if (!parse_num(a, v, 0, 1000, &d)) return 2;
             opts.bounce = (int)d;
             i++;
+        } else if (!strcmp(a, "-smooth")) {
+            if (!parse_num(a, v, 0, 89, &opts.smooth)) return 2;
+            i++;
+        } else if (!strcmp(a, "-nosmooth")) {
+            opts.smooth = 0;
         } else if (!strcmp(a, "-bouncescale")) {
             if (!parse_num(a, v, 0, 2, &opts.bouncescale)) return 2;
             i++;

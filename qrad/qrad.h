@@ -53,6 +53,7 @@ typedef struct qrad_opts_t {
     double maxlight; /* brightest channel allowed, 0..255 */
     bool nopvs;
     int bounce_rays; /* rays per patch for bounce transfers */
+    double smooth;   /* phong: faces meeting at less than this angle (degrees) share normals; 0 = off */
     double bouncescale; /* multiplies reflectivity in the bounces */
 } qrad_opts_t;
 
@@ -109,6 +110,8 @@ typedef struct rface_t {
     int w, h;          /* luxels */
     vec3_t *samples;   /* w*h sample points (nudged, clamped, offset applied) */
     int *clusters;     /* w*h clusters (-1 unknown) */
+    vec3_t *lnormals;  /* w*h phong-smoothed normals, NULL when flat */
+    vec3_t *vnormals;  /* numpoints smoothed vertex normals, NULL when flat */
     double tex_to_world[3][4]; /* (s, t, plane dist) -> world point */
     vec3_t reflect;    /* texture reflectivity 0..1 */
     int numstyles;

@@ -20,6 +20,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->nopvs = false;
     o->bounce_rays = 64;
     o->bouncescale = 1.0;
+    o->smooth = 44;
 }
 
 bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)

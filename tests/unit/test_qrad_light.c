@@ -440,6 +440,40 @@ static void test_no_vis_says_so(void **state)
     tb_free(&b);
 }
 
+/* Phong: a floor bending up by 20 degrees is lit continuously across the
+ * bend with smoothing, and visibly not without it. */
+static void test_phong_smooths_bend(void **state)
+{
+    (void)state;
+    int diff[2];
+    for (int pass = 0; pass < 2; pass++) {
+        tb_t b;
+        tb_init(&b);
+        double a = 20 * M_PI / 180;
+        vec3_t ca[4] = {vec3(-128, -64, 0), vec3(0, -64, 0), vec3(0, 64, 0), vec3(-128, 64, 0)};
+        int fa = tb_quad(&b, ca, vec3(0, 0, 1), 0, 0, NULL);
+        vec3_t far0 = vec3(128 * cos(a), -64, 128 * sin(a)), far1 = vec3(128 * cos(a), 64, 128 * sin(a));
+        vec3_t cb[4] = {vec3(0, -64, 0), far0, far1, vec3(0, 64, 0)};
+        int fb = tb_quad(&b, cb, vec3(-sin(a), 0, cos(a)), 0, 0, NULL);
+        tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n}\n{\n\"classname\" \"light\"\n\"origin\" \"0 0 300\"\n"
+                        "\"light\" \"500\"\n}\n");
+        qrad_opts_t o = test_opts();
+        o.smooth = pass ? 0 : 44;
+        run_ok(&b, &o);
+        face_extents_t ea;
+        assert_true(bsp_face_extents(&b.bsp, fa, &ea, NULL));
+        int ja = (0 - ea.texturemins[1]) / 16, ia = ea.size[0] - 1;
+        face_extents_t eb;
+        assert_true(bsp_face_extents(&b.bsp, fb, &eb, NULL));
+        int jb = (0 - eb.texturemins[1]) / 16;
+        diff[pass] = abs(tb_luxel(&b.bsp, fa, 0, ia, ja)[0] - tb_luxel(&b.bsp, fb, 0, 0, jb)[0]);
+        tb_free(&b);
+    }
+    if (diff[0] > 2) fail_msg("smoothed bend differs by %d across the edge", diff[0]);
+    /* (500 - 299) * (1 - cos 20) = 12 */
+    if (diff[1] < 8) fail_msg("unsmoothed bend differs by only %d", diff[1]);
+}
+
 static void test_polygon_irradiance(void **state)
 {
     (void)state;
@@ -462,7 +496,7 @@ int main(void)
         cmocka_unit_test(test_closed_box_converges), cmocka_unit_test(test_threads_identical),
         cmocka_unit_test(test_samples_leave_solid), cmocka_unit_test(test_polygon_irradiance),
         cmocka_unit_test(test_sun_and_spot),      cmocka_unit_test(test_sky_dome),
-        cmocka_unit_test(test_no_vis_says_so),
+        cmocka_unit_test(test_no_vis_says_so),     cmocka_unit_test(test_phong_smooths_bend),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,6 +57,11 @@ static inline int tb_plane(tb_t *b, vec3_t n, double d)
 static inline int tb_vert(tb_t *b, vec3_t p)
 {
     bsp_t *s = &b->bsp;
+    /* Shared corners share a vertex, as qbsp writes them. */
+    for (int i = 0; i < s->numvertexes; i++)
+        if (s->vertexes[i].point[0] == (float)p.x && s->vertexes[i].point[1] == (float)p.y &&
+            s->vertexes[i].point[2] == (float)p.z)
+            return i;
     TB_PUSH(s->vertexes, s->numvertexes, b->capv);
     s->vertexes[s->numvertexes - 1].point[0] = (float)p.x;
     s->vertexes[s->numvertexes - 1].point[1] = (float)p.y;

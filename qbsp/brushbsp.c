@@ -137,38 +137,120 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
 
 enum { PASS_HINT, PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
 
+typedef struct node_ent_t {
+    aabb_t bounds;
+    bspbrush_t *b;
+} node_ent_t;
+
+/* Candidate evaluations in one node above this much work (brushes times
+ * candidates) are spread over the threads as a task loop. */
+#define PARALLEL_EVAL_WORK 20000
+
+/* qbsp3's estimate of how good plane `pnum` (from `side`) is for splitting
+ * the node's brushes: faces on the plane are good, split visible faces and
+ * imbalance bad, axial planes better, slivers avoided, hint faces split
+ * only by hints. Pure: safe to run for several planes at once. When
+ * `testside` is given it receives each brush's side of the plane. */
+static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, const side_t *side, int *testside)
+{
+    int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
+    bool hintsplit_any = false;
+    const plane_t *pl = plane_table_get(&q->planes, pnum);
+    int axis = pl->type < 3 ? pl->type : -1;
+    for (int k = 0; k < n; k++) {
+        int s;
+        if (axis >= 0) {
+            /* Most brushes are clearly on one side: decided from the packed
+             * bounds without touching the brush. */
+            double lo = vec_comp(ent[k].bounds.mins, axis) - pl->dist;
+            double hi = vec_comp(ent[k].bounds.maxs, axis) - pl->dist;
+            if (lo > ON_EPSILON) {
+                if (testside) testside[k] = PSIDE_FRONT;
+                front++;
+                continue;
+            }
+            if (hi < -ON_EPSILON) {
+                if (testside) testside[k] = PSIDE_BACK;
+                back++;
+                continue;
+            }
+        }
+        int bsplits;
+        bool hintsplit;
+        s = test_brush_to_plane(q, ent[k].b, pnum, &bsplits, &hintsplit, &epsilonbrush);
+        splits += bsplits;
+        if (hintsplit) hintsplit_any = true;
+        if (testside) testside[k] = s;
+        if (s & PSIDE_FACING) facing++;
+        if (s & PSIDE_FRONT) front++;
+        if (s & PSIDE_BACK) back++;
+    }
+    int value = 5 * facing - 5 * splits - abs(front - back);
+    if (axis >= 0) value += 5;
+    value -= epsilonbrush * 1000;
+    if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
+    return value;
+}
+
+typedef struct cand_t {
+    side_t *side;
+    int pnum;
+    int value;
+} cand_t;
+
+/* A small set of plane numbers (open addressing), to weigh each distinct
+ * plane once per node as qbsp3's "tested" flags do. */
+typedef struct planeset_t {
+    int *slot;
+    unsigned mask;
+} planeset_t;
+
+static bool planeset_add(planeset_t *ps, int pnum)
+{
+    unsigned h = ((unsigned)pnum * 2654435761u) & ps->mask;
+    while (ps->slot[h] >= 0) {
+        if (ps->slot[h] == pnum) return false;
+        h = (h + 1) & ps->mask;
+    }
+    ps->slot[h] = pnum;
+    return true;
+}
+
 static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *node)
 {
-    side_t *bestside = NULL;
-    int bestvalue = INT_MIN;
-    int bestpass = 0;
-    /* The node's brushes with their bounds packed together: the inner loop
-     * below runs for every candidate plane. */
     int n = brush_list_count(brushes);
     bool big = n >= BIG_NODE_BRUSHES;
-    struct {
-        aabb_t bounds;
-        bspbrush_t *b;
-    } *ent = q2_malloc(sizeof *ent * (size_t)(n > 0 ? n : 1));
-    int *testside = q2_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-    int *bestsides = q2_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
+    node_ent_t *ent = q2_malloc(sizeof *ent * (size_t)(n > 0 ? n : 1));
+    int nsides = 0;
     {
         int k = 0;
         for (bspbrush_t *b = brushes; b; b = b->next, k++) {
             ent[k].bounds = b->bounds;
             ent[k].b = b;
+            nsides += b->numsides;
         }
     }
+    planeset_t ps;
+    unsigned size = 16;
+    while (size < (unsigned)nsides * 2) size <<= 1;
+    ps.slot = q2_malloc(sizeof(int) * size);
+    ps.mask = size - 1;
+    cand_t *cand = q2_malloc(sizeof *cand * (size_t)(nsides > 0 ? nsides : 1));
 
+    side_t *bestside = NULL;
+    int bestpass = 0;
     for (int pass = 0; pass < NUM_PASSES && !bestside; pass++) {
         bool want_detail = pass == PASS_DETAIL || pass == PASS_NONVIS_DETAIL;
         bool want_visible = pass <= PASS_DETAIL;
-        for (bspbrush_t *brush = brushes; brush; brush = brush->next) {
+        for (unsigned i = 0; i < size; i++) ps.slot[i] = -1;
+        int ncand = 0;
+        for (int k = 0; k < n; k++) {
+            bspbrush_t *brush = ent[k].b;
             bool is_detail = (brush->original->contents & CONTENTS_DETAIL) != 0;
             if (pass != PASS_HINT && is_detail != want_detail) continue;
             for (int i = 0; i < brush->numsides; i++) {
                 side_t *side = &brush->sides[i];
-                if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE || side->tested) continue;
+                if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE) continue;
                 if (side->surf & SURF_SKIP) continue;
                 if (pass == PASS_HINT) {
                     if (!(side->surf & SURF_HINT)) continue;
@@ -180,66 +262,34 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
                  * there anyway (balance and the axial bonus), and the
                  * search is quadratic in the node's brushes. */
                 if (big && plane_table_get(&q->planes, pnum)->type >= 3) continue;
+                if (!planeset_add(&ps, pnum)) continue;
                 if (!plane_cuts_volume(q, node, pnum)) continue;
-
-                int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
-                bool hintsplit_any = false;
-                const plane_t *pl = plane_table_get(&q->planes, pnum);
-                int axis = pl->type < 3 ? pl->type : -1;
-                for (int k = 0; k < n; k++) {
-                    int s;
-                    if (axis >= 0) {
-                        /* Most brushes are clearly on one side: decided from
-                         * the packed bounds without touching the brush. */
-                        double lo = vec_comp(ent[k].bounds.mins, axis) - pl->dist;
-                        double hi = vec_comp(ent[k].bounds.maxs, axis) - pl->dist;
-                        if (lo > ON_EPSILON) {
-                            testside[k] = PSIDE_FRONT;
-                            front++;
-                            continue;
-                        }
-                        if (hi < -ON_EPSILON) {
-                            testside[k] = PSIDE_BACK;
-                            back++;
-                            continue;
-                        }
-                    }
-                    bspbrush_t *test = ent[k].b;
-                    int bsplits;
-                    bool hintsplit;
-                    s = test_brush_to_plane(q, test, pnum, &bsplits, &hintsplit, &epsilonbrush);
-                    splits += bsplits;
-                    if (hintsplit) hintsplit_any = true;
-                    testside[k] = s;
-                    if (s & PSIDE_FACING) {
-                        facing++;
-                        for (int j = 0; j < test->numsides; j++)
-                            if ((test->sides[j].planenum & ~1) == pnum) test->sides[j].tested = true;
-                    }
-                    if (s & PSIDE_FRONT) front++;
-                    if (s & PSIDE_BACK) back++;
-                }
-                int value = 5 * facing - 5 * splits - abs(front - back);
-                if (axis >= 0) value += 5;
-                value -= epsilonbrush * 1000;
-                if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
-                if (value > bestvalue) {
-                    bestvalue = value;
-                    bestside = side;
-                    bestpass = pass;
-                    memcpy(bestsides, testside, sizeof(int) * (size_t)n);
-                }
+                cand[ncand].side = side;
+                cand[ncand].pnum = pnum;
+                ncand++;
             }
         }
+        if (ncand == 0) continue;
+        if ((long)n * ncand >= PARALLEL_EVAL_WORK) {
+#pragma omp taskloop grainsize(8) default(none) shared(q, ent, n, cand, ncand)
+            for (int c = 0; c < ncand; c++) cand[c].value = eval_plane(q, ent, n, cand[c].pnum, cand[c].side, NULL);
+        } else {
+            for (int c = 0; c < ncand; c++) cand[c].value = eval_plane(q, ent, n, cand[c].pnum, cand[c].side, NULL);
+        }
+        int best = 0;
+        for (int c = 1; c < ncand; c++)
+            if (cand[c].value > cand[best].value) best = c;
+        bestside = cand[best].side;
+        bestpass = pass;
+        int *testside = q2_malloc(sizeof(int) * (size_t)n);
+        eval_plane(q, ent, n, cand[best].pnum, bestside, testside);
+        for (int k = 0; k < n; k++) ent[k].b->side = testside[k];
+        free(testside);
     }
-    if (bestside)
-        for (int k = 0; k < n; k++) ent[k].b->side = bestsides[k];
-    free(ent);
-    free(testside);
-    free(bestsides);
     if (bestside && bestpass != PASS_HINT && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
-    for (bspbrush_t *b = brushes; b; b = b->next)
-        for (int i = 0; i < b->numsides; i++) b->sides[i].tested = false;
+    free(ent);
+    free(ps.slot);
+    free(cand);
     return bestside;
 }
 

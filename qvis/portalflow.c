@@ -27,7 +27,7 @@
 
 #include "../common/mem.h"
 
-static int flow_waves(void) { const char *e = getenv("QVIS_WAVES"); return e ? atoi(e) : 8; }
+#define FLOW_WAVES 16
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
@@ -324,7 +324,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     const uint64_t **mask = q2_malloc(((size_t)np + 1) * sizeof *mask);
     for (int i = 0; i < np; i++) mask[i] = vis->flood + (size_t)i * words;
 
-    vis->waves = flow_waves();
+    vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     long chains = 0, done = 0;
     progress_t prog;

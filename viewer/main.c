@@ -271,6 +271,16 @@ int main(int argc, char **argv)
 
     bool headless = render_out || out_dir || check || compare || bench || face_at_center;
     if (!headless) {
+        /* The window picks up the compiler's leak pointfile and portal file
+         * beside the map (K and P toggle them). */
+        char side[Q2_PATH_MAX];
+        q2err_t e2;
+        if (!pts && path_replace_ext(side, sizeof side, map, ".pts") && file_exists(side) &&
+            !overlays_load_pointfile(&ov, side, &e2))
+            log_warn(&log, "%s", e2.msg);
+        if (!prtf && path_replace_ext(side, sizeof side, map, ".prt") && file_exists(side) &&
+            !overlays_load_prt(&ov, side, &e2))
+            log_warn(&log, "%s", e2.msg);
         window_opts_t wo;
         memset(&wo, 0, sizeof wo);
         wo.width = width;

@@ -226,7 +226,6 @@ static void recurse(flow_t *f, int leaf, int d)
             }
         }
         if (!more && vbit_get(f->seen, pi)) continue; /* nothing new beyond it */
-        bool any = lo < hi;
 
         const sphere_t ps = {p->origin, p->radius};
         const vwind_t *pass = chop2(p->w, &f->base->plane, &ps, st->pbuf);
@@ -267,7 +266,9 @@ static void recurse(flow_t *f, int leaf, int d)
         }
 
         vbit_set(f->seen, pi);
-        if (!any) continue; /* nothing more can be seen through it */
+        /* beyond p only portals of st->might can be marked: if all of them
+         * are seen already, the walk would change nothing */
+        if (!more) continue;
         st->lo = lo;
         st->hi = hi;
         st->source = source;

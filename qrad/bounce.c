@@ -1,6 +1,6 @@
 /* Radiosity for style 0: patches of -chop units (whole luxel blocks), form
  * factors by ray casting, then Jacobi iterations, then the bounced light
- * interpolated over each face's patch grid into its luxels.
+ * filtered from the patches of each luxel's plane into the luxels.
  *
  * Why rays and not qrad3's patch-to-patch transfers: casting a fixed set of
  * cosine-distributed rays from each patch costs patches x rays instead of
@@ -174,32 +174,103 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
     free(next);
 }
 
+typedef struct face_key_t {
+    int planenum, side, model, face;
+} face_key_t;
+
+static int cmp_face_key(const void *a, const void *b)
+{
+    const face_key_t *x = a, *y = b;
+    if (x->model != y->model) return x->model - y->model;
+    if (x->planenum != y->planenum) return x->planenum - y->planenum;
+    if (x->side != y->side) return x->side - y->side;
+    return x->face - y->face;
+}
+
+/* Bounced light reaches a luxel from the patches of every face in its
+ * plane (qbsp splits a floor into many faces) within one patch size,
+ * weighted by a tent of the distance and by each patch's ray count. So
+ * neighbouring faces agree along their shared edges (no seams) and the
+ * rays' noise is averaged over several patches (no splotches). */
 void qrad_bounce_apply(qrad_t *q)
 {
     int P = patch_luxels(q->opts);
+    double R = P * (double)LIGHTMAP_SCALE;
+    int nf = q->bsp->numfaces;
+    face_key_t *keys = q2_malloc(sizeof(face_key_t) * (nf > 0 ? nf : 1));
+    int nk = 0;
+    for (int fi = 0; fi < nf; fi++) {
+        if (q->faces[fi].numpatches == 0) continue;
+        keys[nk++] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, q->faces[fi].model, fi};
+    }
+    qsort(keys, nk, sizeof *keys, cmp_face_key);
+    int *group_of = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
+    int *group_end = q2_malloc(sizeof(int) * (nk > 0 ? nk : 1));
+    for (int k = 0; k < nk; k++) {
+        int g = k;
+        if (k > 0 && keys[k - 1].model == keys[k].model && keys[k - 1].planenum == keys[k].planenum &&
+            keys[k - 1].side == keys[k].side)
+            g = group_of[keys[k - 1].face];
+        group_of[keys[k].face] = g;
+    }
+    for (int k = nk - 1; k >= 0; k--)
+        group_end[k] = (k + 1 < nk && group_of[keys[k + 1].face] == group_of[keys[k].face]) ? group_end[k + 1] : k + 1;
+    aabb_t *boxes = q2_malloc(sizeof(aabb_t) * (nf > 0 ? nf : 1));
+    for (int fi = 0; fi < nf; fi++) {
+        boxes[fi] = aabb_empty();
+        for (int k = 0; k < q->faces[fi].numpoints; k++) aabb_add_point(&boxes[fi], q->faces[fi].points[k]);
+    }
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+    for (int fi = 0; fi < nf; fi++) {
         rface_t *f = &q->faces[fi];
         if (f->numpatches == 0) continue;
+        /* Candidate patches: faces of the same plane whose box comes
+         * within R of this face's box, in the group's (sorted) order. */
+        int g = group_of[fi], *cand = NULL, nc = 0, cap = 0;
+        for (int k = g; k < group_end[g]; k++) {
+            int gf = keys[k].face;
+            bool near = true;
+            for (int ax = 0; ax < 3; ax++)
+                if (vec_comp(boxes[gf].mins, ax) > vec_comp(boxes[fi].maxs, ax) + R + 2 ||
+                    vec_comp(boxes[gf].maxs, ax) < vec_comp(boxes[fi].mins, ax) - R - 2)
+                    near = false;
+            if (!near) continue;
+            for (int pi = q->faces[gf].firstpatch; pi < q->faces[gf].firstpatch + q->faces[gf].numpatches; pi++)
+                ARRAY_PUSH(cand, nc, cap, pi);
+        }
         const patch_t *pp = q->patches + f->firstpatch;
         for (int j = 0; j < f->h; j++)
             for (int i = 0; i < f->w; i++) {
-                /* Bilinear over patch centres in luxel-index space. */
-                double x = (i + 0.5) / P - 0.5, y = (j + 0.5) / P - 0.5;
-                x = x < 0 ? 0 : x > f->pw - 1 ? f->pw - 1 : x;
-                y = y < 0 ? 0 : y > f->ph - 1 ? f->ph - 1 : y;
-                int x0 = (int)floor(x), y0 = (int)floor(y);
-                int x1 = x0 + 1 < f->pw ? x0 + 1 : x0, y1 = y0 + 1 < f->ph ? y0 + 1 : y0;
-                double fx = x - x0, fy = y - y0;
-                vec3_t a = vec_lerp(pp[y0 * f->pw + x0].incident, pp[y0 * f->pw + x1].incident, fx);
-                vec3_t b = vec_lerp(pp[y1 * f->pw + x0].incident, pp[y1 * f->pw + x1].incident, fx);
-                vec3_t h = vec_lerp(a, b, fy);
+                vec3_t p = f->samples[j * f->w + i];
+                vec3_t h = vec3(0, 0, 0);
+                double wsum = 0;
+                for (int c = 0; c < nc; c++) {
+                    const patch_t *pt = &q->patches[cand[c]];
+                    double d = vec_len(vec_sub(pt->origin, p));
+                    if (d >= R) continue;
+                    double w = (1 - d / R) * (1 - d / R) * pt->raygrid * pt->raygrid;
+                    h = vec_ma(h, w, pt->incident);
+                    wsum += w;
+                }
+                if (wsum > 0) {
+                    h = vec_scale(h, 1.0 / wsum);
+                } else {
+                    /* No patch centre within reach (a sliver face): its own
+                     * nearest patch. */
+                    int a = i / P, b = j / P;
+                    h = pp[(b < f->ph ? b : f->ph - 1) * f->pw + (a < f->pw ? a : f->pw - 1)].incident;
+                }
                 float *l = f->light + (size_t)(j * f->w + i) * 3;
                 l[0] += (float)h.x;
                 l[1] += (float)h.y;
                 l[2] += (float)h.z;
             }
+        free(cand);
     }
+    free(keys);
+    free(group_of);
+    free(group_end);
+    free(boxes);
 }
 
 void qrad_bounce_free(qrad_t *q)

@@ -38,6 +38,7 @@ static void usage(FILE *f)
             "  --compare              soft vs gl mean absolute error per view (exit 1 above --max-mae)\n"
             "  --bench                load time and median soft render time over the views\n"
             "  --face-at-center       the face shown at the centre of view 0\n"
+            "  --list-textures        the map's texture names, found (with --game) or flat\n"
             "  --image-stats IMG.png  share of non-black pixels and distinct colours of a PNG\n"
             "options:\n"
             "  --shot-dir DIR         where the window's screenshots go (default .)\n"
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
     const char *pts = NULL, *prtf = NULL, *shot_dir = ".";
     int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
     bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
-    bool views_given = false, face_at_center = false;
+    bool views_given = false, face_at_center = false, list_textures = false;
     double max_mae = 4.0;
     camera_t cam = {{0, 0, 0}, 0, 0, 90};
     log_level_t level = LOG_NORMAL;
@@ -124,6 +125,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--image-stats")) {
             NEED(1);
             return image_stats_main(argv[++i]);
+        } else if (!strcmp(a, "--list-textures")) {
+            list_textures = true;
         } else if (!strcmp(a, "--face-at-center")) {
             face_at_center = true;
         } else if (!strcmp(a, "--shot-dir")) {
@@ -269,6 +272,11 @@ int main(int argc, char **argv)
     ropts.no_pvs = no_pvs;
     ropts.skip_face = skip_face;
 
+    if (list_textures) {
+        for (int i = 0; i < world.numtextures; i++)
+            printf("%s %s\n", world.textures[i].name, world.textures[i].found ? "found" : "flat");
+        goto done;
+    }
     bool headless = render_out || out_dir || check || compare || bench || face_at_center;
     if (!headless) {
         /* The window picks up the compiler's leak pointfile and portal file

@@ -52,6 +52,7 @@ for m in "$MAP" "$MAP2"; do
 done
 
 # --- soft vs GL: mean absolute error under 4/255 per view
+GLOK=0
 set +e
 "$Q" --compare "$MAP" --views 4 --size 160x120 --max-mae 4 >"$T/compare.txt" 2>&1
 rc=$?
@@ -62,7 +63,34 @@ else
     [ $rc -eq 0 ] || fail "compare: $(cat "$T/compare.txt")"
     grep -q "worst mean absolute error" "$T/compare.txt" || fail "compare printed no summary"
     "$Q" "$MAP" --render "$T/gl.png" --renderer gl --size 160x120 >/dev/null
+    GLOK=1
     [ -s "$T/gl.png" ] || fail "GL render wrote nothing"
+fi
+
+# --- textures through --game: a PNG made by qview itself (a 64x64 view in
+# cluster colours) stands in for every texture of the map; soft and GL
+# still agree with real textures
+"$Q" "$MAP2" --render "$T/tex64.png" --size 64x64 --mode clusters >/dev/null
+[ -s "$T/tex64.png" ] || fail "no texture image"
+mkdir -p "$T/game"
+"$Q" "$MAP" --list-textures >"$T/textures.txt"
+[ -s "$T/textures.txt" ] || fail "--list-textures printed nothing"
+while read -r name state; do
+    [ "$state" = flat ] || fail "texture $name found without --game"
+    mkdir -p "$T/game/textures/$(dirname "$name")"
+    cp "$T/tex64.png" "$T/game/textures/$name.png"
+done <"$T/textures.txt"
+"$Q" "$MAP" --game "$T/game" --list-textures >"$T/textures2.txt" 2>/dev/null
+grep -q " flat$" "$T/textures2.txt" && fail "textures not found through --game: $(cat "$T/textures2.txt")"
+"$Q" "$MAP" --render "$T/flat.png" --size 160x120 >/dev/null
+"$Q" "$MAP" --game "$T/game" --render "$T/textured.png" --size 160x120 >/dev/null 2>&1
+cmp -s "$T/flat.png" "$T/textured.png" && fail "the textured render equals the flat one"
+line=$("$Q" --image-stats "$T/textured.png")
+cov=$(echo "$line" | sed -E 's/.*, ([0-9.]+) not key.*/\1/')
+awk -v c="$cov" 'BEGIN { exit !(c > 0.99) }' || fail "textured render: $line"
+if [ "$GLOK" = 1 ]; then
+    "$Q" --compare "$MAP" --game "$T/game" --views 4 --size 160x120 --max-mae 4 >"$T/compare2.txt" 2>/dev/null ||
+        fail "textured soft/GL compare: $(cat "$T/compare2.txt")"
 fi
 
 # --- bad input

@@ -79,6 +79,11 @@ qbsp_case map_huge_coordinate.map 0 'warning: map_huge_coordinate\.map:51:.*brus
 qbsp_case map_collinear.map 0 'warning: map_collinear\.map:52:.*collinear'
 qbsp_case map_many_same_planes.map 0 'warning: map_many_same_planes\.map:53:.*duplicate plane'
 qbsp_case map_entity_outside.map 1 'map_entity_outside\.map.*leak|leak.*map_entity_outside' -leaktest
+qbsp_case map_brush_beyond_world.map 1 'map_brush_beyond_world\.map:51:.*beyond the world'
+qbsp_case map_entity_beyond_world.map 1 'map_entity_beyond_world\.map:56:.*outside the world'
+qbsp_case good_room.map 1 'good_room\.bsp' -onlyents
+qbsp_case good_room.map 1 '/nonexistent' -basedir /nonexistent
+qbsp_case good_room.map 1 'nodir/x\.log' -log nodir/x.log
 qbsp_case map_truncated.map 1 'map_truncated\.map:[0-9]+'
 qbsp_case map_empty.map 1 'map_empty\.map'
 qbsp_case map_only_comments.map 1 'map_only_comments\.map'
@@ -133,12 +138,14 @@ bsp_case qrad good.bsp - 2 'bogus' -bogus
 bsp_case qrad good.bsp - 2 'bounce' -bounce -1
 bsp_case qrad good.bsp - 2 'bounce' -bounce abc
 bsp_case qrad good.bsp - 2 'scale' -scale nan
+bsp_case qrad good.bsp - 1 '/nonexistent' -basedir /nonexistent
+bsp_case qrad good.bsp - 1 'nosuchmod' -gamedir nosuchmod
 newdir qrad_missing
 run "qrad missing" 1 'nosuch\.bsp' "$BIN/qrad" nosuch.bsp
 run "qrad directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/qrad adir.bsp"
 
 # ---------------------------------------------------------------- qview
-newdir qview; cp "$R"/*.bsp "$R"/*.png "$R"/*.pts "$R"/good.prt "$D/"
+newdir qview; cp "$R"/*.bsp "$R"/*.png "$R"/*.pts "$R"/good.prt "$R"/prt_garbage.prt "$D/"
 QV="$BIN/qview --renderer soft --size 64x48 --threads 2"
 run "qview missing" 1 'nosuch\.bsp' $QV --render o.png nosuch.bsp
 run "qview truncated" 1 'bsp_truncated\.bsp' $QV --render o1.png bsp_truncated.bsp
@@ -152,8 +159,11 @@ run "qview views 1e9" 2 'views' $QV --views 1000000000 --out-dir vv good.bsp
 run "qview pts missing" 1 'nosuch\.pts' $QV --pts nosuch.pts --render o9.png good.bsp
 run "qview pts garbage" 1 'pts_garbage\.pts' $QV --pts pts_garbage.pts --render o10.png good.bsp
 run "qview image-stats not png" 1 'not_a_png\.png' $BIN/qview --image-stats not_a_png.png
+run "qview prt garbage" 1 'prt_garbage\.prt:1' $QV --prt prt_garbage.prt --render o11.png good.bsp
+run "qview game missing" 1 '/nonexistent' $QV --game /nonexistent --render o12.png good.bsp
+run "qview out-dir missing" 1 'nodir/sub' $QV --views 2 --out-dir nodir/sub good.bsp
 run "qview unknown option" 2 'bogus' $QV --bogus good.bsp
-for i in 1 2 3 4 5 6 7 8 9 10; do
+for i in 1 2 6 7 9 10 11 12; do
     [ ! -e "$D/o$i.png" ] || bad "qview: o$i.png written by a failing run"
 done
 [ ! -e "$D/vv" ] || [ -z "$(ls -A "$D/vv")" ] || bad "qview: views written by a failing run"

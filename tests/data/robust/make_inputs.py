@@ -93,6 +93,10 @@ def maps():
     # Infinite / huge coordinates (NaN is in ../bad/).
     write("map_inf_coordinate.map", world(room()).replace("( 272 ", "( inf ", 1))
     write("map_huge_coordinate.map", world(room() + box((10**9, 0, 0), (10**9 + 64, 64, 64))))
+    # A brush and an entity beyond Quake 2's +-4096 world.
+    write("map_brush_beyond_world.map", world(room() + box((5000, 0, 0), (5064, 64, 64))))
+    write("map_entity_beyond_world.map", world(room()) + point("info_player_start", "0 0 0")
+          + point("light", "0 0 5000", '"light" "300"\n'))
     # Three collinear points.
     write("map_collinear.map", world(room() + "{\n( 0 0 0 ) ( 1 1 1 ) ( 2 2 2 ) %s 0 0 0 1 1\n}\n" % TEX))
     # The player start outside the sealed room: the map leaks (-leaktest fails).

@@ -109,12 +109,12 @@ run "qbsp out is a dir" 1 'outdir' bash -c "mkdir -p outdir && $BIN/qbsp good_ro
 
 # ---------------------------------------------------------------- qvis
 bsp_case qvis good.bsp - 1 'good\.prt'
-bsp_case qvis good.bsp prt_more_clusters.prt 1 'good\.prt'
-bsp_case qvis good.bsp prt_1e9_clusters.prt 1 'good\.prt'
-bsp_case qvis good.bsp prt_empty.prt 1 'good\.prt'
+bsp_case qvis good.bsp prt_more_clusters.prt 1 'good\.prt: 9 clusters, but good\.bsp'
+bsp_case qvis good.bsp prt_1e9_clusters.prt 1 'good\.prt: 1000000000 clusters'
+bsp_case qvis good.bsp prt_empty.prt 1 'good\.prt:1:'
 bsp_case qvis good.bsp prt_quake1_header.prt 1 'good\.prt'
-bsp_case qvis good.bsp prt_other_map.prt 1 'good\.prt'
-bsp_case qvis good.bsp prt_garbage.prt 1 'good\.prt'
+bsp_case qvis good.bsp prt_other_map.prt 1 'good\.prt: [0-9]+ clusters, but good\.bsp'
+bsp_case qvis good.bsp prt_garbage.prt 1 'good\.prt:1:'
 bsp_case qvis bsp_truncated.bsp good.prt 1 'bsp_truncated\.bsp'
 bsp_case qvis bsp_lump_2gb.bsp good.prt 1 'bsp_lump_2gb\.bsp'
 bsp_case qvis bsp_header_only.bsp good.prt 1 'bsp_header_only\.bsp'
@@ -131,9 +131,9 @@ newdir qrad_vis; cp "$R/bsp_vis_1e9.bsp" "$D/"
 run "qrad vis 1e9" 0 'warning: .*visibility.*1000000000 clusters' "$BIN/qrad" -threads 2 -bounce 0 bsp_vis_1e9.bsp
 bsp_case qrad bsp_truncated.bsp - 1 'bsp_truncated\.bsp'
 bsp_case qrad bsp_header_only.bsp - 1 'bsp_header_only\.bsp'
-bsp_case qrad bsp_lump_2gb.bsp - 1 'bsp_lump_2gb\.bsp'
-bsp_case qrad bsp_texinfo_1e9.bsp - 1 'bsp_texinfo_1e9\.bsp'
-bsp_case qrad bsp_entities_unterminated.bsp - 1 'bsp_entities_unterminated\.bsp'
+bsp_case qrad bsp_lump_2gb.bsp - 1 'bsp_lump_2gb\.bsp: lump faces .*2147483632'
+bsp_case qrad bsp_texinfo_1e9.bsp - 1 'bsp_texinfo_1e9\.bsp: lump texinfo'
+bsp_case qrad bsp_entities_unterminated.bsp - 1 'bsp_entities_unterminated\.bsp: entity lump:3:'
 bsp_case qrad good.bsp - 2 'bogus' -bogus
 bsp_case qrad good.bsp - 2 'bounce' -bounce -1
 bsp_case qrad good.bsp - 2 'bounce' -bounce abc

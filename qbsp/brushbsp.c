@@ -373,6 +373,15 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
 
     bspbrush_t *vol[2];
     brush_split(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    /* The split added a side on the node's plane to each half: the plane
+     * clipped to the node's region, which is where its portal starts. */
+    for (int i = 0; i < 2 && !node->portal_base; i++) {
+        if (!vol[i]) continue;
+        const side_t *last = &vol[i]->sides[vol[i]->numsides - 1];
+        if ((last->planenum & ~1) != node->planenum || !last->winding) continue;
+        node->portal_base = last->planenum == node->planenum ? winding_copy(last->winding)
+                                                             : winding_reverse(last->winding);
+    }
     for (int i = 0; i < 2; i++) {
         node_t *c = alloc_node();
         c->parent = node;
@@ -496,6 +505,7 @@ static void free_node_r(node_t *n)
         free_node_r(n->children[1]);
     }
     brush_free(n->volume);
+    winding_free(n->portal_base);
     brush_list_free(n->brushlist);
     free(n);
 }

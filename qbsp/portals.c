@@ -113,7 +113,7 @@ static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
 
 static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
 {
-    winding_t *w = base_winding_for_node(q, node);
+    winding_t *w = node->portal_base ? winding_copy(node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
     for (portal_t *p = node->portals; p && w; p = p->next[side]) {
         if (p->nodes[0] == node) {

@@ -96,6 +96,7 @@ typedef struct node_t {
     struct node_t *parent;
     aabb_t bounds;
     bspbrush_t *volume;      /* the convex region of the node, as a brush */
+    winding_t *portal_base;  /* the node's plane clipped to its region (brushbsp.c), where portals.c starts */
 
     /* Nodes. */
     side_t *side;            /* the side that created the node */

@@ -127,8 +127,8 @@ int face_at_pixel(const world_t *w, const camera_t *cam, int width, int height, 
     cull_world(w, &c, &v, &o);
     int found = -1;
     for (int i = 0; i < c.numopaque && found < 0; i++) {
-        double pts[72][2];
-        int n = soft_project_face(w, &v, c.opaque[i], pts, 72);
+        double pts[SOFT_MAX_POINTS][2];
+        int n = soft_project_face(w, &v, c.opaque[i], pts, SOFT_MAX_POINTS);
         if (n >= 3 && inside_poly(pts, n, px + 0.5, py + 0.5)) found = c.opaque[i];
     }
     cull_free(&c);

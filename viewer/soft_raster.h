@@ -6,6 +6,12 @@
 
 #include "world.h"
 
+/* Vertices of a face the software renderer handles (the faces compilers
+ * write have at most 64; the bsp format allows more), and points after near
+ * clipping (one more per crossing; a convex face crosses twice). */
+#define SOFT_MAX_VERTS 256
+#define SOFT_MAX_POINTS (SOFT_MAX_VERTS + 4)
+
 /* Near-clips a polygon given in camera space (x right, y up, z forward) and
  * projects it to pixel coordinates; returns the number of points (< 3: not
  * visible). */

@@ -98,8 +98,8 @@ static inline double dot3d(const double a[3], const double b[3]) { return a[0] *
 int soft_project_face(const world_t *w, const view_t *v, int fi, double (*out)[2], int max)
 {
     const wface_t *f = &w->faces[fi];
-    double cam[64][3];
-    int n = f->numverts < 64 ? f->numverts : 64;
+    double cam[SOFT_MAX_VERTS][3];
+    int n = f->numverts < SOFT_MAX_VERTS ? f->numverts : SOFT_MAX_VERTS;
     for (int k = 0; k < n; k++) {
         const float *p = w->verts[f->firstvert + k].xyz;
         double d[3] = {p[0] - v->org[0], p[1] - v->org[1], p[2] - v->org[2]};
@@ -140,8 +140,8 @@ static void setup_face(soft_t *s, int fi, int kind)
     const world_t *w = s->w;
     const wface_t *f = &w->faces[fi];
     const view_t *v = &s->view;
-    double pts[72][2];
-    int n = soft_project_face(w, v, fi, pts, 72);
+    double pts[SOFT_MAX_POINTS][2];
+    int n = soft_project_face(w, v, fi, pts, SOFT_MAX_POINTS);
     if (n < 3) return;
     double ymin = 1e300, ymax = -1e300;
     for (int k = 0; k < n; k++) {
@@ -331,8 +331,8 @@ static void soft_draw_world(void *state, const camera_t *cam, render_stats_t *st
     (void)numopaque;
     if (s->opts.wireframe) {
         for (int i = 0; i < s->numfaces; i++) {
-            double pts[72][2];
-            int n = soft_project_face(s->w, &s->view, s->faces[i].fi, pts, 72);
+            double pts[SOFT_MAX_POINTS][2];
+            int n = soft_project_face(s->w, &s->view, s->faces[i].fi, pts, SOFT_MAX_POINTS);
             for (int k = 0; k < n; k++)
                 soft_line2d(s->color, s->width, s->height, pts[k][0], pts[k][1], pts[(k + 1) % n][0],
                             pts[(k + 1) % n][1], (const uint8_t[3]){255, 255, 255});

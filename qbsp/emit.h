@@ -34,8 +34,11 @@ typedef struct qbsp_emit_t {
      * written. */
     face_t **faces;
     int numfaces, cap_faces;
-    arena_t face_arena; /* the face_t records themselves */
-    bool face_arena_ready;
+    /* The face_t records themselves, carved from large blocks; only their
+     * headers are cleared (vertexnums is written before it is read). */
+    void **face_blocks;
+    int numface_blocks, cap_face_blocks;
+    size_t face_block_used;
 
     /* Edge sharing within the current model. */
     int firstmodeledge;

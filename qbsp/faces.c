@@ -2,6 +2,7 @@
 #include "faces.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,11 +19,14 @@ qbsp_emit_t *emit_get(qbsp_t *q)
 face_t *emit_new_face(qbsp_t *q)
 {
     qbsp_emit_t *em = emit_get(q);
-    if (!em->face_arena_ready) {
-        arena_init(&em->face_arena, (size_t)1 << 20);
-        em->face_arena_ready = true;
+    enum { FACES_PER_BLOCK = 512 };
+    if (em->numface_blocks == 0 || em->face_block_used == FACES_PER_BLOCK) {
+        ARRAY_PUSH(em->face_blocks, em->numface_blocks, em->cap_face_blocks,
+                   q2_malloc(sizeof(face_t) * FACES_PER_BLOCK));
+        em->face_block_used = 0;
     }
-    face_t *f = arena_alloc(&em->face_arena, sizeof *f);
+    face_t *f = (face_t *)em->face_blocks[em->numface_blocks - 1] + em->face_block_used++;
+    memset(f, 0, offsetof(face_t, vertexnums));
     f->outputnumber = -1;
     ARRAY_PUSH(em->faces, em->numfaces, em->cap_faces, f);
     return f;
@@ -50,10 +54,8 @@ void emit_free_faces(qbsp_t *q, tree_t *tree)
     if (tree) clear_face_refs_r(tree->headnode);
     for (int i = 0; i < em->numfaces; i++) winding_free(em->faces[i]->w);
     em->numfaces = 0;
-    if (em->face_arena_ready) {
-        arena_free(&em->face_arena);
-        em->face_arena_ready = false;
-    }
+    for (int i = 0; i < em->numface_blocks; i++) free(em->face_blocks[i]);
+    em->numface_blocks = 0;
 }
 
 /* ---------------------------------------------------------------- merge */

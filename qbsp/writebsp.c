@@ -54,6 +54,7 @@ void writebsp_free(qbsp_t *q)
     if (!em) return;
     emit_free_faces(q, NULL);
     free(em->faces);
+    free(em->face_blocks);
     free(em->vpos);
     free(em->vhash_head);
     free(em->vhash_next);

@@ -13,6 +13,8 @@
 /* Subtrees with at least this many brushes are built as separate tasks;
  * below it the task overhead outweighs the work. */
 #define TASK_MIN_BRUSHES 24
+/* Models with fewer brushes are built on one thread. */
+#define PARALLEL_MIN_BRUSHES 64
 /* Nodes with at least this many brushes weigh only axial split planes. */
 #define BIG_NODE_BRUSHES 256
 
@@ -485,7 +487,9 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
         head->bounds = head->volume->bounds;
         int threads = q->opt.threads > 0 ? q->opt.threads : 1;
         const qbsp_t *cq = q;
-#pragma omp parallel num_threads(threads) default(none) shared(cq, head, brushes)
+        /* Small models are not worth waking the other threads for. */
+        bool par = threads > 1 && st.brushes >= PARALLEL_MIN_BRUSHES;
+#pragma omp parallel num_threads(threads) if (par) default(none) shared(cq, head, brushes)
         {
 #pragma omp single
             build_tree_r(cq, head, brushes);

@@ -492,7 +492,8 @@ bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragment
     free(arr);
 
     int threads = q->opt.threads > 0 ? q->opt.threads : 1;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) default(none) shared(q, groups, ngroups)
+    bool par = threads > 1 && n >= 64;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (par) default(none) shared(q, groups, ngroups)
     for (int g = 0; g < ngroups; g++)
         if (groups[g]->next) groups[g] = chop_group(q, groups[g]);
 

@@ -396,6 +396,8 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
                 have_path = true;
             }
             emit_mark_face(q, firstf, p->face[s], p->face[s], &lp);
+            /* The face records are freed once the model is written. */
+            p->face[s] = NULL;
         }
         p = p->next[s];
     }
@@ -427,6 +429,7 @@ static int emit_node_r(emit_ctx_t *c, node_t *node)
         int child = emit_node_r(c, node->children[i]);
         bsp->nodes[idx].children[i] = child;
     }
+    node->faces = NULL; /* every leaf below has listed them */
     return idx;
 }
 
@@ -487,7 +490,8 @@ bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err)
         bsp->models[mi].headnode = emit_node_r(&c, &leaf);
     }
     bsp->models[mi].numfaces = bsp->numfaces - bsp->models[mi].firstface;
-    emit_free_faces(q, tree);
+    /* Emission cleared every reference to the faces from the tree. */
+    emit_free_faces(q, NULL);
     return true;
 }
 

@@ -1,9 +1,9 @@
 /* Portal files (.prt, PRT1 with clusters as Quake 2 tools write them):
  *   PRT1\n<numclusters>\n<numportals>\n
  *   <numpoints> <clusterA> <clusterB> (x y z) (x y z) ...\n
- * The winding's points are listed so that its plane faces cluster B... as
- * qbsp3 writes them: the normal of the winding points from clusterA's side
- * into clusterB (qvis3 flips it for the reverse direction). */
+ * As qbsp3 writes them, the winding's plane (clockwise points, see
+ * winding.h) faces cluster A: its normal points into the first cluster
+ * listed, and away from the second. */
 #ifndef Q2M_PRT_H
 #define Q2M_PRT_H
 

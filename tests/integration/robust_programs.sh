@@ -102,6 +102,7 @@ newdir qbsp_missing
 run "qbsp missing" 1 'nosuch\.map' "$BIN/qbsp" nosuch.map
 run "qbsp directory" 1 'adir' bash -c "mkdir -p adir && $BIN/qbsp adir"
 run "qbsp notdir" 1 'afile/x\.map' bash -c "touch afile && $BIN/qbsp afile/x.map"
+run "qbsp device file" 1 '/dev/zero' "$BIN/qbsp" /dev/zero
 newdir qbsp_outdir; cp "$R/good_room.map" "$D/"
 run "qbsp out in missing dir" 1 'nodir/out\.(bsp|prt):' "$BIN/qbsp" good_room.map nodir/out.bsp
 run "qbsp out is a dir" 1 'outdir' bash -c "mkdir -p outdir && $BIN/qbsp good_room.map outdir"
@@ -123,6 +124,7 @@ bsp_case qvis good.bsp good.prt 2 'level' -level 9
 bsp_case qvis good.bsp good.prt 2 'threads' -threads abc
 newdir qvis_missing
 run "qvis missing" 1 'nosuch\.bsp' "$BIN/qvis" nosuch.bsp
+run "qvis device file" 1 '/dev/zero: not a regular file' "$BIN/qvis" /dev/zero
 run "qvis directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/qvis adir.bsp"
 
 # ---------------------------------------------------------------- qrad
@@ -142,6 +144,7 @@ bsp_case qrad good.bsp - 1 '/nonexistent' -basedir /nonexistent
 bsp_case qrad good.bsp - 1 'nosuchmod' -gamedir nosuchmod
 newdir qrad_missing
 run "qrad missing" 1 'nosuch\.bsp' "$BIN/qrad" nosuch.bsp
+run "qrad device file" 1 '/dev/zero: not a regular file' "$BIN/qrad" /dev/zero
 run "qrad directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/qrad adir.bsp"
 
 # ---------------------------------------------------------------- qview
@@ -156,6 +159,7 @@ run "qview out dir missing" 1 'nodir/o\.png' $QV --render nodir/o.png good.bsp
 run "qview size 0" 2 'size' $QV --size 0x0 --render o6.png good.bsp
 run "qview size huge" 2 'size' $QV --size 1000000x1000000 --render o7.png good.bsp
 run "qview views 1e9" 2 'views' $QV --views 1000000000 --out-dir vv good.bsp
+run "qview device file" 1 '/dev/zero: not a regular file' $QV --render o13.png /dev/zero
 run "qview pts missing" 1 'nosuch\.pts' $QV --pts nosuch.pts --render o9.png good.bsp
 run "qview pts garbage" 1 'pts_garbage\.pts' $QV --pts pts_garbage.pts --render o10.png good.bsp
 run "qview image-stats not png" 1 'not_a_png\.png' $BIN/qview --image-stats not_a_png.png
@@ -171,6 +175,7 @@ done
 # ---------------------------------------------------------------- bspinfo
 newdir bspinfo; cp "$R/bsp_header_only.bsp" "$R/bsp_texinfo_1e9.bsp" "$D/"
 run "bspinfo missing" 1 'nosuch\.bsp' "$BIN/bspinfo" nosuch.bsp
+run "bspinfo device file" 1 '/dev/zero: not a regular file' "$BIN/bspinfo" /dev/zero
 run "bspinfo directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/bspinfo adir.bsp"
 run "bspinfo header only" 1 'bsp_header_only\.bsp' "$BIN/bspinfo" bsp_header_only.bsp
 run "bspinfo texinfo 1e9" 1 'bsp_texinfo_1e9\.bsp' "$BIN/bspinfo" --check bsp_texinfo_1e9.bsp

@@ -9,10 +9,25 @@
  * keeps the near plane well away from the walls around it. */
 #define CAMERA_MIN_LEAF_EXTENT 24
 
+/* Half-size of the cube around a generated camera that must be empty: a
+ * leaf's box centre can lie on a sloped wall that cuts the box (the leaf is
+ * only the part in front of it), and a camera there looks into the wall. */
+#define CAMERA_CLEARANCE 8.0
+
 static bool empty_at(const world_t *w, const double p[3])
 {
     const dleaf_t *l = &w->bsp.leafs[world_point_leaf(w, p)];
     return l->contents == 0 && l->cluster >= 0;
+}
+
+static bool clear_around(const world_t *w, const double p[3])
+{
+    for (int corner = 0; corner < 8; corner++) {
+        double q[3];
+        for (int k = 0; k < 3; k++) q[k] = p[k] + ((corner >> k) & 1 ? CAMERA_CLEARANCE : -CAMERA_CLEARANCE);
+        if (!empty_at(w, q)) return false;
+    }
+    return true;
 }
 
 static int player_starts(const world_t *w, int n, camera_t *out)
@@ -67,7 +82,7 @@ int cameras_generate(const world_t *w, int n, camera_t *out)
         if (!ok) continue;
         double p[3];
         for (int k = 0; k < 3; k++) p[k] = (lf->mins[k] + lf->maxs[k]) * 0.5;
-        if (world_point_leaf(w, p) != l) continue;
+        if (world_point_leaf(w, p) != l || !clear_around(w, p)) continue;
         if (v > vol[lf->cluster]) {
             vol[lf->cluster] = v;
             best[lf->cluster] = l;

@@ -173,20 +173,38 @@ static void pack_lightmaps(glr_t *g, wface_t *place_out_faces)
     g->numpages = page + 1;
 }
 
-/* Zero-area fan triangles (from collinear points that T-junction fixing
- * leaves on an edge) are left out: llvmpipe drops more than the sliver when
- * one has a horizontal edge on screen. */
-static bool fan_degenerate(const world_t *w, const wface_t *f, const int idx[3])
+/* Faces are drawn as fans around their centroid, not around a corner:
+ * T-junction fixing leaves collinear points on edges, and a corner fan would
+ * turn those into zero-area triangles whose removal (or llvmpipe's handling
+ * of them) leaves the long edge without its middle vertices, a crack against
+ * the neighbour. Around the centroid every polygon edge, split points
+ * included, is an edge of exactly one non-degenerate triangle. Texture and
+ * lightmap coordinates are affine over the plane, so the centroid's are the
+ * average of the corners'. */
+static wvert_t face_centroid(const world_t *w, const wface_t *f)
 {
-    const float *a = w->verts[f->firstvert + idx[0]].xyz, *b = w->verts[f->firstvert + idx[1]].xyz,
-                *c = w->verts[f->firstvert + idx[2]].xyz;
-    double u[3], v[3];
-    for (int i = 0; i < 3; i++) {
-        u[i] = (double)b[i] - a[i];
-        v[i] = (double)c[i] - a[i];
+    wvert_t c;
+    memset(&c, 0, sizeof c);
+    for (int k = 0; k < f->numverts; k++) {
+        const wvert_t *v = &w->verts[f->firstvert + k];
+        for (int i = 0; i < 3; i++) c.xyz[i] += v->xyz[i];
+        for (int i = 0; i < 2; i++) {
+            c.st[i] += v->st[i];
+            c.lm[i] += v->lm[i];
+        }
     }
-    double x = u[1] * v[2] - u[2] * v[1], y = u[2] * v[0] - u[0] * v[2], z = u[0] * v[1] - u[1] * v[0];
-    return x * x + y * y + z * z < DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+    float inv = 1.0f / (float)f->numverts;
+    for (int i = 0; i < 3; i++) c.xyz[i] *= inv;
+    for (int i = 0; i < 2; i++) {
+        c.st[i] *= inv;
+        c.lm[i] *= inv;
+    }
+    return c;
+}
+
+static bool same_point(const wvert_t *a, const wvert_t *b)
+{
+    return a->xyz[0] == b->xyz[0] && a->xyz[1] == b->xyz[1] && a->xyz[2] == b->xyz[2];
 }
 
 static bool gl_init(void **state, const world_t *w, int width, int height, int threads, q2err_t *err)
@@ -309,7 +327,7 @@ static bool gl_init(void **state, const world_t *w, int width, int height, int t
     g->batch_of_face = q2_calloc(nf + 1, sizeof(int));
     size_t total = 0;
     for (int i = 0; i < nf; i++)
-        if (w->faces[i].numverts >= 3) total += 3 * (size_t)(w->faces[i].numverts - 2);
+        if (w->faces[i].numverts >= 3) total += 3 * (size_t)w->faces[i].numverts;
     glvert_t *vb = q2_malloc((total > 0 ? total : 1) * sizeof *vb);
     size_t at = 0;
     for (int i = 0; i < nf; i++) {
@@ -317,11 +335,13 @@ static bool gl_init(void **state, const world_t *w, int width, int height, int t
         const wtexture_t *tx = &w->textures[f->tex];
         g->face_first[i] = (GLint)at;
         g->batch_of_face[i] = f->tex * g->numpages + place[i].lm_page;
-        for (int k = 1; k + 1 < f->numverts; k++) {
-            int idx[3] = {0, k, k + 1};
-            if (fan_degenerate(w, f, idx)) continue;
+        wvert_t centre = face_centroid(w, f);
+        for (int k = 0; f->numverts >= 3 && k < f->numverts; k++) {
+            const wvert_t *tri[3] = {&centre, &w->verts[f->firstvert + k],
+                                     &w->verts[f->firstvert + (k + 1) % f->numverts]};
+            if (same_point(tri[1], tri[2])) continue;
             for (int j = 0; j < 3; j++) {
-                const wvert_t *v = &w->verts[f->firstvert + idx[j]];
+                const wvert_t *v = tri[j];
                 glvert_t *o = &vb[at++];
                 memcpy(o->pos, v->xyz, sizeof o->pos);
                 o->tc[0] = v->st[0] / tx->width;

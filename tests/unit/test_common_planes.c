@@ -12,25 +12,7 @@
 #include <cmocka.h>
 
 #include "../../common/planes.h"
-
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
-
-static double frand(uint32_t *s, double lo, double hi) { return lo + (hi - lo) * (xorshift(s) / 4294967296.0); }
-
-static vec3_t random_unit(uint32_t *s)
-{
-    for (;;) {
-        vec3_t v = vec3(frand(s, -1, 1), frand(s, -1, 1), frand(s, -1, 1));
-        double len = vec_len(v);
-        if (len > 0.1 && len <= 1) return vec_scale(v, 1 / len);
-    }
-}
+#include "test_util.h"
 
 static int dominant_axis(vec3_t n)
 {
@@ -48,9 +30,9 @@ static void test_pairs_and_dedup(void **state)
     static vec3_t normals[N];
     static double dists[N];
     for (int i = 0; i < N; i++) {
-        vec3_t n = random_unit(&s);
+        vec3_t n = tu_random_unit(&s);
         if (i % 10 == 0) n = vec3(0, 0, i % 20 ? 1 : -1);
-        double d = (i % 3 == 0) ? floor(frand(&s, -4000, 4000)) : frand(&s, -4000, 4000);
+        double d = (i % 3 == 0) ? floor(tu_frand(&s, -4000, 4000)) : tu_frand(&s, -4000, 4000);
         /* Distances snap to integers within DIST_EPSILON, so a plane just
          * outside that band and one nudged into it are rightly different;
          * keep the random ones clear of the band's edge. */

@@ -12,38 +12,20 @@
 #include <cmocka.h>
 
 #include "../../common/winding.h"
-
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
-
-static double frand(uint32_t *s, double lo, double hi) { return lo + (hi - lo) * (xorshift(s) / 4294967296.0); }
-
-static vec3_t random_unit(uint32_t *s)
-{
-    for (;;) {
-        vec3_t v = vec3(frand(s, -1, 1), frand(s, -1, 1), frand(s, -1, 1));
-        double len = vec_len(v);
-        if (len > 0.1 && len <= 1) return vec_scale(v, 1 / len);
-    }
-}
+#include "test_util.h"
 
 /* A random convex polygon: a big square on a random plane through a point
  * near the origin, cut by a few random planes through nearby points. */
 static winding_t *random_polygon(uint32_t *s)
 {
-    vec3_t n = random_unit(s);
-    if (xorshift(s) % 4 == 0) n = vec3(0, 0, (xorshift(s) & 1) ? 1 : -1); /* some axial ones */
-    double d = frand(s, -500, 500);
+    vec3_t n = tu_random_unit(s);
+    if (tu_xorshift(s) % 4 == 0) n = vec3(0, 0, (tu_xorshift(s) & 1) ? 1 : -1); /* some axial ones */
+    double d = tu_frand(s, -500, 500);
     winding_t *w = winding_for_plane(n, d, 2000);
     vec3_t c = vec_scale(n, d);
     for (int k = 0; k < 5 && w; k++) {
-        vec3_t cn = random_unit(s);
-        vec3_t p = vec_add(c, vec3(frand(s, -300, 300), frand(s, -300, 300), frand(s, -300, 300)));
+        vec3_t cn = tu_random_unit(s);
+        vec3_t p = vec_add(c, vec3(tu_frand(s, -300, 300), tu_frand(s, -300, 300), tu_frand(s, -300, 300)));
         winding_t *clipped = winding_clip(winding_copy(w), cn, vec_dot(cn, p) - 400, ON_EPSILON, false);
         if (clipped && !winding_is_tiny(clipped)) {
             winding_free(w);
@@ -59,8 +41,8 @@ static void test_for_plane_is_valid(void **state)
 {
     uint32_t s = 99;
     for (int i = 0; i < 200; i++) {
-        vec3_t n = random_unit(&s);
-        double d = frand(&s, -4000, 4000);
+        vec3_t n = tu_random_unit(&s);
+        double d = tu_frand(&s, -4000, 4000);
         winding_t *w = winding_for_plane(n, d, 8192);
         q2err_t err;
         if (!winding_check(w, &err)) fail_msg("winding_for_plane %d: %s", i, err.msg);
@@ -93,10 +75,10 @@ static void test_split_properties(void **state)
         vec3_t center = winding_center(w);
         assert_true(center.x >= bb.mins.x - 1e-9 && center.x <= bb.maxs.x + 1e-9);
         for (int j = 0; j < 20; j++) {
-            vec3_t n = random_unit(&s);
+            vec3_t n = tu_random_unit(&s);
             if (j % 5 == 0) n = vec3(0, j % 2 ? 1 : -1, 0);
             /* Planes through a point of the polygon's box, so most cross it. */
-            vec3_t p = vec_lerp(bb.mins, bb.maxs, frand(&s, 0, 1));
+            vec3_t p = vec_lerp(bb.mins, bb.maxs, tu_frand(&s, 0, 1));
             double dist = vec_dot(n, p);
             winding_t *f, *b;
             winding_split(w, n, dist, ON_EPSILON, &f, &b);

@@ -16,6 +16,7 @@
 #include "../../common/fileio.h"
 #include "../../formats/pointfile.h"
 #include "../../formats/prt.h"
+#include "test_util.h"
 
 static char g_tmpdir[256];
 
@@ -27,26 +28,10 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_rm_rf(g_tmpdir) ? 0 : -1;
 }
 
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
-
-static char *slurp(const char *path, size_t *size)
-{
-    uint8_t *d;
-    q2err_t err;
-    if (!file_read_all(path, 1u << 30, &d, size, &err)) fail_msg("%s", err.msg);
-    return (char *)d;
-}
+static char *slurp(const char *path, size_t *size) { return (char *)tu_read_file(path, 1u << 30, size); }
 
 static void test_prt_round_trip(void **state)
 {
@@ -56,21 +41,21 @@ static void test_prt_round_trip(void **state)
     prt.numportals = 200;
     prt.portals = calloc((size_t)prt.numportals, sizeof *prt.portals);
     for (int i = 0; i < prt.numportals; i++) {
-        int np = 3 + (int)(xorshift(&seed) % 6);
+        int np = 3 + (int)(tu_xorshift(&seed) % 6);
         winding_t *w = winding_alloc(np);
         w->numpoints = np;
         for (int j = 0; j < np; j++) {
             double c[3];
             for (int k = 0; k < 3; k++) {
-                int r = (int)(xorshift(&seed) % 8192) - 4096;
+                int r = (int)(tu_xorshift(&seed) % 8192) - 4096;
                 /* half of the portals on the integer grid, half off it */
-                c[k] = (i & 1) ? r : r + (double)(xorshift(&seed) % 1000000) / 1000000.0;
+                c[k] = (i & 1) ? r : r + (double)(tu_xorshift(&seed) % 1000000) / 1000000.0;
             }
             w->p[j] = vec3(c[0], c[1], c[2]);
         }
         prt.portals[i].winding = w;
-        prt.portals[i].cluster[0] = (int)(xorshift(&seed) % 50);
-        prt.portals[i].cluster[1] = (int)(xorshift(&seed) % 50);
+        prt.portals[i].cluster[0] = (int)(tu_xorshift(&seed) % 50);
+        prt.portals[i].cluster[1] = (int)(tu_xorshift(&seed) % 50);
     }
     char p1[512], p2[512];
     snprintf(p1, sizeof p1, "%s/a.prt", g_tmpdir);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "archive_build.h"
+#include "test_util.h"
 #include "fileio.h"
 #include "log.h"
 #include "q2defs.h"
@@ -23,59 +24,9 @@
 #define GAMEDIR DATA "/baseq2"
 #define MAXSZ ((size_t)1 << 26)
 
-static uint8_t *slurp(const char *path, size_t *size)
-{
-    uint8_t *data;
-    q2err_t err = {0};
-    if (!file_read_all(path, MAXSZ, &data, size, &err)) fail_msg("%s", err.msg);
-    return data;
-}
+static uint8_t *slurp(const char *path, size_t *size) { return tu_read_file(path, MAXSZ, size); }
 
 static uint32_t be32(const uint8_t *p) { return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]; }
-
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *de;
-        while (d && (de = readdir(d)) != NULL) {
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-            char sub[4096];
-            snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-            rm_rf(sub);
-        }
-        if (d) closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-static char *make_tmpdir(void)
-{
-    const char *base = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/q2m_tex_XXXXXX", base && *base ? base : "/tmp");
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void write_file(const char *dir, const char *rel, const void *data, size_t size)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    for (char *p = path + strlen(dir) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = 0;
-            mkdir(path, 0755);
-            *p = '/';
-        }
-    }
-    assert_true(ab_write(path, data, size));
-}
 
 /* Every PNG in the test data decodes at the size its IHDR chunk states. */
 static void test_png_files(void **state)
@@ -125,7 +76,7 @@ static void test_png_files(void **state)
 static void test_png_write_read(void **state)
 {
     (void)state;
-    char *tmp = make_tmpdir();
+    char *tmp = tu_make_tmpdir("q2m_tex");
     char path[4096];
     snprintf(path, sizeof path, "%s/shot.png", tmp);
     image_t img;
@@ -162,7 +113,7 @@ static void test_png_write_read(void **state)
     image_free(&back);
     free(data);
     image_free(&img);
-    rm_rf(tmp);
+    tu_rm_rf(tmp);
     free(tmp);
 }
 
@@ -592,7 +543,7 @@ static void put_json(ab_file_t *f, const char *name, const char *json)
 static void test_texdb_override(void **state)
 {
     (void)state;
-    char *tmp = make_tmpdir();
+    char *tmp = tu_make_tmpdir("q2m_tex");
     char base[4096], mod[4096];
     snprintf(base, sizeof base, "%s/baseq2", tmp);
     snprintf(mod, sizeof mod, "%s/mod", tmp);
@@ -600,8 +551,8 @@ static void test_texdb_override(void **state)
     mkdir(mod, 0755);
 
     const char *v1 = "{ \"value\": 1 }", *v2 = "{ \"value\": 2 }", *v3 = "{ \"value\": 3 }", *v4 = "{ \"value\": 4 }";
-    write_file(base, "textures/t/a.wal_json", v1, strlen(v1));
-    write_file(base, "textures/t/loose.wal_json", v1, strlen(v1));
+    tu_write_file(base, "textures/t/a.wal_json", v1, strlen(v1));
+    tu_write_file(base, "textures/t/loose.wal_json", v1, strlen(v1));
 
     size_t wsz;
     uint8_t *wal = slurp(GAMEDIR "/textures/e1u1/test.wal", &wsz);
@@ -613,21 +564,21 @@ static void test_texdb_override(void **state)
     put_json(&p0[1], "textures/t/b.wal_json", v2);
     p0[2] = (ab_file_t){"textures/t/inpak.wal", wal, wsz, 0};
     ab_buf_t b = ab_pak(p0, 3);
-    write_file(base, "pak0.pak", b.p, b.len);
+    tu_write_file(base, "pak0.pak", b.p, b.len);
     free(b.p);
     ab_file_t p1[1];
     put_json(&p1[0], "textures/t/b.wal_json", v3);
     b = ab_pak(p1, 1);
-    write_file(base, "pak1.pak", b.p, b.len);
+    tu_write_file(base, "pak1.pak", b.p, b.len);
     free(b.p);
     ab_file_t z[3];
     put_json(&z[0], "textures/t/a.wal_json", v3);
     z[1] = (ab_file_t){"textures/t/img.png", png, psz, 8};
     z[2] = (ab_file_t){"textures/T/Upper.wal", wal, wsz, 8};
     b = ab_zip(z, 3);
-    write_file(base, "zz.pk3", b.p, b.len);
+    tu_write_file(base, "zz.pk3", b.p, b.len);
     free(b.p);
-    write_file(mod, "textures/t/b.wal_json", v4, strlen(v4));
+    tu_write_file(mod, "textures/t/b.wal_json", v4, strlen(v4));
 
     vfs_t *vfs = vfs_create();
     q2err_t err = {0};
@@ -671,7 +622,7 @@ static void test_texdb_override(void **state)
     free(log);
     free(wal);
     free(png);
-    rm_rf(tmp);
+    tu_rm_rf(tmp);
     free(tmp);
 }
 

@@ -12,55 +12,11 @@
 #include <unistd.h>
 
 #include "archive_build.h"
+#include "test_util.h"
 #include "fileio.h"
 #include "vfs.h"
 
 #define MAXSZ ((size_t)1 << 24)
-
-static void rm_rf(const char *path)
-{
-    struct stat st;
-    if (lstat(path, &st) != 0) return;
-    if (S_ISDIR(st.st_mode)) {
-        DIR *d = opendir(path);
-        struct dirent *de;
-        while (d && (de = readdir(d)) != NULL) {
-            if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
-            char sub[4096];
-            snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-            rm_rf(sub);
-        }
-        if (d) closedir(d);
-        rmdir(path);
-    } else {
-        unlink(path);
-    }
-}
-
-static char *make_tmpdir(void)
-{
-    const char *base = getenv("TMPDIR");
-    char tmpl[4096];
-    snprintf(tmpl, sizeof tmpl, "%s/q2m_vfs_XXXXXX", base && *base ? base : "/tmp");
-    char *d = mkdtemp(tmpl);
-    assert_non_null(d);
-    return strdup(d);
-}
-
-static void write_file(const char *dir, const char *rel, const void *data, size_t size)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, rel);
-    /* Create parent directories. */
-    for (char *p = path + strlen(dir) + 1; *p; p++) {
-        if (*p == '/') {
-            *p = 0;
-            mkdir(path, 0755);
-            *p = '/';
-        }
-    }
-    assert_true(ab_write(path, data, size));
-}
 
 static void expect_content(vfs_t *vfs, const char *name, const char *want)
 {
@@ -97,34 +53,34 @@ static char *long_text(int n)
 static void test_override_order(void **state)
 {
     (void)state;
-    char *tmp = make_tmpdir();
+    char *tmp = tu_make_tmpdir("q2m_vfs");
     char base[4096], mod[4096];
     snprintf(base, sizeof base, "%s/baseq2", tmp);
     snprintf(mod, sizeof mod, "%s/mymod", tmp);
     mkdir(base, 0755);
     mkdir(mod, 0755);
 
-    write_file(base, "textures/a.txt", "loose", 5);
-    write_file(base, "textures/onlyloose.txt", "L", 1);
-    write_file(base, "textures/mixed.txt", "mixedcase", 9);
+    tu_write_file(base, "textures/a.txt", "loose", 5);
+    tu_write_file(base, "textures/onlyloose.txt", "L", 1);
+    tu_write_file(base, "textures/mixed.txt", "mixedcase", 9);
 
     ab_file_t p0[] = {{"textures/a.txt", "pak0", 4, 0}, {"textures/onlypak0.txt", "P0", 2, 0},
                       {"textures/Upper.TXT", "upper", 5, 0}};
     ab_buf_t b = ab_pak(p0, 3);
-    write_file(base, "pak0.pak", b.p, b.len);
+    tu_write_file(base, "pak0.pak", b.p, b.len);
     free(b.p);
     ab_file_t p1[] = {{"textures/a.txt", "pak1", 4, 0}};
     b = ab_pak(p1, 1);
-    write_file(base, "pak1.pak", b.p, b.len);
+    tu_write_file(base, "pak1.pak", b.p, b.len);
     free(b.p);
     /* pak10 must sort after pak2 (numeric order, as Quake 2 loads them). */
     ab_file_t p10[] = {{"textures/ten.txt", "pak10", 5, 0}};
     b = ab_pak(p10, 1);
-    write_file(base, "pak10.pak", b.p, b.len);
+    tu_write_file(base, "pak10.pak", b.p, b.len);
     free(b.p);
     ab_file_t p2[] = {{"textures/ten.txt", "pak2", 4, 0}};
     b = ab_pak(p2, 1);
-    write_file(base, "pak2.pak", b.p, b.len);
+    tu_write_file(base, "pak2.pak", b.p, b.len);
     free(b.p);
 
     char *big = long_text(5000);
@@ -133,14 +89,14 @@ static void test_override_order(void **state)
                       {"textures/stored.txt", "stored!", 7, 0},
                       {"textures/big.txt", big, 5000, 8}};
     b = ab_zip(z1, 4);
-    write_file(base, "a_first.pk3", b.p, b.len);
+    tu_write_file(base, "a_first.pk3", b.p, b.len);
     free(b.p);
     ab_file_t z2[] = {{"textures/stored.txt", "from b", 6, 8}};
     b = ab_zip(z2, 1);
-    write_file(base, "b_second.zip", b.p, b.len);
+    tu_write_file(base, "b_second.zip", b.p, b.len);
     free(b.p);
 
-    write_file(mod, "textures/onlypak0.txt", "modloose", 8);
+    tu_write_file(mod, "textures/onlypak0.txt", "modloose", 8);
 
     vfs_t *vfs = vfs_create();
     q2err_t err = {0};
@@ -196,7 +152,7 @@ static void test_override_order(void **state)
     assert_non_null(strstr(err.msg, "nope"));
     expect_missing(vfs, "textures/a.txt");
     vfs_free(vfs);
-    rm_rf(tmp);
+    tu_rm_rf(tmp);
     free(tmp);
 }
 

@@ -12,14 +12,7 @@
 #include <cmocka.h>
 
 #include "../../formats/visrle.h"
-
-static uint32_t xorshift(uint32_t *s)
-{
-    *s ^= *s << 13;
-    *s ^= *s >> 17;
-    *s ^= *s << 5;
-    return *s;
-}
+#include "test_util.h"
 
 /* A row whose density varies from all-zero to all-ones, with long zero runs
  * (over 255 bytes) in the sparse cases. */
@@ -28,7 +21,7 @@ static void random_row(uint8_t *row, int rowbytes, uint32_t *seed, int density_p
     for (int i = 0; i < rowbytes; i++) {
         row[i] = 0;
         for (int bit = 0; bit < 8; bit++)
-            if ((int)(xorshift(seed) % 100) < density_percent) row[i] |= (uint8_t)(1 << bit);
+            if ((int)(tu_xorshift(seed) % 100) < density_percent) row[i] |= (uint8_t)(1 << bit);
     }
 }
 
@@ -39,7 +32,7 @@ static void test_random_round_trips(void **state)
     uint8_t row[4096], packed[4096 * 3 / 2 + 2], back[4096 + 1];
     int n = 0;
     for (int it = 0; it < 3000; it++) {
-        int numclusters = 1 + (int)(xorshift(&seed) % 8192);
+        int numclusters = 1 + (int)(tu_xorshift(&seed) % 8192);
         int rowbytes = vis_row_bytes(numclusters);
         assert_true(rowbytes <= 1024);
         random_row(row, rowbytes, &seed, densities[it % 7]);
@@ -99,7 +92,7 @@ static void test_lump_round_trip(void **state)
 {
     uint32_t seed = 77;
     for (int trial = 0; trial < 20; trial++) {
-        int numclusters = 1 + (int)(xorshift(&seed) % 3000);
+        int numclusters = 1 + (int)(tu_xorshift(&seed) % 3000);
         int rowbytes = vis_row_bytes(numclusters);
         size_t cap = 4 + (size_t)numclusters * 8 + (size_t)numclusters * 2 * ((size_t)rowbytes * 3 / 2 + 2);
         uint8_t *lump = calloc(cap, 1);

@@ -24,6 +24,7 @@
 #include "../../formats/lightmap.h"
 #include "../../formats/mapfile.h"
 #include "../../formats/q2defs.h"
+#include "test_util.h"
 
 /* ---------------------------------------------------------------- setup */
 
@@ -72,9 +73,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
+    return tu_rm_rf(tmpdir) ? 0 : -1;
 }
 
 /* Deterministic pseudo-random numbers (tests must not depend on rand()). */

@@ -1,6 +1,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,12 +13,19 @@ bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *si
 {
     *data = NULL;
     *size = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    /* O_NONBLOCK so that a FIFO or device given by mistake is refused below
+     * instead of blocking the open forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
     struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
         return q2err_set(err, path, 0, 0, "not a regular file");
+    }
+    FILE *f = fdopen(fd, "rb");
+    if (!f) {
+        close(fd);
+        return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
     }
     if ((uint64_t)st.st_size > (uint64_t)max_size) {
         fclose(f);

@@ -66,6 +66,7 @@ static void check_entities(checker_t *c)
     }
     if (list.count == 0 || strcmp(entity_classname(&list.ents[0]), "worldspawn") != 0)
         problem(c, "entities: the first entity is not worldspawn");
+
     entities_free(&list);
 }
 
@@ -507,4 +508,26 @@ void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out)
         else
             out->hist_larger++;
     }
+}
+
+typedef struct first_problem_t {
+    char msg[Q2ERR_MSG_MAX];
+    bool have;
+} first_problem_t;
+
+static void keep_first(void *ctx, const char *problem)
+{
+    first_problem_t *f = ctx;
+    if (f->have) return;
+    snprintf(f->msg, sizeof f->msg, "%s", problem);
+    f->have = true;
+}
+
+bool bsp_validate(const bsp_t *bsp, const char *name, q2err_t *err)
+{
+    first_problem_t first = {{0}, false};
+    int n = bsp_check(bsp, 1000, keep_first, &first);
+    if (n == 0) return true;
+    return q2err_set(err, name, 0, 0, "not a valid .bsp: %s (%d problem%s; bspinfo --check lists them)", first.msg,
+                     n, n == 1 ? "" : "s");
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 
+#include "../common/error.h"
 #include "bspfile.h"
 
 /* Called once per problem with a one-line description (no newline). */
@@ -20,6 +21,11 @@ typedef void (*bsp_report_fn)(void *ctx, const char *problem);
  * are passed to `report` (0 means no limit); the rest are only counted.
  * `report` may be NULL. */
 int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx);
+
+/* For programs that read a bsp someone else wrote (qvis, qrad, qview):
+ * false with the first problem bsp_check finds, naming the file, so broken
+ * input is refused before any work instead of producing garbage. */
+bool bsp_validate(const bsp_t *bsp, const char *name, q2err_t *err);
 
 #define BSP_STATS_MAX_DIM 17
 

@@ -304,6 +304,21 @@ bool bsp_read_file(const char *path, bsp_t *bsp, q2err_t *err)
     return ok;
 }
 
+/* Entities in the lump: opening braces outside quoted strings (the lump
+ * has no nesting), without a full parse on every write. */
+static long count_entities(const bsp_t *bsp)
+{
+    long n = 0;
+    bool quoted = false;
+    for (int i = 0; i < bsp->entities_size && bsp->entities[i]; i++) {
+        char c = bsp->entities[i];
+        if (c == '"') quoted = !quoted;
+        else if (c == '\n') quoted = false;
+        else if (c == '{' && !quoted) n++;
+    }
+    return n;
+}
+
 bool bsp_check_limits(const bsp_t *bsp, q2err_t *err)
 {
     struct {
@@ -311,6 +326,7 @@ bool bsp_check_limits(const bsp_t *bsp, q2err_t *err)
         long count, limit;
     } checks[] = {
         {"MAX_MAP_ENTSTRING", bsp->entities_size, MAX_MAP_ENTSTRING},
+        {"MAX_MAP_ENTITIES", count_entities(bsp), MAX_MAP_ENTITIES},
         {"MAX_MAP_PLANES", bsp->numplanes, MAX_MAP_PLANES},
         {"MAX_MAP_VERTS", bsp->numvertexes, MAX_MAP_VERTS},
         {"MAX_MAP_VISIBILITY", bsp->visdatasize, MAX_MAP_VISIBILITY},

@@ -9,6 +9,7 @@
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/threads.h"
+#include "../formats/bspcheck.h"
 #include "../formats/vfs.h"
 
 static void usage(FILE *f)
@@ -199,8 +200,9 @@ int main(int argc, char **argv)
     bsp_t bsp;
     bsp_init(&bsp);
     stages_mark(&st, "read");
-    if (!bsp_read_file(path, &bsp, &err)) {
+    if (!bsp_read_file(path, &bsp, &err) || !bsp_validate(&bsp, path, &err)) {
         log_error(&log, "qrad: %s", err.msg);
+        bsp_free(&bsp);
         return 1;
     }
     bool vfs_failed;

@@ -9,6 +9,7 @@
 #include "../common/log.h"
 #include "../common/threads.h"
 #include "../common/timer.h"
+#include "../formats/bspcheck.h"
 #include "qvis.h"
 
 #define QVIS_VERSION "0.1.0"
@@ -134,8 +135,9 @@ int main(int argc, char **argv)
     stages_mark(&st, "load");
     bsp_t bsp;
     bsp_init(&bsp);
-    if (!bsp_read_file(bsppath, &bsp, &err)) {
+    if (!bsp_read_file(bsppath, &bsp, &err) || !bsp_validate(&bsp, bsppath, &err)) {
         log_error(&log, "%s", err.msg);
+        bsp_free(&bsp);
         return 1;
     }
     prt_t prt;

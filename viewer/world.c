@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "../formats/bspcheck.h"
 #include "../formats/lightmap.h"
 #include "../formats/visrle.h"
 
@@ -294,7 +295,8 @@ bool world_load(world_t *w, const char *path, texdb_t *db, log_t *log, q2err_t *
 {
     bsp_t bsp;
     bsp_init(&bsp);
-    if (!bsp_read_file(path, &bsp, err)) {
+    if (!bsp_read_file(path, &bsp, err) || !bsp_validate(&bsp, path, err)) {
+        bsp_free(&bsp);
         memset(w, 0, sizeof *w);
         return false;
     }

@@ -128,14 +128,17 @@ run "qvis device file" 1 '/dev/zero: not a regular file' "$BIN/qvis" /dev/zero
 run "qvis directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/qvis adir.bsp"
 
 # ---------------------------------------------------------------- qrad
-# A visibility lump that claims 10^9 clusters: a warning, lit without PVS.
-newdir qrad_vis; cp "$R/bsp_vis_1e9.bsp" "$D/"
-run "qrad vis 1e9" 0 'warning: .*visibility.*1000000000 clusters' "$BIN/qrad" -threads 2 -bounce 0 bsp_vis_1e9.bsp
+# A visibility lump that claims 10^9 clusters: the bsp is refused (bsp_validate) and left unchanged.
+bsp_case qrad bsp_vis_1e9.bsp - 1 'bsp_vis_1e9\.bsp: not a valid \.bsp: visibility lump claims 1000000000 clusters'
 bsp_case qrad bsp_truncated.bsp - 1 'bsp_truncated\.bsp'
 bsp_case qrad bsp_header_only.bsp - 1 'bsp_header_only\.bsp'
 bsp_case qrad bsp_lump_2gb.bsp - 1 'bsp_lump_2gb\.bsp: lump faces .*2147483632'
 bsp_case qrad bsp_texinfo_1e9.bsp - 1 'bsp_texinfo_1e9\.bsp: lump texinfo'
-bsp_case qrad bsp_entities_unterminated.bsp - 1 'bsp_entities_unterminated\.bsp: entity lump:3:'
+bsp_case qrad bsp_entities_unterminated.bsp - 1 'bsp_entities_unterminated\.bsp: not a valid \.bsp: entities:3:'
+# Structurally broken bsps that the container reader accepts: bsp_validate refuses them.
+for f in bsp_plane_nan bsp_vertex_inf bsp_model_headnode_1e9; do
+    bsp_case qrad "$f.bsp" - 1 "$f\\.bsp: not a valid \\.bsp"
+done
 bsp_case qrad good.bsp - 2 'bogus' -bogus
 bsp_case qrad good.bsp - 2 'bounce' -bounce -1
 bsp_case qrad good.bsp - 2 'bounce' -bounce abc
@@ -153,8 +156,11 @@ QV="$BIN/qview --renderer soft --size 64x48 --threads 2"
 run "qview missing" 1 'nosuch\.bsp' $QV --render o.png nosuch.bsp
 run "qview truncated" 1 'bsp_truncated\.bsp' $QV --render o1.png bsp_truncated.bsp
 run "qview 2gb lump" 1 'bsp_lump_2gb\.bsp' $QV --render o2.png bsp_lump_2gb.bsp
-# An unusable visibility lump is a warning naming the file; every leaf is drawn.
-run "qview vis 1e9" 0 'warning: bsp_vis_1e9\.bsp: visibility' $QV --render v5.png bsp_vis_1e9.bsp
+# An unusable visibility lump makes the bsp invalid: refused, naming the file.
+run "qview vis 1e9" 1 'bsp_vis_1e9\.bsp: not a valid \.bsp: visibility' $QV --render v5.png bsp_vis_1e9.bsp
+for f in bsp_plane_nan bsp_vertex_inf bsp_model_headnode_1e9; do
+    run "qview $f" 1 "$f\\.bsp: not a valid \\.bsp" $QV --render "o_$f.png" "$f.bsp"
+done
 run "qview out dir missing" 1 'nodir/o\.png' $QV --render nodir/o.png good.bsp
 run "qview size 0" 2 'size' $QV --size 0x0 --render o6.png good.bsp
 run "qview size huge" 2 'size' $QV --size 1000000x1000000 --render o7.png good.bsp

@@ -6,12 +6,11 @@
 # that category is skipped with a message (the parsers themselves are covered
 # by tests/unit/test_formats_bsp.c either way).
 set -u
-BIN=$(cd "${Q2MAP_BIN:?}" && pwd)
-DATA=${Q2MAP_DATA:?}
-TMP=${Q2MAP_TMP:?}
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
 mkdir -p "$TMP"
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 bspinfo="$BIN/bspinfo"
 [ -x "$bspinfo" ] || { echo "FAIL: $bspinfo not built"; exit 1; }

@@ -3,13 +3,11 @@
 # output is deterministic, synthetic maps parse, and (once qbsp is built) both
 # seal: qbsp writes a .prt (no leak) and bspinfo --check accepts the bsp.
 set -euo pipefail
-
-: "${Q2MAP_BIN:?}" "${Q2MAP_SRC:?}" "${Q2MAP_TMP:?}"
-rm -rf "$Q2MAP_TMP"
-mkdir -p "$Q2MAP_TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_SRC Q2MAP_TMP
+q2m_scratch
 T="$Q2MAP_TMP"
 G="$Q2MAP_SRC/scripts/genmap"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 0; }
 

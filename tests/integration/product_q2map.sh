@@ -2,12 +2,10 @@
 # q2map: orchestration with stand-in stages (always), then the real
 # qbsp/qvis/qrad pipeline on the sample map (once qbsp is built).
 set -euo pipefail
-
-: "${Q2MAP_BIN:?}" "${Q2MAP_SRC:?}" "${Q2MAP_TMP:?}"
-rm -rf "$Q2MAP_TMP"
-mkdir -p "$Q2MAP_TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_SRC Q2MAP_TMP
+q2m_scratch
 T="$Q2MAP_TMP"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 [ -x "$Q2MAP_BIN/q2map" ] || fail "q2map not built"
 

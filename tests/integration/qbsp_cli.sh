@@ -3,12 +3,11 @@
 # naming the file (and line), nothing partial is written; -help, -version,
 # -deps, -onlyents and the output path argument work.
 set -u
-BIN=$(cd "${Q2MAP_BIN:?}" && pwd)
-DATA=${Q2MAP_DATA:?}
-TMP=${Q2MAP_TMP:?}
-rm -rf "$TMP"; mkdir -p "$TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
+q2m_scratch
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 qbsp="$BIN/qbsp"
 
 "$qbsp" >/dev/null 2>&1; [ $? -eq 2 ] || bad "no arguments should exit 2"

@@ -4,12 +4,11 @@
 # a .prt and no pointfile, a leaking one pointfiles and no .prt; -json
 # reports the stages.
 set -u
-BIN=$(cd "${Q2MAP_BIN:?}" && pwd)
-DATA=${Q2MAP_DATA:?}
-TMP=${Q2MAP_TMP:?}
-rm -rf "$TMP"; mkdir -p "$TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
+q2m_scratch
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 
 qbsp="$BIN/qbsp"
 [ -x "$qbsp" ] || { echo "FAIL: $qbsp not built"; exit 1; }

@@ -3,12 +3,11 @@
 # (.bsp and .prt), on a feature map with many brush models and on a
 # Quake 1 map.
 set -u
-BIN=$(cd "${Q2MAP_BIN:?}" && pwd)
-DATA=${Q2MAP_DATA:?}
-TMP=${Q2MAP_TMP:?}
-rm -rf "$TMP"; mkdir -p "$TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
+q2m_scratch
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 qbsp="$BIN/qbsp"
 
 for map in q2_tjunc_matrix q2_liquids dm6; do

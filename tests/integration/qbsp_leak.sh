@@ -3,12 +3,11 @@
 # MAP.lin from the entity to the void, still writes the .bsp but no .prt;
 # with -leaktest it exits 1 and writes no .bsp.
 set -u
-BIN=$(cd "${Q2MAP_BIN:?}" && pwd)
-DATA=${Q2MAP_DATA:?}
-TMP=${Q2MAP_TMP:?}
-rm -rf "$TMP"; mkdir -p "$TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
+q2m_scratch
 fail=0
-bad() { echo "FAIL: $*"; fail=1; }
 qbsp="$BIN/qbsp"
 
 cp "$DATA/map/q2_leaked.map" "$TMP/leak.map"

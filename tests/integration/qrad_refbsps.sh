@@ -3,7 +3,8 @@
 # bspinfo --check; output is byte-identical at -threads 1 and 2 and across
 # runs; every face has a lightmap with style 0 first.
 set -u
-: "${Q2MAP_BIN:?}" "${Q2MAP_DATA:?}" "${Q2MAP_TMP:?}"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
 mkdir -p "$Q2MAP_TMP"
 fail=0
 for src in "$Q2MAP_DATA"/qrad/*.bsp; do

@@ -3,13 +3,11 @@
 # check passes on a sealed map and fails when a face is left out, soft and
 # GL agree (when EGL works here), bad input fails with the file's name.
 set -euo pipefail
-
-: "${Q2MAP_BIN:?}" "${Q2MAP_DATA:?}" "${Q2MAP_TMP:?}"
-rm -rf "$Q2MAP_TMP"
-mkdir -p "$Q2MAP_TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+q2m_scratch
 T="$Q2MAP_TMP"
 Q="$Q2MAP_BIN/qview"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 if [ ! -x "$Q" ]; then
     echo "SKIP: qview not built (SDL2, libepoxy or EGL missing)"
     exit 0

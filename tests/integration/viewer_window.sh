@@ -2,10 +2,9 @@
 # qview's window under Xvfb: keys injected with xdotool move the camera,
 # switch the renderer and take screenshots; the screenshots show the map.
 set -euo pipefail
-
-: "${Q2MAP_BIN:?}" "${Q2MAP_DATA:?}" "${Q2MAP_TMP:?}"
-rm -rf "$Q2MAP_TMP"
-mkdir -p "$Q2MAP_TMP"
+. "$(dirname "$0")/lib/common.sh"
+q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+q2m_scratch
 T="$Q2MAP_TMP"
 Q="$Q2MAP_BIN/qview"
 fail() { echo "FAIL: $*" >&2; cat "$T/qview.log" >&2 2>/dev/null || true; exit 1; }

@@ -111,6 +111,14 @@ static bool ctx_load(ctx_t *c, const char *text, q2err_t *err)
     return load_brushes(&c->q, err);
 }
 
+/* ctx_init, then ctx_load of text that must load. */
+static void ctx_load_ok(ctx_t *c, const char *text)
+{
+    ctx_init(c);
+    q2err_t err = {0};
+    if (!ctx_load(c, text, &err)) fail_msg("map did not load: %s", err.msg);
+}
+
 static void ctx_free(ctx_t *c)
 {
     load_free(&c->q);
@@ -153,9 +161,7 @@ static void test_room_sealed(void **state)
     tprintf(&t, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"0 0 0\"\n}\n");
     tprintf(&t, "{\n\"classname\" \"light\"\n\"origin\" \"32 32 32\"\n}\n");
     ctx_t c;
-    ctx_init(&c);
-    q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
+    ctx_load_ok(&c, t.s);
     assert_int_equal(c.q.nummapbrushes, 6);
     tree_t *tree = build_world(&c, true);
     portals_make_tree(&c.q, tree, false, NULL);
@@ -213,9 +219,7 @@ static void test_room_leak(void **state)
     room(&t, 128, true);
     tprintf(&t, "}\n{\n\"classname\" \"light\"\n\"origin\" \"8 8 8\"\n}\n");
     ctx_t c;
-    ctx_init(&c);
-    q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
+    ctx_load_ok(&c, t.s);
     tree_t *tree = build_world(&c, true);
     portals_make_tree(&c.q, tree, false, NULL);
     portals_flood_entities(&c.q, tree);
@@ -252,9 +256,7 @@ static void test_csg_overlap(void **state)
     box_brush(&t, vec3(40, 20, 20), vec3(56, 30, 40), "e1u1/water1", "32 0 0"); /* inside both */
     tprintf(&t, "}\n");
     ctx_t c;
-    ctx_init(&c);
-    q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
+    ctx_load_ok(&c, t.s);
     assert_int_equal(c.q.nummapbrushes, 3);
     assert_int_equal(c.q.mapbrushes[2].contents, CONTENTS_WATER);
     bspbrush_t *list = csg_make_brushes(&c.q, 0, 2);
@@ -355,9 +357,7 @@ static void test_tree_convex_and_contents(void **state)
     tprintf(&t, "( 0 -100 0 ) ( 0 -100 1 ) ( 1 -100 0 ) e1u1/slope 0 0 0 1 1\n");
     tprintf(&t, "( 0 -50 0 ) ( 1 -50 0 ) ( 0 -50 1 ) e1u1/slope 0 0 0 1 1\n}\n}\n");
     ctx_t c;
-    ctx_init(&c);
-    q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
+    ctx_load_ok(&c, t.s);
     assert_int_equal(c.q.nummapbrushes, 11);
     for (int threads = 1; threads <= 2; threads++) {
         c.q.opt.threads = threads;
@@ -475,9 +475,7 @@ static void test_entities_and_origin(void **state)
     box_brush(&t, vec3(400, 0, 0), vec3(464, 64, 64), "e1u1/trans", "0 16 0");
     tprintf(&t, "}\n");
     ctx_t c;
-    ctx_init(&c);
-    q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
+    ctx_load_ok(&c, t.s);
     /* world: its own, the group's and the areaportal's */
     assert_int_equal(c.q.ent_numbrushes[0], 3);
     assert_int_equal(c.q.mapbrushes[1].entitynum, 1);
@@ -512,9 +510,8 @@ static void test_prt_orientation(void **state)
     box_brush(&t, vec3(100, 100, -256), vec3(120, 120, 0), "e1u1/pillar", "134217728 0 0");
     tprintf(&t, "}\n{\n\"classname\" \"light\"\n\"origin\" \"-100 0 0\"\n}\n");
     ctx_t c;
-    ctx_init(&c);
+    ctx_load_ok(&c, t.s);
     q2err_t err = {0};
-    assert_true(ctx_load(&c, t.s, &err));
     tree_t *tree = build_world(&c, true);
     portals_make_tree(&c.q, tree, false, NULL);
     assert_int_equal(portals_flood_entities(&c.q, tree), 1);

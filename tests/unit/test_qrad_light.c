@@ -327,21 +327,29 @@ static void test_samples_leave_solid(void **state)
     tb_free(&b);
 }
 
+/* The room [-256,256] x [-256,256] x [0,256] with a sky ceiling, and its
+ * tree; returns the floor's face. */
+static int sky_room(tb_t *b)
+{
+    tb_init(b);
+    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
+    int floor = tb_axial(b, 2, 0, +1, lo, hi, 0, 0, NULL);
+    tb_axial(b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
+    for (int ax = 0; ax < 2; ax++) {
+        tb_axial(b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
+        tb_axial(b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
+    }
+    tb_room_tree(b, lo, hi);
+    return floor;
+}
+
 /* A sun straight down through a sky ceiling: the floor gets intensity *
  * cos(0) except where a box shadows it; a spot light lights only its cone. */
 static void test_sun_and_spot(void **state)
 {
     (void)state;
     tb_t b;
-    tb_init(&b);
-    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
-    int floor = tb_axial(&b, 2, 0, +1, lo, hi, 0, 0, NULL);
-    tb_axial(&b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
-    for (int ax = 0; ax < 2; ax++) {
-        tb_axial(&b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
-        tb_axial(&b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
-    }
-    tb_room_tree(&b, lo, hi);
+    int floor = sky_room(&b);
     vec3_t blo = vec3(64, 64, 100), bhi = vec3(128, 128, 140);
     add_box(&b, blo, bhi);
     tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n\"_sunlight\" \"150\"\n\"_sun_mangle\" \"0 -90 0\"\n}\n"
@@ -389,15 +397,7 @@ static void test_sky_dome(void **state)
 {
     (void)state;
     tb_t b;
-    tb_init(&b);
-    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
-    int floor = tb_axial(&b, 2, 0, +1, lo, hi, 0, 0, NULL);
-    tb_axial(&b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
-    for (int ax = 0; ax < 2; ax++) {
-        tb_axial(&b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
-        tb_axial(&b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
-    }
-    tb_room_tree(&b, lo, hi);
+    int floor = sky_room(&b);
     tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n\"_sunlight2\" \"200\"\n}\n");
     qrad_opts_t o = test_opts();
     run_ok(&b, &o);

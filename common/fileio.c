@@ -133,6 +133,17 @@ bool path_replace_ext(char *out, size_t outsz, const char *path, const char *ext
     return true;
 }
 
+bool path_dir_writable(const char *path, q2err_t *err)
+{
+    char dir[Q2_PATH_MAX];
+    path_dirname(dir, sizeof dir, path);
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return q2err_set(err, path, 0, 0, "cannot create: directory %s does not exist", dir);
+    if (access(dir, W_OK) != 0) return q2err_set(err, path, 0, 0, "cannot create: directory %s is not writable", dir);
+    return true;
+}
+
 bool path_join(char *out, size_t outsz, const char *a, const char *b)
 {
     size_t la = strlen(a);

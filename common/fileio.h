@@ -44,6 +44,10 @@ bool path_replace_ext(char *out, size_t outsz, const char *path, const char *ext
 const char *path_basename(const char *path);
 /* Copies the directory part of path ("." when none) into out. */
 void path_dirname(char *out, size_t outsz, const char *path);
+/* True when the directory that `path` would be created in exists and is
+ * writable. Tools check their report files (-json, -deps) before any work so
+ * that a typo in a path fails fast instead of after the .bsp is written. */
+bool path_dir_writable(const char *path, q2err_t *err);
 /* out = a + "/" + b */
 bool path_join(char *out, size_t outsz, const char *a, const char *b);
 

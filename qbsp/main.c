@@ -308,6 +308,7 @@ int main(int argc, char **argv)
     opt.threads = threads_resolve(threads);
 
     /* MAP may be given without its extension. */
+    char prtstage[Q2_PATH_MAX];
     char mappath[Q2_PATH_MAX], bsppath[Q2_PATH_MAX], prtpath[Q2_PATH_MAX], ptspath[Q2_PATH_MAX],
         linpath[Q2_PATH_MAX];
     snprintf(mappath, sizeof mappath, "%s", positional[0]);
@@ -324,7 +325,8 @@ int main(int argc, char **argv)
     }
     if (!path_replace_ext(prtpath, sizeof prtpath, bsppath, ".prt") ||
         !path_replace_ext(ptspath, sizeof ptspath, bsppath, ".pts") ||
-        !path_replace_ext(linpath, sizeof linpath, bsppath, ".lin")) {
+        !path_replace_ext(linpath, sizeof linpath, bsppath, ".lin") ||
+        !path_replace_ext(prtstage, sizeof prtstage, bsppath, ".prt.tmpstage")) {
         fprintf(stderr, "qbsp: path too long: %s\n", bsppath);
         return 1;
     }
@@ -333,6 +335,13 @@ int main(int argc, char **argv)
     log_init(&log, level, stdout, stderr);
     q2err_t err;
     q2err_clear(&err);
+    /* A missing map is reported first, below; output paths after that. */
+    if (file_exists(mappath) &&
+        (!path_dir_writable(bsppath, &err) || (json_path && !path_dir_writable(json_path, &err)) ||
+         (deps_path && !path_dir_writable(deps_path, &err)))) {
+        log_error(&log, "%s", err.msg);
+        return 1;
+    }
     if (log_path && !log_open_file(&log, log_path, &err)) {
         log_error(&log, "%s", err.msg);
         return 1;
@@ -496,7 +505,9 @@ int main(int argc, char **argv)
 
         if (world && !leaked) {
             t0 = time_now();
-            if (!prtfile_write(&q, tree, q.numclusters, prtpath, &c.prtportals, &err)) {
+            /* Staged beside the target: it replaces the old .prt only once the
+             * .bsp it belongs to has been written. */
+            if (!prtfile_write(&q, tree, q.numclusters, prtstage, &c.prtportals, &err)) {
                 log_error(&log, "%s", err.msg);
                 tree_free(tree);
                 goto done;
@@ -517,6 +528,10 @@ int main(int argc, char **argv)
         goto done;
     }
     t[T_WRITE].seconds += time_now() - t0;
+    if (!leaked && rename(prtstage, prtpath) != 0) {
+        log_error(&log, "%s: cannot replace: %s", prtpath, strerror(errno));
+        goto done;
+    }
     if (leaked) {
         /* A .prt from an earlier sealed compile would not match this bsp. */
         if (file_exists(prtpath)) unlink(prtpath);
@@ -526,6 +541,7 @@ int main(int argc, char **argv)
     status = 0;
 
 done:
+    if (file_exists(prtstage)) unlink(prtstage);
     if (status == 0 && deps_path && !write_deps(deps_path, bsppath, mappath, vfs, &err)) {
         log_error(&log, "%s", err.msg);
         status = 1;

@@ -200,6 +200,10 @@ int main(int argc, char **argv)
     bsp_t bsp;
     bsp_init(&bsp);
     stages_mark(&st, "read");
+    if (json && !path_dir_writable(json, &err)) {
+        log_error(&log, "qrad: %s", err.msg);
+        return 1;
+    }
     if (!bsp_read_file(path, &bsp, &err) || !bsp_validate(&bsp, path, &err)) {
         log_error(&log, "qrad: %s", err.msg);
         bsp_free(&bsp);

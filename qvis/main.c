@@ -135,6 +135,10 @@ int main(int argc, char **argv)
     stages_mark(&st, "load");
     bsp_t bsp;
     bsp_init(&bsp);
+    if (json && !path_dir_writable(json, &err)) {
+        log_error(&log, "%s", err.msg);
+        return 1;
+    }
     if (!bsp_read_file(bsppath, &bsp, &err) || !bsp_validate(&bsp, bsppath, &err)) {
         log_error(&log, "%s", err.msg);
         bsp_free(&bsp);

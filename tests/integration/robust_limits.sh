@@ -19,7 +19,7 @@ sanitized=0
 if ldd "$BIN/qbsp" 2>/dev/null | grep -qE 'libasan|libubsan'; then sanitized=1; fi
 case "$BIN" in *asan*|*san*) sanitized=1 ;; esac
 
-cases="brushes planes entstring texinfo lighting"
+cases="brushes planes entstring entities texinfo lighting"
 [ $sanitized -eq 1 ] && echo "SKIP: faces, leafs (sanitizer build)" || cases="$cases faces leafs"
 python3 "$SRC/scripts/genlimits" -o "$TMP" $cases >/dev/null || { echo "FAIL: genlimits"; exit 1; }
 
@@ -40,6 +40,7 @@ qbsp_limit() {
     [ $rc -eq 1 ] || bad "$c: qbsp exit $rc, expected 1"
     grep -qE "^error: limit_$c\\.map: ($re) exceeded" <<<"$out" || bad "$c: no error naming $re: $(tail -2 <<<"$out")"
     [ ! -e "$TMP/limit_$c.bsp" ] || bad "$c: qbsp left limit_$c.bsp"
+    [ ! -e "$TMP/limit_$c.prt" ] || bad "$c: qbsp left limit_$c.prt"
     ls "$TMP" | grep -q "limit_$c\\.bsp\\.tmp" && bad "$c: a temporary file was left"
 }
 
@@ -48,6 +49,7 @@ for c in $cases; do
     brushes) qbsp_limit brushes MAX_MAP_BRUSHES ;;
     planes) qbsp_limit planes MAX_MAP_PLANES ;;
     entstring) qbsp_limit entstring MAX_MAP_ENTSTRING ;;
+    entities) qbsp_limit entities MAX_MAP_ENTITIES ;;
     texinfo) qbsp_limit texinfo MAX_MAP_TEXINFO ;;
     faces) qbsp_limit faces MAX_MAP_FACES ;;
     # A binary tree has one node fewer than leaves per model, so the node

@@ -100,6 +100,9 @@ qbsp_case good_room.map 2 'threads' -threads abc
 qbsp_case good_room.map 2 'chop' -chop -5
 newdir qbsp_missing
 run "qbsp missing" 1 'nosuch\.map' "$BIN/qbsp" nosuch.map
+# Report files in a missing directory fail before any work: no .bsp, no .prt.
+qbsp_case good_room.map 1 'nodir/x\.json: cannot create' -json nodir/x.json
+qbsp_case good_room.map 1 'nodir/x\.d: cannot create' -deps nodir/x.d
 run "qbsp directory" 1 'adir' bash -c "mkdir -p adir && $BIN/qbsp adir"
 run "qbsp notdir" 1 'afile/x\.map' bash -c "touch afile && $BIN/qbsp afile/x.map"
 run "qbsp device file" 1 '/dev/zero' "$BIN/qbsp" /dev/zero
@@ -136,6 +139,8 @@ bsp_case qrad bsp_lump_2gb.bsp - 1 'bsp_lump_2gb\.bsp: lump faces .*2147483632'
 bsp_case qrad bsp_texinfo_1e9.bsp - 1 'bsp_texinfo_1e9\.bsp: lump texinfo'
 bsp_case qrad bsp_entities_unterminated.bsp - 1 'bsp_entities_unterminated\.bsp: not a valid \.bsp: entities:3:'
 # Structurally broken bsps that the container reader accepts: bsp_validate refuses them.
+bsp_case qrad good.bsp - 1 'nodir/x\.json: cannot create' -json nodir/x.json
+bsp_case qvis good.bsp good.prt 1 'nodir/x\.json: cannot create' -json nodir/x.json
 for f in bsp_plane_nan bsp_vertex_inf bsp_model_headnode_1e9; do
     bsp_case qrad "$f.bsp" - 1 "$f\\.bsp: not a valid \\.bsp"
 done

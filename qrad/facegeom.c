@@ -15,6 +15,14 @@
 #include "qrad.h"
 #include "../common/mem.h"
 
+/* The vertex at corner k of a face: a negative surfedge walks its edge
+ * backwards. */
+static int face_vertex(const bsp_t *bsp, const dface_t *df, int k)
+{
+    int se = bsp->surfedges[df->firstedge + k];
+    return se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+}
+
 static int face_model(const bsp_t *bsp, int f)
 {
     for (int m = 0; m < bsp->nummodels; m++)
@@ -182,8 +190,7 @@ static void phong_setup(qrad_t *q)
         const rface_t *f = &q->faces[fi];
         if (f->model != 0 || !f->lit) continue;
         for (int k = 0; k < f->numpoints; k++) {
-            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
-            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            int v = face_vertex(bsp, &bsp->faces[fi], k);
             count[v + 1]++;
         }
     }
@@ -194,8 +201,7 @@ static void phong_setup(qrad_t *q)
         const rface_t *f = &q->faces[fi];
         if (f->model != 0 || !f->lit) continue;
         for (int k = 0; k < f->numpoints; k++) {
-            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
-            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            int v = face_vertex(bsp, &bsp->faces[fi], k);
             list[count[v] + fill[v]++] = fi;
         }
     }
@@ -205,8 +211,7 @@ static void phong_setup(qrad_t *q)
         vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
         bool curved = false;
         for (int k = 0; k < f->numpoints; k++) {
-            int se = bsp->surfedges[bsp->faces[fi].firstedge + k];
-            int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
+            int v = face_vertex(bsp, &bsp->faces[fi], k);
             vec3_t sum = vec_scale(f->normal, f->area);
             for (int e = count[v]; e < count[v + 1]; e++) {
                 const rface_t *g = &q->faces[list[e]];
@@ -258,9 +263,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
         f->numpoints = df->numedges;
         f->points = q2_malloc(sizeof(vec3_t) * f->numpoints);
         for (int k = 0; k < df->numedges; k++) {
-            int se = bsp->surfedges[df->firstedge + k];
-            int e = se < 0 ? -se : se;
-            int v = se < 0 ? bsp->edges[e].v[1] : bsp->edges[e].v[0];
+            int v = face_vertex(bsp, df, k);
             f->points[k] = vec_add(vec3(bsp->vertexes[v].point[0], bsp->vertexes[v].point[1], bsp->vertexes[v].point[2]),
                                    f->offset);
         }

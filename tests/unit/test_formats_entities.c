@@ -99,6 +99,19 @@ static void test_duplicate_keys_last_wins(void **state)
     entities_free(&l);
 }
 
+/* The same entities with the same pairs in the same order. */
+static void assert_same_entities(const entity_list_t *a, const entity_list_t *b)
+{
+    assert_int_equal(a->count, b->count);
+    for (int i = 0; i < a->count; i++) {
+        assert_int_equal(a->ents[i].numpairs, b->ents[i].numpairs);
+        for (int j = 0; j < a->ents[i].numpairs; j++) {
+            assert_string_equal(a->ents[i].pairs[j].key, b->ents[i].pairs[j].key);
+            assert_string_equal(a->ents[i].pairs[j].value, b->ents[i].pairs[j].value);
+        }
+    }
+}
+
 static void test_round_trip(void **state)
 {
     (void)state;
@@ -109,14 +122,7 @@ static void test_round_trip(void **state)
     assert_non_null(text);
     assert_true(strncmp(text, "{\n\"classname\" \"worldspawn\"\n", 27) == 0);
     assert_true(entities_parse(text, "unparsed", &l2, &err));
-    assert_int_equal(l.count, l2.count);
-    for (int i = 0; i < l.count; i++) {
-        assert_int_equal(l.ents[i].numpairs, l2.ents[i].numpairs);
-        for (int j = 0; j < l.ents[i].numpairs; j++) {
-            assert_string_equal(l.ents[i].pairs[j].key, l2.ents[i].pairs[j].key);
-            assert_string_equal(l.ents[i].pairs[j].value, l2.ents[i].pairs[j].value);
-        }
-    }
+    assert_same_entities(&l, &l2);
     /* Unparsing the re-parsed list gives the same text: a fixed point. */
     char *text2 = entities_unparse(&l2);
     assert_string_equal(text, text2);
@@ -179,14 +185,7 @@ static void test_random_round_trips(void **state)
         entity_list_t l2;
         q2err_t err = {0};
         assert_true(entities_parse(text, "random", &l2, &err));
-        assert_int_equal(l.count, l2.count);
-        for (int i = 0; i < l.count; i++) {
-            assert_int_equal(l.ents[i].numpairs, l2.ents[i].numpairs);
-            for (int j = 0; j < l.ents[i].numpairs; j++) {
-                assert_string_equal(l.ents[i].pairs[j].key, l2.ents[i].pairs[j].key);
-                assert_string_equal(l.ents[i].pairs[j].value, l2.ents[i].pairs[j].value);
-            }
-        }
+        assert_same_entities(&l, &l2);
         free(text);
         entities_free(&l);
         entities_free(&l2);

@@ -159,4 +159,13 @@ static inline int ab_write(const char *path, const void *data, size_t size)
     return fclose(f) == 0 && ok;
 }
 
+/* Writes b to dir/name (no subdirectories) and frees it. */
+static inline int ab_save(const char *dir, const char *name, ab_buf_t b)
+{
+    char path[4096];
+    int ok = snprintf(path, sizeof path, "%s/%s", dir, name) < (int)sizeof path && ab_write(path, b.p, b.len);
+    free(b.p);
+    return ok;
+}
+
 #endif

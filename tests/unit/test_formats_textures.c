@@ -563,21 +563,15 @@ static void test_texdb_override(void **state)
     put_json(&p0[0], "textures/t/a.wal_json", v2);
     put_json(&p0[1], "textures/t/b.wal_json", v2);
     p0[2] = (ab_file_t){"textures/t/inpak.wal", wal, wsz, 0};
-    ab_buf_t b = ab_pak(p0, 3);
-    tu_write_file(base, "pak0.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak0.pak", ab_pak(p0, 3)));
     ab_file_t p1[1];
     put_json(&p1[0], "textures/t/b.wal_json", v3);
-    b = ab_pak(p1, 1);
-    tu_write_file(base, "pak1.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak1.pak", ab_pak(p1, 1)));
     ab_file_t z[3];
     put_json(&z[0], "textures/t/a.wal_json", v3);
     z[1] = (ab_file_t){"textures/t/img.png", png, psz, 8};
     z[2] = (ab_file_t){"textures/T/Upper.wal", wal, wsz, 8};
-    b = ab_zip(z, 3);
-    tu_write_file(base, "zz.pk3", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "zz.pk3", ab_zip(z, 3)));
     tu_write_file(mod, "textures/t/b.wal_json", v4, strlen(v4));
 
     vfs_t *vfs = vfs_create();

@@ -66,35 +66,23 @@ static void test_override_order(void **state)
 
     ab_file_t p0[] = {{"textures/a.txt", "pak0", 4, 0}, {"textures/onlypak0.txt", "P0", 2, 0},
                       {"textures/Upper.TXT", "upper", 5, 0}};
-    ab_buf_t b = ab_pak(p0, 3);
-    tu_write_file(base, "pak0.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak0.pak", ab_pak(p0, 3)));
     ab_file_t p1[] = {{"textures/a.txt", "pak1", 4, 0}};
-    b = ab_pak(p1, 1);
-    tu_write_file(base, "pak1.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak1.pak", ab_pak(p1, 1)));
     /* pak10 must sort after pak2 (numeric order, as Quake 2 loads them). */
     ab_file_t p10[] = {{"textures/ten.txt", "pak10", 5, 0}};
-    b = ab_pak(p10, 1);
-    tu_write_file(base, "pak10.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak10.pak", ab_pak(p10, 1)));
     ab_file_t p2[] = {{"textures/ten.txt", "pak2", 4, 0}};
-    b = ab_pak(p2, 1);
-    tu_write_file(base, "pak2.pak", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "pak2.pak", ab_pak(p2, 1)));
 
     char *big = long_text(5000);
     ab_file_t z1[] = {{"textures/a.txt", "pk3-deflated", 12, 8},
                       {"textures/", "", 0, 0}, /* a directory entry */
                       {"textures/stored.txt", "stored!", 7, 0},
                       {"textures/big.txt", big, 5000, 8}};
-    b = ab_zip(z1, 4);
-    tu_write_file(base, "a_first.pk3", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "a_first.pk3", ab_zip(z1, 4)));
     ab_file_t z2[] = {{"textures/stored.txt", "from b", 6, 8}};
-    b = ab_zip(z2, 1);
-    tu_write_file(base, "b_second.zip", b.p, b.len);
-    free(b.p);
+    assert_true(ab_save(base, "b_second.zip", ab_zip(z2, 1)));
 
     tu_write_file(mod, "textures/onlypak0.txt", "modloose", 8);
 

@@ -55,5 +55,22 @@ cp "$D/q2_light_sun.prt" "$T/b.prt"; bad "cluster count mismatch"
 printf 'PRT1\n18\n1\n4 0 40 (0 0 0) (0 64 0) (0 64 64) (0 0 64)\n' >"$T/b.prt"; bad "cluster out of range"
 ls "$T"/*.tmp* >/dev/null 2>&1 && fail "temporary files left behind"
 
+# -checkpvs: a PVS from our flow passes; a bsp without vis data is an error.
+setup q2_liquids c
+"$QVIS" -quiet -threads 2 "$T/c.bsp" || fail "qvis on c.bsp failed"
+"$QVIS" -checkpvs "$T/c.bsp" >"$T/chk.txt" 2>&1 || fail "-checkpvs on our own output: $(cat "$T/chk.txt")"
+grep -q "0 hidden pairs" "$T/chk.txt" || fail "-checkpvs did not report its count: $(cat "$T/chk.txt")"
+python3 - "$T/c.bsp" "$T/novis.bsp" <<'PY'
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<ii", d, 8 + 8 * 3, 0, 0)  # empty the visibility lump
+open(sys.argv[2], "wb").write(d)
+PY
+"$QVIS" -checkpvs "$T/novis.bsp" 2>"$T/chk.txt"; rc=$?
+[ $rc -eq 1 ] || fail "-checkpvs without vis data: exit $rc, expected 1"
+grep -q "no visibility data" "$T/chk.txt" || fail "-checkpvs without vis: $(cat "$T/chk.txt")"
+"$QVIS" -threads -3 "$T/c.bsp" 2>/dev/null; rc=$?
+[ $rc -eq 2 ] || fail "-threads -3: exit $rc, expected 2"
+
 [ $fails -eq 0 ] && echo "qvis_cli: all passed"
 exit $((fails > 0))

@@ -50,6 +50,8 @@ static int vis_contents(int contents)
 
 typedef struct trace_t {
     int last; /* visible contents of the previous leaf, -1 before the first */
+    int *leafs; /* when not NULL, the leafs visited are recorded here */
+    int max, count;
 } trace_t;
 
 static bool seg_r(const bsp_t *bsp, trace_t *tr, int node, vec3_t a, vec3_t b, int depth)
@@ -57,6 +59,8 @@ static bool seg_r(const bsp_t *bsp, trace_t *tr, int node, vec3_t a, vec3_t b, i
     if (depth > bsp->numnodes + 1) return false;
     if (node < 0) {
         int leaf = -node - 1;
+        if (tr->leafs && tr->count < tr->max) tr->leafs[tr->count] = leaf;
+        tr->count++;
         if (leaf_blocks(bsp, leaf)) return false;
         int c = vis_contents(bsp->leafs[leaf].contents);
         if (tr->last >= 0 && c != tr->last) return false;
@@ -65,19 +69,33 @@ static bool seg_r(const bsp_t *bsp, trace_t *tr, int node, vec3_t a, vec3_t b, i
     }
     if (!valid_node(bsp, node)) return false;
     const dnode_t *n = &bsp->nodes[node];
+    const double e = VIS_CHECK_CLEARANCE;
     double da = plane_side(bsp, n->planenum, a), db = plane_side(bsp, n->planenum, b);
-    if (da >= 0 && db >= 0) return seg_r(bsp, tr, n->children[0], a, b, depth + 1);
-    if (da < 0 && db < 0) return seg_r(bsp, tr, n->children[1], a, b, depth + 1);
-    vec3_t mid = vec_lerp(a, b, da / (da - db));
-    int side = da < 0;
-    return seg_r(bsp, tr, n->children[side], a, mid, depth + 1) &&
-           seg_r(bsp, tr, n->children[!side], mid, b, depth + 1);
+    if (da >= e && db >= e) return seg_r(bsp, tr, n->children[0], a, b, depth + 1);
+    if (da < -e && db < -e) return seg_r(bsp, tr, n->children[1], a, b, depth + 1);
+    /* within the clearance of the plane: both sides get the part of the
+     * segment that lies within the clearance of their half-space */
+    vec3_t fa = a, fb = b, ba = a, bb = b;
+    if (da < -e) fa = vec_lerp(a, b, (da + e) / (da - db));
+    if (db < -e) fb = vec_lerp(a, b, (da + e) / (da - db));
+    if (da > e) ba = vec_lerp(a, b, (da - e) / (da - db));
+    if (db > e) bb = vec_lerp(a, b, (da - e) / (da - db));
+    return seg_r(bsp, tr, n->children[0], fa, fb, depth + 1) && seg_r(bsp, tr, n->children[1], ba, bb, depth + 1);
 }
 
 bool bsp_segment_clear(const bsp_t *bsp, vec3_t a, vec3_t b)
 {
     if (bsp->numnodes == 0) return false;
     int head = bsp->nummodels > 0 ? bsp->models[0].headnode : 0;
-    trace_t tr = {-1};
+    trace_t tr = {-1, NULL, 0, 0};
     return seg_r(bsp, &tr, head, a, b, 0);
+}
+
+int bsp_segment_leafs(const bsp_t *bsp, vec3_t a, vec3_t b, int *leafs, int max)
+{
+    if (bsp->numnodes == 0) return 0;
+    int head = bsp->nummodels > 0 ? bsp->models[0].headnode : 0;
+    trace_t tr = {-1, leafs, max, 0};
+    seg_r(bsp, &tr, head, a, b, 0);
+    return tr.count;
 }

@@ -93,9 +93,9 @@ static int check_pvs(const char *bsppath, int threads, log_t *log)
     }
     vis_check_t ck;
     bool ok = vis_check_sampled(&bsp, CHECKPVS_SAMPLES, threads, &ck, &err);
-    bsp_free(&bsp);
     if (!ok) {
         log_error(log, "%s: %s", bsppath, err.msg);
+        bsp_free(&bsp);
         return 1;
     }
     log_info(log, "%s: %ld samples, %ld segments traced, %ld hidden pairs with a clear line of sight, %ld asymmetric",
@@ -103,8 +103,33 @@ static int check_pvs(const char *bsppath, int threads, log_t *log)
     if (ck.misses > 0) {
         log_error(log, "%s: the PVS hides %ld cluster pairs that can see each other (first: %d and %d)", bsppath,
                   ck.misses, ck.first_miss[0], ck.first_miss[1]);
+        vec3_t a = ck.first_seg[0], b = ck.first_seg[1];
+        log_verbose(log, "clear segment (%.3f %.3f %.3f) - (%.3f %.3f %.3f) crosses leafs:", a.x, a.y, a.z, b.x, b.y,
+                    b.z);
+        int leafs[64];
+        int n = bsp_segment_leafs(&bsp, a, b, leafs, 64);
+        for (int i = 0; i < n && i < 64; i++) {
+            const dleaf_t *l = &bsp.leafs[leafs[i]];
+            log_verbose(log, "  leaf %d cluster %d contents 0x%x bounds (%d %d %d)-(%d %d %d)", leafs[i], l->cluster,
+                        l->contents, l->mins[0], l->mins[1], l->mins[2], l->maxs[0], l->maxs[1], l->maxs[2]);
+        }
+        if (n > 64) log_verbose(log, "  ... %d leafs in all", n);
+        /* an independent look at the same segment: the leaf of each of many
+         * points along it, to tell a real gap from a tracing artefact */
+        enum { STEPS = 100000 };
+        int prev = -2;
+        for (int i = 0; i <= STEPS; i++) {
+            vec3_t p = vec_lerp(a, b, (double)i / STEPS);
+            int leaf = bsp_point_leaf(&bsp, p);
+            if (leaf == prev) continue;
+            prev = leaf;
+            log_verbose(log, "  point (%.4f %.4f %.4f) in leaf %d contents 0x%x", p.x, p.y, p.z, leaf,
+                        leaf >= 0 ? bsp.leafs[leaf].contents : -1);
+        }
+        bsp_free(&bsp);
         return 1;
     }
+    bsp_free(&bsp);
     return 0;
 }
 

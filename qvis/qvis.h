@@ -125,7 +125,22 @@ int bsp_point_leaf(const bsp_t *bsp, vec3_t p);
 /* True when no point of the segment lies in a solid leaf (or one without a
  * cluster) and it crosses no boundary between different visible contents
  * (see bsptrace.c). */
+/* VIS_CHECK_CLEARANCE: how far a line of sight must stay from any leaf that
+ * blocks it. qbsp (like qbsp3) drops portals whose windings have fewer than
+ * three edges longer than 0.2 units, so a sliver of empty space that thin
+ * between two brushes can be sealed off in the .prt; a segment that only
+ * gets through by grazing an edge or threading such a sliver is not a line
+ * of sight the portal file promises to carry. */
+#define VIS_CHECK_CLEARANCE 0.25
+
+/* Whether segment a-b is a line of sight: every leaf within
+ * VIS_CHECK_CLEARANCE of it (taken plane by plane, so a little more near
+ * corners) is non-solid, in a cluster, and of the same visible contents. */
 bool bsp_segment_clear(const bsp_t *bsp, vec3_t a, vec3_t b);
+/* The leafs the segment a-b passes through, in order from a, as
+ * bsp_segment_clear walks them (stopping at the first blocking one); the
+ * count, which may exceed max (only max are stored). */
+int bsp_segment_leafs(const bsp_t *bsp, vec3_t a, vec3_t b, int *leafs, int max);
 
 /* vischeck.c: samples up to `per_cluster` points in the empty leafs of each
  * cluster and traces segments between the points of every cluster pair the
@@ -136,6 +151,7 @@ typedef struct vis_check_t {
     long misses;     /* cluster pairs with a clear segment but not in the PVS */
     long asymmetric; /* pairs set in one direction only */
     int first_miss[2];
+    vec3_t first_seg[2]; /* the clear segment found for first_miss */
 } vis_check_t;
 bool vis_check_sampled(const bsp_t *bsp, int per_cluster, int threads, vis_check_t *out, q2err_t *err);
 

@@ -78,11 +78,13 @@ bool vis_check_sampled(const bsp_t *bsp, int per_cluster, int threads, vis_check
             if (ce != ec) asym++;
             if (ce && ec) continue;
             bool miss = false;
+            vec3_t sa = {0}, sb = {0};
             for (int a = 0; a < npts[c] && !miss; a++)
                 for (int b = 0; b < npts[e] && !miss; b++) {
                     traces++;
-                    if (bsp_segment_clear(bsp, pts[(size_t)c * per_cluster + a], pts[(size_t)e * per_cluster + b]))
-                        miss = true;
+                    sa = pts[(size_t)c * per_cluster + a];
+                    sb = pts[(size_t)e * per_cluster + b];
+                    if (bsp_segment_clear(bsp, sa, sb)) miss = true;
                 }
             if (miss) {
                 misses++;
@@ -90,6 +92,8 @@ bool vis_check_sampled(const bsp_t *bsp, int per_cluster, int threads, vis_check
                 if (first_a < 0 || c < first_a || (c == first_a && e < first_b)) {
                     first_a = c;
                     first_b = e;
+                    out->first_seg[0] = sa;
+                    out->first_seg[1] = sb;
                 }
             }
         }

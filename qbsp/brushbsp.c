@@ -137,7 +137,13 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
     return d_front >= PLANESIDE_EPSILON && d_back <= -PLANESIDE_EPSILON;
 }
 
-enum { PASS_HINT, PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
+/* qbsp3's passes. Hint sides are visible structural sides and compete
+ * with the others in PASS_STRUCTURAL: any plane that would split a hint
+ * face scores -9999999, so a hint plane wins exactly where it matters.
+ * Weighing hints in a pass of their own before everything else would
+ * split the whole world on each hint plane at the root (on base1 that
+ * was 27 more clusters than qbsp3's rule gives). */
+enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
 
 typedef struct node_ent_t {
     aabb_t bounds;
@@ -249,16 +255,12 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         for (int k = 0; k < n; k++) {
             bspbrush_t *brush = ent[k].b;
             bool is_detail = (brush->original->contents & CONTENTS_DETAIL) != 0;
-            if (pass != PASS_HINT && is_detail != want_detail) continue;
+            if (is_detail != want_detail) continue;
             for (int i = 0; i < brush->numsides; i++) {
                 side_t *side = &brush->sides[i];
                 if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE) continue;
                 if (side->surf & SURF_SKIP) continue;
-                if (pass == PASS_HINT) {
-                    if (!(side->surf & SURF_HINT)) continue;
-                } else if (side->visible != want_visible) {
-                    continue;
-                }
+                if (side->visible != want_visible) continue;
                 int pnum = side->planenum & ~1;
                 /* In big nodes only axial planes are weighed: they win
                  * there anyway (balance and the axial bonus), and the
@@ -288,7 +290,7 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         for (int k = 0; k < n; k++) ent[k].b->side = testside[k];
         free(testside);
     }
-    if (bestside && bestpass != PASS_HINT && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
+    if (bestside && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
     free(ent);
     free(ps.slot);
     free(cand);

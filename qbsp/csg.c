@@ -249,7 +249,9 @@ bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count)
             s->original = (side_t *)ms;
             s->winding = ms->winding ? winding_copy(ms->winding) : NULL;
             s->tested = false;
-            s->visible = s->texinfo != TEXINFO_NODE && !(s->surf & SURF_SKIP);
+            /* ms->visible is load's "not skip" on the first BSP and, on
+             * the world's second, whether the side bounds a reachable leaf. */
+            s->visible = ms->visible && s->texinfo != TEXINFO_NODE && !(s->surf & SURF_SKIP);
             if (s->surf & SURF_HINT) s->visible = true;
         }
         b->bounds = mb->bounds;

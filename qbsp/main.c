@@ -422,26 +422,56 @@ int main(int argc, char **argv)
         bool world = e == 0;
         int first = q.ent_firstbrush[e], count = q.ent_numbrushes[e];
 
-        t0 = time_now();
-        bspbrush_t *list = csg_make_brushes(&q, first, count);
-        aabb_t bounds = brushes_bounds(list);
-        int frags = brush_list_count(list);
-        if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
-        c.fragments += frags;
-        t[T_CSG].seconds += time_now() - t0;
-
-        t0 = time_now();
+        /* qbsp3 builds the world twice when it is sealed: the second tree
+         * weighs as visible only the sides that bound a reachable leaf, so
+         * faces hidden in solid or facing the void split only where
+         * nothing visible can (and then as detail separators). Measured:
+         * base1 1517 -> 1461 clusters, spirit2dm1..6 9-29% fewer, and a
+         * tighter PVS; the cost is a second CSG+BSP of the world. */
+        int frags = 0;
+        tree_t *tree = NULL;
         brushbsp_stats_t bst;
-        tree_t *tree = brushbsp_build(&q, list, bounds, &bst);
+        portal_stats_t pst;
+        for (int pass = 0; pass < 2; pass++) {
+            t0 = time_now();
+            bspbrush_t *list = csg_make_brushes(&q, first, count);
+            aabb_t bounds = brushes_bounds(list);
+            frags = brush_list_count(list);
+            if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
+            t[T_CSG].seconds += time_now() - t0;
+
+            t0 = time_now();
+            tree = brushbsp_build(&q, list, bounds, &bst);
+            t[T_BSP].seconds += time_now() - t0;
+
+            t0 = time_now();
+            portals_make_tree(&q, tree, false, &pst);
+            t[T_PORTALS].seconds += time_now() - t0;
+
+            if (pass == 0 && world && !opt.nofill) {
+                /* A trial flood on the first tree; a leak is reported from the
+                 * final one below. */
+                t0 = time_now();
+                int placed = portals_flood_entities(&q, tree);
+                bool sealed = q.leaked_entity < 0 && placed > 0;
+                q.leaked_entity = -1;
+                if (sealed) {
+                    portals_fill_outside(tree);
+                    portals_mark_visible_sides(&q, tree, first, count);
+                }
+                t[T_FLOOD].seconds += time_now() - t0;
+                if (sealed) {
+                    tree_free(tree);
+                    tree = NULL;
+                    continue;
+                }
+            }
+            break;
+        }
+        c.fragments += frags;
         c.nodes += bst.nodes;
         c.leafs += bst.leafs;
-        t[T_BSP].seconds += time_now() - t0;
-
-        t0 = time_now();
-        portal_stats_t pst;
-        portals_make_tree(&q, tree, false, &pst);
         c.portals += pst.portals;
-        t[T_PORTALS].seconds += time_now() - t0;
 
         if (world) {
             t0 = time_now();

@@ -203,6 +203,37 @@ static void test_checker_detects_misses(void **state)
     free_run(&r);
 }
 
+/* A segment that ends just short of a wall grazes solid within
+ * VIS_CHECK_CLEARANCE and is not a line of sight; one that stops well short
+ * of the wall is. */
+static void test_segment_clearance(void **state)
+{
+    (void)state;
+    bsp_t bsp;
+    load_bsp("q2_light_sun", &bsp);
+    int tried = 0;
+    for (int i = 0; i < bsp.numleafs; i++) {
+        const dleaf_t *l = &bsp.leafs[i];
+        if (l->cluster < 0 || (l->contents & CONTENTS_SOLID)) continue;
+        if (l->maxs[0] - l->mins[0] < 16 || l->maxs[1] - l->mins[1] < 16 || l->maxs[2] - l->mins[2] < 16) continue;
+        vec3_t c = vec3((l->mins[0] + l->maxs[0]) * 0.5, (l->mins[1] + l->maxs[1]) * 0.5,
+                        (l->mins[2] + l->maxs[2]) * 0.5);
+        if (bsp_point_leaf(&bsp, c) != i) continue;
+        /* walk +x from the centre to the first solid point */
+        vec3_t w = c;
+        while (w.x < c.x + 8192 && !(bsp.leafs[bsp_point_leaf(&bsp, w)].contents & CONTENTS_SOLID)) w.x += 1.0 / 64;
+        if (w.x >= c.x + 8192 || w.x - c.x < 4) continue;
+        /* only where the way to the wall runs through this one leaf, clear of its other sides */
+        vec3_t near = vec3(w.x - 0.1, c.y, c.z), far = vec3(w.x - 2, c.y, c.z);
+        if (bsp_point_leaf(&bsp, near) != i || far.y - l->mins[1] < 2 || l->maxs[1] - far.y < 2) continue;
+        tried++;
+        assert_true(bsp_segment_clear(&bsp, c, far));
+        assert_false(bsp_segment_clear(&bsp, c, near));
+    }
+    assert_true(tried > 0);
+    bsp_free(&bsp);
+}
+
 static void test_point_leaf(void **state)
 {
     (void)state;
@@ -233,6 +264,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_point_leaf),
+        cmocka_unit_test(test_segment_clearance),
         cmocka_unit_test(test_small_maps),
         cmocka_unit_test(test_checker_detects_misses),
         cmocka_unit_test(test_big_map_conservative_and_deterministic),

@@ -44,21 +44,41 @@ typedef struct frame_t {
     plane_t plane;       /* plane of the portal entered, facing into this frame's cluster */
     uint64_t *might; /* only words lo..hi-1 are meaningful */
     int lo, hi;
+    int last; /* portal entered into this frame's cluster (the base portal in the first frame) */
     bool seps_ready;
     int nsep[2];
     plane_t sep[2][VIS_MAXW];
     vwind_t sbuf[2], pbuf[2];
 } frame_t;
 
+/* A passage is a pair of portals q, p where p leads out of the cluster q
+ * leads into. Its vector holds the portals that some line through q and
+ * then p could reach: those not wholly behind a plane separating q and p.
+ * Found once from the whole windings, it bounds every walk that passes q
+ * and then p, however much those windings were clipped on the way. */
+typedef struct passage_t {
+    int lo, hi;          /* its non-zero words */
+    const uint64_t *bits; /* words lo..hi-1 */
+} passage_t;
+
+typedef struct passages_t {
+    size_t *first;   /* per portal q: index of passage (q, first portal of q's leaf) */
+    passage_t *pass;
+    uint64_t **store; /* per portal q: the words of q's passages */
+} passages_t;
+
 typedef struct flow_t {
     const vis_t *vis;
-    const uint64_t *const *mask; /* per portal: what may be seen through it */
+    const uint64_t *mask; /* per portal, portalwords each: what may be seen through it */
     const vis_portal_t *base;
     sphere_t bs; /* around the base portal, so around every source */
     uint64_t *seen; /* the base portal's result */
     frame_t **frames;
     int nframes;
     long chains;
+    const int *wave; /* per portal: the wave it runs in */
+    int curwave;
+    const passages_t *pg;
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -121,6 +141,10 @@ static inline const vwind_t *chop2(const vwind_t *in, const plane_t *pl, const s
  * b through a). */
 static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out)
 {
+    /* Candidate normals stay unnormalized until one is kept: a distance d
+     * along a normal of squared length len2 is more than VIS_EPSILON off
+     * the plane when d * d > VIS_EPSILON^2 * len2, which saves a square
+     * root and a division on every candidate that is rejected. */
     int ns = 0;
     for (int i = 0; i < a->n; i++) {
         int l = i + 1 == a->n ? 0 : i + 1;
@@ -130,7 +154,7 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
             vec3_t nrm = vec_cross(v1, v2);
             double len2 = vec_dot(nrm, nrm);
             if (len2 < VIS_EPSILON) continue; /* a's edge points at b's vertex */
-            nrm = vec_scale(nrm, 1.0 / sqrt(len2));
+            const double thr2 = VIS_EPSILON * VIS_EPSILON * len2;
             double dist = vec_dot(b->p[j], nrm);
 
             /* which side a lies on */
@@ -139,12 +163,8 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
             for (k = 0; k < a->n; k++) {
                 if (k == i || k == l) continue;
                 double d = vec_dot(a->p[k], nrm) - dist;
-                if (d < -VIS_EPSILON) {
-                    fliptest = false;
-                    break;
-                }
-                if (d > VIS_EPSILON) {
-                    fliptest = true;
+                if (d * d > thr2) {
+                    fliptest = d > 0;
                     break;
                 }
             }
@@ -157,15 +177,16 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
             for (k = 0; k < b->n; k++) {
                 if (k == j) continue;
                 double d = vec_dot(b->p[k], nrm) - dist;
-                if (d < -VIS_EPSILON) break;
-                if (d > VIS_EPSILON) cf++;
+                if (d * d > thr2) {
+                    if (d < 0) break;
+                    cf++;
+                }
             }
             if (k != b->n) continue; /* b straddles it: not separating */
             if (!cf) continue;       /* b lies in it */
-            if (flip) {
-                nrm = vec_neg(nrm);
-                dist = -dist;
-            }
+            double inv = 1.0 / sqrt(len2);
+            nrm = vec_scale(nrm, flip ? -inv : inv);
+            dist = vec_dot(b->p[j], nrm);
             out[ns].normal = nrm;
             out[ns].dist = dist;
             out[ns].type = PLANE_ANYZ;
@@ -213,16 +234,20 @@ static void recurse(flow_t *f, int leaf, int d)
         const vis_portal_t *p = &vis->portals[pi];
 
         /* the might-see set beyond p, and the range of its non-zero words */
-        const uint64_t *test = f->mask[pi];
+        const uint64_t *test = f->mask + (size_t)pi * vis->portalwords;
+        const passage_t *pas = &f->pg->pass[f->pg->first[prev->last] + (size_t)(k - vis->cluster_first[leaf])];
+        int lo = prev->lo > pas->lo ? prev->lo : pas->lo;
+        int hi = prev->hi < pas->hi ? prev->hi : pas->hi;
         uint64_t more = 0;
-        int lo = prev->hi, hi = prev->lo;
-        for (int w = prev->lo; w < prev->hi; w++) {
-            uint64_t m = prev->might[w] & test[w];
-            st->might[w] = m;
-            if (m) {
-                if (lo > w) lo = w;
-                hi = w + 1;
-                more |= m & ~f->seen[w];
+        {
+            const uint64_t *pb = pas->bits;
+            const int plo = pas->lo;
+            const uint64_t *pm = prev->might, *seen = f->seen;
+            uint64_t *sm = st->might;
+            for (int w = lo; w < hi; w++) {
+                uint64_t m = pm[w] & test[w] & pb[w - plo];
+                sm[w] = m;
+                more |= m & ~seen[w];
             }
         }
         if (!more && vbit_get(f->seen, pi)) continue; /* nothing new beyond it */
@@ -269,11 +294,14 @@ static void recurse(flow_t *f, int leaf, int d)
         /* beyond p only portals of st->might can be marked: if all of them
          * are seen already, the walk would change nothing */
         if (!more) continue;
+        while (!st->might[lo]) lo++; /* more != 0: some word in lo..hi-1 is set */
+        while (!st->might[hi - 1]) hi--;
         st->lo = lo;
         st->hi = hi;
         st->source = source;
         st->pass = pass;
         st->plane = p->plane;
+        st->last = pi;
         recurse(f, p->leaf, d + 1);
         /* the deeper call reused the frames below; refetch ours */
         prev = f->frames[d];
@@ -293,9 +321,10 @@ static void portal_flow(flow_t *f, int pi)
     head->source = p->w;
     head->pass = NULL;
     head->plane = p->plane;
-    memcpy(head->might, vis->flood + (size_t)pi * vis->portalwords, (size_t)vis->portalwords * sizeof(uint64_t));
+    memcpy(head->might, f->mask + (size_t)pi * vis->portalwords, (size_t)vis->portalwords * sizeof(uint64_t));
     head->lo = 0;
     head->hi = vis->portalwords;
+    head->last = pi;
     recurse(f, p->leaf, 0);
 }
 
@@ -310,6 +339,113 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
+{
+    double d = vec_dot(t->origin, pl->normal) - pl->dist;
+    if (d + t->radius < -VIS_EPSILON) return true;
+    if (d - t->radius >= -VIS_EPSILON) return false;
+    for (int i = 0; i < t->w->n; i++)
+        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
+    return true;
+}
+
+static void build_passages(const vis_t *vis, passages_t *pg)
+{
+    const int np = vis->numportals;
+    const size_t words = (size_t)vis->portalwords;
+    pg->first = q2_malloc(((size_t)np + 1) * sizeof *pg->first);
+    size_t n = 0;
+    for (int q = 0; q < np; q++) {
+        pg->first[q] = n;
+        int c = vis->portals[q].leaf;
+        n += (size_t)(vis->cluster_first[c + 1] - vis->cluster_first[c]);
+    }
+    pg->first[np] = n;
+    pg->pass = q2_calloc(n + 1, sizeof *pg->pass);
+    pg->store = q2_calloc((size_t)np + 1, sizeof *pg->store);
+#pragma omp parallel num_threads(vis->threads)
+    {
+        plane_t seps[2 * VIS_MAXW];
+        int deg = 0;
+        for (int c = 0; c < vis->numclusters; c++)
+            if (vis->cluster_first[c + 1] - vis->cluster_first[c] > deg) deg = vis->cluster_first[c + 1] - vis->cluster_first[c];
+        uint64_t *tmp = q2_calloc((size_t)deg * words + 1, sizeof *tmp);
+#pragma omp for schedule(dynamic, 8)
+        for (int q = 0; q < np; q++) {
+            const vis_portal_t *pq = &vis->portals[q];
+            const uint64_t *fq = vis->flood + (size_t)q * words;
+            int c = pq->leaf, c0 = vis->cluster_first[c], nk = vis->cluster_first[c + 1] - c0;
+            memset(tmp, 0, (size_t)nk * words * sizeof *tmp);
+            for (int k = 0; k < nk; k++) {
+                int p = vis->cluster_list[c0 + k];
+                uint64_t *out = tmp + (size_t)k * words;
+                if (!vbit_get(fq, p)) continue; /* never walked */
+                const vis_portal_t *pp = &vis->portals[p];
+                int ns = find_seps(pq->w, pp->w, false, seps);
+                ns += find_seps(pp->w, pq->w, true, seps + ns);
+                const uint64_t *fp = vis->flood + (size_t)p * words;
+                for (size_t w = 0; w < words; w++) {
+                    uint64_t bits = fq[w] & fp[w];
+                    while (bits) {
+                        int t = (int)(w * 64) + __builtin_ctzll(bits);
+                        bits &= bits - 1;
+                        int i;
+                        for (i = 0; i < ns; i++)
+                            if (wholly_behind(&vis->portals[t], &seps[i])) break;
+                        if (i == ns) vbit_set(out, t);
+                    }
+                }
+            }
+            /* keep only the words between the first and last non-zero one */
+            size_t total = 0;
+            for (int k = 0; k < nk; k++) {
+                const uint64_t *v = tmp + (size_t)k * words;
+                int lo = 0, hi = (int)words;
+                while (lo < hi && !v[lo]) lo++;
+                while (hi > lo && !v[hi - 1]) hi--;
+                pg->pass[pg->first[q] + (size_t)k].lo = lo;
+                pg->pass[pg->first[q] + (size_t)k].hi = hi;
+                total += (size_t)(hi - lo);
+            }
+            uint64_t *st = pg->store[q] = q2_malloc((total + 1) * sizeof *st);
+            for (int k = 0; k < nk; k++) {
+                passage_t *ps = &pg->pass[pg->first[q] + (size_t)k];
+                memcpy(st, tmp + (size_t)k * words + ps->lo, (size_t)(ps->hi - ps->lo) * sizeof *st);
+                ps->bits = st;
+                st += ps->hi - ps->lo;
+            }
+        }
+        free(tmp);
+    }
+}
+
+/* After a wave, the masks of every portal narrow by what its portals found.
+ * For a portal p that ran: beyond p only what p sees. For every portal p and
+ * every portal d that ran: a line of sight through p and then through d's
+ * reverse, reversed, passes d and then p's reverse, so d's reverse stays in
+ * p's mask only if d saw p's reverse. Both rules hold for conservative
+ * results, and both read only results of finished waves. */
+static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, int lo, int hi)
+{
+    const int np = vis->numportals;
+    const size_t words = (size_t)vis->portalwords;
+    for (int r = lo; r < hi; r++) {
+        int d = order[r].index;
+        uint64_t *m = mask + (size_t)d * words;
+        const uint64_t *see = vis->see + (size_t)d * words;
+        for (size_t w = 0; w < words; w++) m[w] &= see[w];
+    }
+#pragma omp parallel for num_threads(vis->threads) schedule(static)
+    for (int p = 0; p < np; p++) {
+        uint64_t *m = mask + (size_t)p * words;
+        const int prev = p ^ 1;
+        for (int r = lo; r < hi; r++) {
+            int d = order[r].index;
+            if (!vbit_get(vis->see + (size_t)d * words, prev)) m[(d ^ 1) >> 6] &= ~((uint64_t)1 << ((d ^ 1) & 63));
+        }
+    }
+}
+
 void vis_flow(vis_t *vis, bool fast, log_t *log)
 {
     int np = vis->numportals;
@@ -322,11 +458,17 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     rank_t *order = q2_malloc(((size_t)np + 1) * sizeof *order);
     for (int i = 0; i < np; i++) order[i] = (rank_t){vis->portals[i].nummight, i};
     qsort(order, (size_t)np, sizeof *order, cmp_rank);
-    const uint64_t **mask = q2_malloc(((size_t)np + 1) * sizeof *mask);
-    for (int i = 0; i < np; i++) mask[i] = vis->flood + (size_t)i * words;
+    uint64_t *mask = q2_malloc(((size_t)np + 1) * words * sizeof *mask);
+    memcpy(mask, vis->flood, (size_t)np * words * sizeof *mask);
 
+    passages_t pg;
+    build_passages(vis, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
+    int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);
+    for (int wv = 0; wv < nwaves; wv++)
+        for (int r = (int)((long)np * wv / nwaves); r < (int)((long)np * (wv + 1) / nwaves); r++)
+            wave[order[r].index] = wv;
     long chains = 0, done = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
@@ -334,7 +476,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = (const uint64_t *const *)mask};
+            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -353,10 +495,15 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
             free(f.frames);
         }
         /* results of this wave may narrow the walks of the next ones */
-        for (int r = lo; r < hi; r++) mask[order[r].index] = vis->see + (size_t)order[r].index * words;
+        narrow_masks(vis, mask, order, lo, hi);
     }
     progress_end(&prog);
     vis->chains = chains;
     free(mask);
+    for (int i = 0; i < np; i++) free(pg.store[i]);
+    free(pg.store);
+    free(pg.pass);
+    free(pg.first);
+    free(wave);
     free(order);
 }

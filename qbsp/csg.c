@@ -230,6 +230,32 @@ bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
     return b;
 }
 
+bspbrush_t *brush_list_copy(const bspbrush_t *list)
+{
+    bspbrush_t *head = NULL, **tail = &head;
+    for (; list; list = list->next) {
+        *tail = brush_copy(list);
+        tail = &(*tail)->next;
+    }
+    return head;
+}
+
+static bool side_starts_visible(const side_t *s, bool original_visible)
+{
+    if (s->surf & SURF_HINT) return true;
+    return original_visible && s->texinfo != TEXINFO_NODE && !(s->surf & SURF_SKIP);
+}
+
+void csg_refresh_visible(bspbrush_t *list)
+{
+    for (; list; list = list->next)
+        for (int i = 0; i < list->numsides; i++) {
+            side_t *s = &list->sides[i];
+            /* Sides made by splits lie on split planes and never draw. */
+            if (s->original) s->visible = side_starts_visible(s, s->original->visible);
+        }
+}
+
 bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count)
 {
     bspbrush_t *head = NULL, **tail = &head;
@@ -251,8 +277,7 @@ bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count)
             s->tested = false;
             /* ms->visible is load's "not skip" on the first BSP and, on
              * the world's second, whether the side bounds a reachable leaf. */
-            s->visible = ms->visible && s->texinfo != TEXINFO_NODE && !(s->surf & SURF_SKIP);
-            if (s->surf & SURF_HINT) s->visible = true;
+            s->visible = side_starts_visible(s, ms->visible);
         }
         b->bounds = mb->bounds;
         *tail = b;

@@ -48,6 +48,13 @@ bool brush_contains_point(const qbsp_t *q, const bspbrush_t *b, vec3_t p, double
  * sides, and always for hint sides. */
 bspbrush_t *csg_make_brushes(const qbsp_t *q, int first, int count);
 
+/* Copies a list (in order). */
+bspbrush_t *brush_list_copy(const bspbrush_t *list);
+
+/* Sets each side's `visible` from its map brush side as csg_make_brushes
+ * does, for fragments made before portals_mark_visible_sides ran. */
+void csg_refresh_visible(bspbrush_t *list);
+
 /* qbsp3's ChopBrushes: clips overlapping brushes so that no volume is
  * claimed twice. A solid brush bites the brushes it overlaps (the weaker
  * contents lose the overlap); a detail brush never bites a structural one;

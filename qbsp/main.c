@@ -44,6 +44,7 @@ static void usage(FILE *f)
             "  -nowater       drop liquid brushes      -nodetail drop detail brushes\n"
             "  -fulldetail    treat detail brushes as structural\n"
             "  -nofill        do not fill the outside of the map\n"
+            "  -onepass       build the world's tree once (faster, more clusters)\n"
             "  -onlyents      only replace the entities of an existing MAP.bsp\n"
             "  -leaktest      a leak is an error: exit 1 and write no .bsp\n"
             "  -json FILE     write stage timings and counts as JSON\n"
@@ -293,6 +294,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-nofill")) opt.nofill = true;
         else if (!strcmp(a, "-onlyents")) opt.onlyents = true;
         else if (!strcmp(a, "-leaktest")) opt.leaktest = true;
+        else if (!strcmp(a, "-onepass")) opt.onepass = true;
         else {
             fprintf(stderr, "qbsp: unknown option: %s\n", argv[i]);
             usage(stderr);
@@ -432,12 +434,26 @@ int main(int argc, char **argv)
         tree_t *tree = NULL;
         brushbsp_stats_t bst;
         portal_stats_t pst;
+        /* The CSG does not depend on which sides are visible, so the second
+         * pass rebuilds the tree from a copy of the first pass's fragments
+         * with their visible flags refreshed (csg_refresh_visible). */
+        bspbrush_t *kept = NULL;
+        aabb_t bounds = aabb_empty();
+        bool two_pass = world && !opt.nofill && !opt.onepass;
         for (int pass = 0; pass < 2; pass++) {
             t0 = time_now();
-            bspbrush_t *list = csg_make_brushes(&q, first, count);
-            aabb_t bounds = brushes_bounds(list);
-            frags = brush_list_count(list);
-            if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
+            bspbrush_t *list;
+            if (pass == 0) {
+                list = csg_make_brushes(&q, first, count);
+                bounds = brushes_bounds(list);
+                frags = brush_list_count(list);
+                if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
+                if (two_pass) kept = brush_list_copy(list);
+            } else {
+                list = kept;
+                kept = NULL;
+                csg_refresh_visible(list);
+            }
             t[T_CSG].seconds += time_now() - t0;
 
             t0 = time_now();
@@ -448,7 +464,7 @@ int main(int argc, char **argv)
             portals_make_tree(&q, tree, false, &pst);
             t[T_PORTALS].seconds += time_now() - t0;
 
-            if (pass == 0 && world && !opt.nofill) {
+            if (pass == 0 && two_pass) {
                 /* A trial flood on the first tree; a leak is reported from the
                  * final one below. */
                 t0 = time_now();
@@ -468,6 +484,7 @@ int main(int argc, char **argv)
             }
             break;
         }
+        brush_list_free(kept);
         c.fragments += frags;
         c.nodes += bst.nodes;
         c.leafs += bst.leafs;

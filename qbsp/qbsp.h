@@ -36,6 +36,7 @@ typedef struct qbsp_options_t {
     double micro;         /* -micro: brushes thinner than this are dropped */
     bool nocsg, noweld, noshare, notjunc, nowater, noprune, nomerge, nosubdiv;
     bool nodetail, fulldetail, nofill, onlyents, leaktest;
+    bool onepass;         /* -onepass: no second tree weighing only the sides the first found visible */
     const char *basedir, *gamedir;
 } qbsp_options_t;
 

@@ -60,6 +60,15 @@ void render_view(const refexport_t *ref, void *state, const camera_t *cam, const
 bool check_cracks(const world_t *w, const refexport_t *ref, const camera_t *cams, int n, int width, int height,
                   int threads, int skip_face, long *counts, q2err_t *err)
 {
+    int npx;
+    return check_cracks_locate(w, ref, cams, n, width, height, threads, skip_face, counts, NULL, 0, &npx, err);
+}
+
+bool check_cracks_locate(const world_t *w, const refexport_t *ref, const camera_t *cams, int n, int width,
+                         int height, int threads, int skip_face, long *counts, key_pixel_t *px, int maxpx, int *npx,
+                         q2err_t *err)
+{
+    *npx = 0;
     void *st = NULL;
     if (!ref->init(&st, w, width, height, threads, err)) return false;
     render_opts_t o;
@@ -72,6 +81,11 @@ bool check_cracks(const world_t *w, const refexport_t *ref, const camera_t *cams
     for (int i = 0; i < n; i++) {
         render_view(ref, st, &cams[i], &o, NULL, img);
         counts[i] = count_key_pixels(img, width, height);
+        for (int y = 0; y < height && counts[i] && *npx < maxpx; y++)
+            for (int x = 0; x < width && *npx < maxpx; x++) {
+                const uint8_t *c = img + ((size_t)y * width + x) * 4;
+                if (c[0] == KEY_R && c[1] == KEY_G && c[2] == KEY_B) px[(*npx)++] = (key_pixel_t){i, x, y};
+            }
     }
     free(img);
     ref->shutdown(st);

@@ -28,6 +28,14 @@ void render_view(const refexport_t *ref, void *state, const camera_t *cam, const
  * out to show the check can fail. */
 bool check_cracks(const world_t *w, const refexport_t *ref, const camera_t *cams, int n, int width, int height,
                   int threads, int skip_face, long *counts, q2err_t *err);
+/* As check_cracks, and also the first key pixels found (view, x, y), up to
+ * maxpx of them in view then row order, in px[*npx]: where to look. */
+typedef struct {
+    int view, x, y;
+} key_pixel_t;
+bool check_cracks_locate(const world_t *w, const refexport_t *ref, const camera_t *cams, int n, int width,
+                         int height, int threads, int skip_face, long *counts, key_pixel_t *px, int maxpx, int *npx,
+                         q2err_t *err);
 /* Mean absolute error between soft and gl per view (mae[n]). */
 bool compare_renderers(const world_t *w, const camera_t *cams, int n, int width, int height, int threads,
                        double *mae, q2err_t *err);

@@ -333,8 +333,10 @@ int main(int argc, char **argv)
     }
     if (check) {
         long *counts = q2_calloc(ncams, sizeof(long));
-        if (!check_cracks(&world, ref_by_name(renderer), cams, ncams, width, height, threads, skip_face, counts,
-                          &err)) {
+        key_pixel_t kp[8];
+        int nkp = 0;
+        if (!check_cracks_locate(&world, ref_by_name(renderer), cams, ncams, width, height, threads, skip_face, counts,
+                                 kp, 8, &nkp, &err)) {
             fprintf(stderr, "qview: %s\n", err.msg);
             rc = 1;
         } else {
@@ -345,6 +347,17 @@ int main(int argc, char **argv)
                        cams[i].origin[1], cams[i].origin[2], cams[i].yaw, cams[i].pitch, counts[i]);
                 total += counts[i];
                 bad += counts[i] > 0;
+            }
+            /* Where the first key pixels are, and the faces drawn beside
+             * each (left, right, above, below): the edges of the gap. */
+            for (int k = 0; k < nkp; k++) {
+                const camera_t *c = &cams[kp[k].view];
+                int nb[4];
+                static const int d[4][2] = {{-1, 0}, {1, 0}, {0, -1}, {0, 1}};
+                for (int j = 0; j < 4; j++)
+                    nb[j] = face_at_pixel(&world, c, width, height, kp[k].x + d[j][0], kp[k].y + d[j][1]);
+                printf("key pixel: view %d at (%d, %d), faces beside it %d %d %d %d\n", kp[k].view, kp[k].x, kp[k].y,
+                       nb[0], nb[1], nb[2], nb[3]);
             }
             printf("crack check: %s: %d views, %d with key pixels, %ld key pixels in all\n", map, ncams, bad, total);
             if (total > 0) rc = 1;

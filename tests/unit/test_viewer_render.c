@@ -242,6 +242,18 @@ static void test_cracks_found_without_a_face(void **state)
         assert_true(check_cracks(&w, &ref_soft, cams, 1, W, H, 2, f, counts, &err));
         printf("%s: without face %d, view 0 shows %ld key pixels\n", maps[m], f, counts[0]);
         assert_true(counts[0] > 0);
+        /* The located key pixels are the same number, and each lies where
+         * the left-out face would have been drawn. */
+        key_pixel_t px[4];
+        int npx = -1;
+        long counts2[NVIEWS];
+        assert_true(check_cracks_locate(&w, &ref_soft, cams, 1, W, H, 2, f, counts2, px, 4, &npx, &err));
+        assert_int_equal(counts2[0], counts[0]);
+        assert_int_equal(npx, counts[0] < 4 ? counts[0] : 4);
+        for (int k = 0; k < npx; k++) {
+            assert_int_equal(px[k].view, 0);
+            assert_int_equal(face_at_pixel(&w, &cams[0], W, H, px[k].x, px[k].y), f);
+        }
         world_free(&w);
     }
 }

@@ -31,12 +31,21 @@
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
-/* A sphere around the original portal also bounds every clipped piece of
- * it, so most chops are settled without looking at the points. */
+/* A sphere and a box around the original portal also bound every clipped
+ * piece of it, so most chops are settled without looking at the points
+ * (the box is the tighter bound for the many axial portals, which it holds
+ * flat). */
+typedef struct vec4_t {
+    double x, y, z, w;
+} vec4_t;
+
 typedef struct sphere_t {
     vec3_t c;
     double r;
+    vec3_t bc, be; /* box centre and half-size */
 } sphere_t;
+
+static inline sphere_t bound_of(const vis_portal_t *p) { return (sphere_t){p->origin, p->radius, p->bmid, p->bhalf}; }
 
 typedef struct frame_t {
     const vwind_t *source;
@@ -79,6 +88,7 @@ typedef struct flow_t {
     const int *wave; /* per portal: the wave it runs in */
     int curwave;
     const passages_t *pg;
+    const vec4_t *sph; /* per portal: sphere centre and radius */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -131,6 +141,10 @@ static inline const vwind_t *chop2(const vwind_t *in, const plane_t *pl, const s
     double d = vec_dot(s->c, pl->normal) - pl->dist;
     if (d - s->r > VIS_EPSILON) return in;
     if (d + s->r < -VIS_EPSILON) return NULL;
+    d = vec_dot(s->bc, pl->normal) - pl->dist;
+    double r = fabs(pl->normal.x) * s->be.x + fabs(pl->normal.y) * s->be.y + fabs(pl->normal.z) * s->be.z;
+    if (d - r > VIS_EPSILON) return in;
+    if (d + r < -VIS_EPSILON) return NULL;
     return chop(in, pl, in == &buf[0] ? &buf[1] : &buf[0]);
 }
 
@@ -218,6 +232,34 @@ static frame_t *get_frame(flow_t *f, int d)
     return f->frames[d];
 }
 
+static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
+{
+    double d = vec_dot(t->origin, pl->normal) - pl->dist;
+    if (d + t->radius < -VIS_EPSILON) return true;
+    if (d - t->radius >= -VIS_EPSILON) return false;
+    d = vec_dot(t->bmid, pl->normal) - pl->dist;
+    double r = fabs(pl->normal.x) * t->bhalf.x + fabs(pl->normal.y) * t->bhalf.y + fabs(pl->normal.z) * t->bhalf.z;
+    if (d + r < -VIS_EPSILON) return true;
+    if (d - r >= -VIS_EPSILON) return false;
+    for (int i = 0; i < t->w->n; i++)
+        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
+    return true;
+}
+
+/* Whether t lies wholly behind one of the n planes. The spheres are read
+ * from a compact array first, since this runs for hundreds of portals per
+ * step of a walk. */
+static bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const plane_t *pl, int n)
+{
+    const vec4_t s = sph[u];
+    for (int i = 0; i < n; i++) {
+        double d = s.x * pl[i].normal.x + s.y * pl[i].normal.y + s.z * pl[i].normal.z - pl[i].dist;
+        if (d - s.w >= -VIS_EPSILON) continue;
+        if (d + s.w < -VIS_EPSILON || wholly_behind(&vis->portals[u], &pl[i])) return true;
+    }
+    return false;
+}
+
 static void recurse(flow_t *f, int leaf, int d)
 {
     const vis_t *vis = f->vis;
@@ -226,6 +268,31 @@ static void recurse(flow_t *f, int leaf, int d)
     frame_t *st = get_frame(f, d + 1);
     prev->seps_ready = false;
     f->chains++;
+    if (prev->pass && level >= 1) {
+        /* Every line through the source and the pass stays in front of the
+         * planes that separate them, so a portal wholly behind one of them
+         * cannot be seen along this chain. Dropping such portals from the
+         * might-see set here, once per frame, ends most walks long before
+         * their windings would have been clipped away step by step. Only
+         * portals not yet seen are tested: they are what keeps a walk
+         * going; a seen one left in the set is at worst clipped later. */
+        prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0]);
+        prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1]) : 0;
+        prev->seps_ready = true;
+        uint64_t left = 0;
+        for (int w = prev->lo; w < prev->hi; w++) {
+            uint64_t bits = prev->might[w] & ~f->seen[w];
+            while (bits) {
+                int u = w * 64 + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                if (behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
+                    behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
+                    prev->might[w] &= ~((uint64_t)1 << (u & 63));
+            }
+            left |= prev->might[w] & ~f->seen[w];
+        }
+        if (!left) return; /* nothing new can be found beyond */
+    }
 
     for (int k = vis->cluster_first[leaf]; k < vis->cluster_first[leaf + 1]; k++) {
         int pi = vis->cluster_list[k];
@@ -252,7 +319,7 @@ static void recurse(flow_t *f, int leaf, int d)
         }
         if (!more && vbit_get(f->seen, pi)) continue; /* nothing new beyond it */
 
-        const sphere_t ps = {p->origin, p->radius};
+        const sphere_t ps = bound_of(p);
         const vwind_t *pass = chop2(p->w, &f->base->plane, &ps, st->pbuf);
         if (!pass) continue;
         plane_t back = {vec_neg(p->plane.normal), -p->plane.dist, p->plane.type};
@@ -314,7 +381,7 @@ static void portal_flow(flow_t *f, int pi)
     const vis_t *vis = f->vis;
     const vis_portal_t *p = &vis->portals[pi];
     f->base = p;
-    f->bs = (sphere_t){p->origin, p->radius};
+    f->bs = bound_of(p);
     f->seen = vis->see + (size_t)pi * vis->portalwords;
     memset(f->seen, 0, (size_t)vis->portalwords * sizeof(uint64_t));
     frame_t *head = get_frame(f, 0);
@@ -337,16 +404,6 @@ static int cmp_rank(const void *a, const void *b)
     const rank_t *x = a, *y = b;
     if (x->might != y->might) return x->might < y->might ? -1 : 1;
     return (x->index > y->index) - (x->index < y->index);
-}
-
-static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
-{
-    double d = vec_dot(t->origin, pl->normal) - pl->dist;
-    if (d + t->radius < -VIS_EPSILON) return true;
-    if (d - t->radius >= -VIS_EPSILON) return false;
-    for (int i = 0; i < t->w->n; i++)
-        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
-    return true;
 }
 
 static void build_passages(const vis_t *vis, passages_t *pg)
@@ -463,6 +520,9 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
 
     passages_t pg;
     build_passages(vis, &pg);
+    vec4_t *sph = q2_malloc(((size_t)np + 1) * sizeof *sph);
+    for (int i = 0; i < np; i++)
+        sph[i] = (vec4_t){vis->portals[i].origin.x, vis->portals[i].origin.y, vis->portals[i].origin.z, vis->portals[i].radius};
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);
@@ -476,7 +536,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg};
+            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -504,6 +564,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     free(pg.store);
     free(pg.pass);
     free(pg.first);
+    free(sph);
     free(wave);
     free(order);
 }

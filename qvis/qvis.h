@@ -51,6 +51,7 @@ typedef struct vis_portal_t {
     int owner;        /* cluster the portal leads out of */
     vec3_t origin;    /* centre and radius of a sphere around the winding */
     double radius;
+    vec3_t bmid, bhalf; /* centre and half-size of its bounding box */
     int nummight;     /* portals set in the base (might-see) vector */
     int numsee;       /* portals set in the flow result */
     vwind_t *w;

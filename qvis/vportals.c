@@ -24,6 +24,13 @@ static void set_bounds(vis_portal_t *p)
     }
     p->origin = c;
     p->radius = r;
+    vec3_t mn = p->w->p[0], mx = p->w->p[0];
+    for (int i = 1; i < p->w->n; i++) {
+        mn = vec_min(mn, p->w->p[i]);
+        mx = vec_max(mx, p->w->p[i]);
+    }
+    p->bmid = vec_scale(vec_add(mn, mx), 0.5);
+    p->bhalf = vec_scale(vec_sub(mx, mn), 0.5);
 }
 
 bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, q2err_t *err)

@@ -100,7 +100,7 @@ count_splits:;
         const winding_t *w = sd->winding;
         bool front = false, back = false;
         for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_dist_to(plane, w->p[j]);
+            double d = plane_point_dist(plane, w->p[j]);
             if (d > d_front) d_front = d;
             if (d < d_back) d_back = d;
             if (d > PLANESIDE_EPSILON) front = true;
@@ -129,7 +129,7 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
         const winding_t *w = v->sides[i].winding;
         if (!w) continue;
         for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_dist_to(p, w->p[j]);
+            double d = plane_point_dist(p, w->p[j]);
             if (d > d_front) d_front = d;
             if (d < d_back) d_back = d;
         }

@@ -49,14 +49,27 @@ int brush_list_count(const bspbrush_t *list)
     return n;
 }
 
+/* aabb_add_point for every point, with plain comparisons: bounds are
+ * taken for every fragment a split makes, and the libm calls behind
+ * vec_min/vec_max were a tenth of the tree build. Points are finite. */
+static void bound_winding(aabb_t *b, const winding_t *w)
+{
+    for (int j = 0; j < w->numpoints; j++) {
+        const vec3_t p = w->p[j];
+        if (p.x < b->mins.x) b->mins.x = p.x;
+        if (p.x > b->maxs.x) b->maxs.x = p.x;
+        if (p.y < b->mins.y) b->mins.y = p.y;
+        if (p.y > b->maxs.y) b->maxs.y = p.y;
+        if (p.z < b->mins.z) b->mins.z = p.z;
+        if (p.z > b->maxs.z) b->maxs.z = p.z;
+    }
+}
+
 void brush_bound(bspbrush_t *b)
 {
     b->bounds = aabb_empty();
-    for (int i = 0; i < b->numsides; i++) {
-        const winding_t *w = b->sides[i].winding;
-        if (!w) continue;
-        for (int j = 0; j < w->numpoints; j++) aabb_add_point(&b->bounds, w->p[j]);
-    }
+    for (int i = 0; i < b->numsides; i++)
+        if (b->sides[i].winding) bound_winding(&b->bounds, b->sides[i].winding);
 }
 
 double brush_volume(const qbsp_t *q, const bspbrush_t *b)
@@ -93,7 +106,7 @@ static int brush_mostly_on_side(const bspbrush_t *b, const plane_t *p)
         const winding_t *w = b->sides[i].winding;
         if (!w) continue;
         for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_dist_to(p, w->p[j]);
+            double d = plane_point_dist(p, w->p[j]);
             if (d > max) {
                 max = d;
                 side = PSIDE_FRONT;
@@ -117,7 +130,7 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
         const winding_t *w = b->sides[i].winding;
         if (!w) continue;
         for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_dist_to(plane, w->p[j]);
+            double d = plane_point_dist(plane, w->p[j]);
             if (d > d_front) d_front = d;
             if (d < d_back) d_back = d;
         }
@@ -192,9 +205,10 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
         cs->winding = i == 0 ? winding_reverse(mid) : mid;
     }
     /* r[0] (front) gets the side facing back into it: plane^1 whose winding
-     * is the reverse of mid; r[1] gets the plane itself. */
+     * is the reverse of mid; r[1] gets the plane itself. The bounds so far
+     * are those of the other sides; the new side's points are added. */
     for (int i = 0; i < 2; i++) {
-        brush_bound(r[i]);
+        bound_winding(&r[i]->bounds, r[i]->sides[r[i]->numsides - 1].winding);
         if (brush_volume(q, r[i]) < MIN_FRAGMENT_VOLUME) {
             brush_free(r[i]);
             r[i] = NULL;

@@ -26,6 +26,19 @@
  * noise and are discarded after a split. */
 #define MIN_FRAGMENT_VOLUME 1.0
 
+/* plane_dist_to with the dot product skipped for axial planes, whose
+ * normals are exact unit axes (plane_snap): the same value up to the sign
+ * of a zero, so every comparison comes out the same. */
+static inline double plane_point_dist(const plane_t *p, vec3_t pt)
+{
+    switch (p->type) {
+    case PLANE_X: return pt.x * p->normal.x - p->dist;
+    case PLANE_Y: return pt.y * p->normal.y - p->dist;
+    case PLANE_Z: return pt.z * p->normal.z - p->dist;
+    default: return plane_dist_to(p, pt);
+    }
+}
+
 bspbrush_t *brush_alloc(int numsides);
 void brush_free(bspbrush_t *b);
 void brush_list_free(bspbrush_t *list);

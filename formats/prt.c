@@ -132,7 +132,9 @@ bool prt_read_file(const char *path, prt_t *out, q2err_t *err)
 static void write_coord(FILE *f, double v)
 {
     double r = rint(v);
-    if (fabs(v - r) < 0.001)
+    if (fabs(v - r) < 0.001 && fabs(r) < 1e15)
+        fprintf(f, "%lld", (long long)r); /* the digits of "%.0f", without the float formatter's cost */
+    else if (fabs(v - r) < 0.001)
         fprintf(f, "%.0f", r == 0 ? 0.0 : r);
     else
         fprintf(f, "%f", v);

@@ -17,6 +17,8 @@
 #define PARALLEL_MIN_BRUSHES 64
 /* Nodes with at least this many brushes weigh only axial split planes. */
 #define BIG_NODE_BRUSHES 256
+/* Nodes with at least this many brushes take their side boxes first. */
+#define SIDEBOX_MIN_BRUSHES 8
 
 aabb_t brushes_bounds(const bspbrush_t *list)
 {
@@ -51,11 +53,31 @@ static int box_on_plane_side(const aabb_t *box, const plane_t *p)
     return s;
 }
 
+/* The bounds of one side winding that can be split (drawn, visible, not on
+ * a node), taken once per node: against an axial plane with a +1 normal
+ * the farthest points' distances are the bounds' distances exactly
+ * (subtracting dist is monotone), so the split count needs no pass over
+ * the points for each candidate plane. */
+typedef struct sidebox_t {
+    aabb_t bounds;
+    int surf;
+} sidebox_t;
+
+typedef struct node_ent_t {
+    aabb_t bounds;
+    bspbrush_t *b;
+    const sidebox_t *boxes; /* NULL when the node has none */
+    int numboxes;
+} node_ent_t;
+
+static bool side_countable(const side_t *sd) { return sd->texinfo != TEXINFO_NODE && sd->visible && sd->winding; }
+
 /* qbsp3's TestBrushToPlanenum: the side of the plane the brush is on, the
  * number of visible faces it would split and whether a hint face is split. */
-static int test_brush_to_plane(const qbsp_t *q, const bspbrush_t *b, int planenum, int *numsplits, bool *hintsplit,
+static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenum, int *numsplits, bool *hintsplit,
                                int *epsilonbrush)
 {
+    const bspbrush_t *b = e->b;
     *numsplits = 0;
     *hintsplit = false;
     const plane_t *plane = plane_table_get(&q->planes, planenum);
@@ -94,9 +116,25 @@ static int test_brush_to_plane(const qbsp_t *q, const bspbrush_t *b, int planenu
 
 count_splits:;
     double d_front = 0, d_back = 0;
+    if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0) {
+        int axis = plane->type;
+        for (int i = 0; i < e->numboxes; i++) {
+            const sidebox_t *sb = &e->boxes[i];
+            double dmax = vec_comp(sb->bounds.maxs, axis) - plane->dist;
+            double dmin = vec_comp(sb->bounds.mins, axis) - plane->dist;
+            if (dmax > d_front) d_front = dmax;
+            if (dmin < d_back) d_back = dmin;
+            if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
+                (*numsplits)++;
+                if (sb->surf & SURF_HINT) *hintsplit = true;
+            }
+        }
+        if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+        return s;
+    }
     for (int i = 0; i < b->numsides; i++) {
         const side_t *sd = &b->sides[i];
-        if (sd->texinfo == TEXINFO_NODE || !sd->visible || !sd->winding) continue;
+        if (!side_countable(sd)) continue;
         const winding_t *w = sd->winding;
         bool front = false, back = false;
         for (int j = 0; j < w->numpoints; j++) {
@@ -145,11 +183,6 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
  * was 27 more clusters than qbsp3's rule gives). */
 enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
 
-typedef struct node_ent_t {
-    aabb_t bounds;
-    bspbrush_t *b;
-} node_ent_t;
-
 /* Candidate evaluations in one node above this much work (brushes times
  * candidates) are spread over the threads as a task loop. */
 #define PARALLEL_EVAL_WORK 20000
@@ -185,7 +218,7 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
         }
         int bsplits;
         bool hintsplit;
-        s = test_brush_to_plane(q, ent[k].b, pnum, &bsplits, &hintsplit, &epsilonbrush);
+        s = test_brush_to_plane(q, &ent[k], pnum, &bsplits, &hintsplit, &epsilonbrush);
         splits += bsplits;
         if (hintsplit) hintsplit_any = true;
         if (testside) testside[k] = s;
@@ -235,7 +268,37 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         for (bspbrush_t *b = brushes; b; b = b->next, k++) {
             ent[k].bounds = b->bounds;
             ent[k].b = b;
+            ent[k].boxes = NULL;
+            ent[k].numboxes = 0;
             nsides += b->numsides;
+        }
+    }
+    /* Side boxes pay where candidates are weighed against many brushes. */
+    sidebox_t *boxes = NULL;
+    if (n >= SIDEBOX_MIN_BRUSHES) {
+        boxes = q2_malloc(sizeof *boxes * (size_t)(nsides > 0 ? nsides : 1));
+        int nb = 0;
+        for (int k = 0; k < n; k++) {
+            const bspbrush_t *b = ent[k].b;
+            ent[k].boxes = &boxes[nb];
+            for (int i = 0; i < b->numsides; i++) {
+                const side_t *sd = &b->sides[i];
+                if (!side_countable(sd)) continue;
+                sidebox_t *sb = &boxes[nb++];
+                sb->bounds = aabb_empty();
+                sb->surf = sd->surf;
+                const winding_t *w = sd->winding;
+                for (int j = 0; j < w->numpoints; j++) {
+                    const vec3_t p = w->p[j];
+                    if (p.x < sb->bounds.mins.x) sb->bounds.mins.x = p.x;
+                    if (p.x > sb->bounds.maxs.x) sb->bounds.maxs.x = p.x;
+                    if (p.y < sb->bounds.mins.y) sb->bounds.mins.y = p.y;
+                    if (p.y > sb->bounds.maxs.y) sb->bounds.maxs.y = p.y;
+                    if (p.z < sb->bounds.mins.z) sb->bounds.mins.z = p.z;
+                    if (p.z > sb->bounds.maxs.z) sb->bounds.maxs.z = p.z;
+                }
+            }
+            ent[k].numboxes = (int)(&boxes[nb] - ent[k].boxes);
         }
     }
     planeset_t ps;
@@ -291,6 +354,7 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         free(testside);
     }
     if (bestside && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
+    free(boxes);
     free(ent);
     free(ps.slot);
     free(cand);

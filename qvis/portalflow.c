@@ -24,6 +24,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../common/mem.h"
 
@@ -89,6 +92,7 @@ typedef struct flow_t {
     int curwave;
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
+    const struct fsphere_t *fsph; /* the same in single precision */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -249,13 +253,79 @@ static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
 /* Whether t lies wholly behind one of the n planes. The spheres are read
  * from a compact array first, since this runs for hundreds of portals per
  * step of a walk. */
-static bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const plane_t *pl, int n)
+static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const plane_t *pl, int n)
 {
     const vec4_t s = sph[u];
     for (int i = 0; i < n; i++) {
         double d = s.x * pl[i].normal.x + s.y * pl[i].normal.y + s.z * pl[i].normal.z - pl[i].dist;
         if (d - s.w >= -VIS_EPSILON) continue;
         if (d + s.w < -VIS_EPSILON || wholly_behind(&vis->portals[u], &pl[i])) return true;
+    }
+    return false;
+}
+
+/* The filter of each walk step tests hundreds of portal spheres against a
+ * dozen planes, so it runs four planes at a time in single precision. Float
+ * rounding on coordinates within +-2^16 is far below FILTER_MARGIN, so a
+ * sphere found behind a plane by more than VIS_EPSILON + FILTER_MARGIN in
+ * floats is behind by more than VIS_EPSILON in exact arithmetic; only the
+ * spheres near a plane go to the double-precision test of the points. */
+#define FILTER_MARGIN 0.05f
+#define PACK_GROUPS ((2 * VIS_MAXW + 3) / 4)
+
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+
+/* One bit per lane set in m (lanes are all ones or all zeros). */
+static inline int v4_mask(v4i m)
+{
+#if defined(__SSE2__)
+    return _mm_movemask_ps((__m128)m);
+#else
+    return (m[0] & 1) | (m[1] & 2) | (m[2] & 4) | (m[3] & 8);
+#endif
+}
+
+typedef struct pack_t {
+    int ng;
+    v4f nx[PACK_GROUPS], ny[PACK_GROUPS], nz[PACK_GROUPS], nd[PACK_GROUPS];
+    const plane_t *pl[4 * PACK_GROUPS];
+} pack_t;
+
+typedef struct fsphere_t {
+    float x, y, z, r;
+} fsphere_t;
+
+static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
+{
+    int n = na + nb;
+    pk->ng = (n + 3) / 4;
+    for (int i = 0; i < pk->ng * 4; i++) {
+        const plane_t *pl = i < na ? &a[i] : i < n ? &b[i - na] : NULL;
+        int g = i / 4, l = i % 4;
+        pk->pl[i] = pl;
+        /* padding lanes: a plane every sphere is far in front of */
+        pk->nx[g][l] = pl ? (float)pl->normal.x : 0.0f;
+        pk->ny[g][l] = pl ? (float)pl->normal.y : 0.0f;
+        pk->nz[g][l] = pl ? (float)pl->normal.z : 0.0f;
+        pk->nd[g][l] = pl ? (float)pl->dist : -1e30f;
+    }
+}
+
+static inline bool packed_behind(const pack_t *pk, const fsphere_t *s, const vis_portal_t *t)
+{
+    const v4f x = {s->x, s->x, s->x, s->x}, y = {s->y, s->y, s->y, s->y}, z = {s->z, s->z, s->z, s->z};
+    const v4f r = {s->r, s->r, s->r, s->r};
+    const float behind = -(float)VIS_EPSILON - FILTER_MARGIN, front = -(float)VIS_EPSILON + FILTER_MARGIN;
+    for (int g = 0; g < pk->ng; g++) {
+        v4f d = x * pk->nx[g] + y * pk->ny[g] + z * pk->nz[g] - pk->nd[g];
+        if (v4_mask((d + r) < behind)) return true;
+        int near = v4_mask((d - r) < front);
+        while (near) {
+            int l = __builtin_ctz(near);
+            near &= near - 1;
+            if (wholly_behind(t, pk->pl[g * 4 + l])) return true;
+        }
     }
     return false;
 }
@@ -279,14 +349,15 @@ static void recurse(flow_t *f, int leaf, int d)
         prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0]);
         prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1]) : 0;
         prev->seps_ready = true;
+        pack_t pk;
+        pack_planes(&pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
         uint64_t left = 0;
         for (int w = prev->lo; w < prev->hi; w++) {
             uint64_t bits = prev->might[w] & ~f->seen[w];
             while (bits) {
                 int u = w * 64 + __builtin_ctzll(bits);
                 bits &= bits - 1;
-                if (behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
-                    behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
+                if (packed_behind(&pk, &f->fsph[u], &vis->portals[u]))
                     prev->might[w] &= ~((uint64_t)1 << (u & 63));
             }
             left |= prev->might[w] & ~f->seen[w];
@@ -406,7 +477,7 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static void build_passages(const vis_t *vis, passages_t *pg)
+static void build_passages(const vis_t *vis, const vec4_t *sph, passages_t *pg)
 {
     const int np = vis->numportals;
     const size_t words = (size_t)vis->portalwords;
@@ -446,10 +517,7 @@ static void build_passages(const vis_t *vis, passages_t *pg)
                     while (bits) {
                         int t = (int)(w * 64) + __builtin_ctzll(bits);
                         bits &= bits - 1;
-                        int i;
-                        for (i = 0; i < ns; i++)
-                            if (wholly_behind(&vis->portals[t], &seps[i])) break;
-                        if (i == ns) vbit_set(out, t);
+                        if (!behind_any(vis, sph, t, seps, ns)) vbit_set(out, t);
                     }
                 }
             }
@@ -519,10 +587,13 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     memcpy(mask, vis->flood, (size_t)np * words * sizeof *mask);
 
     passages_t pg;
-    build_passages(vis, &pg);
     vec4_t *sph = q2_malloc(((size_t)np + 1) * sizeof *sph);
     for (int i = 0; i < np; i++)
         sph[i] = (vec4_t){vis->portals[i].origin.x, vis->portals[i].origin.y, vis->portals[i].origin.z, vis->portals[i].radius};
+    build_passages(vis, sph, &pg);
+    fsphere_t *fsph = q2_malloc(((size_t)np + 1) * sizeof *fsph);
+    for (int i = 0; i < np; i++)
+        fsph[i] = (fsphere_t){(float)sph[i].x, (float)sph[i].y, (float)sph[i].z, (float)sph[i].w};
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);
@@ -536,7 +607,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph};
+            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph, .fsph = fsph};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -565,6 +636,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     free(pg.pass);
     free(pg.first);
     free(sph);
+    free(fsph);
     free(wave);
     free(order);
 }

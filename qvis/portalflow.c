@@ -560,15 +560,23 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
         const uint64_t *see = vis->see + (size_t)d * words;
         for (size_t w = 0; w < words; w++) m[w] &= see[w];
     }
+    /* rev: the reverses of this wave's portals; only they can be cleared */
+    uint64_t *rev = q2_calloc(words + 1, sizeof *rev);
+    for (int r = lo; r < hi; r++) vbit_set(rev, order[r].index ^ 1);
 #pragma omp parallel for num_threads(vis->threads) schedule(static)
     for (int p = 0; p < np; p++) {
         uint64_t *m = mask + (size_t)p * words;
         const int prev = p ^ 1;
-        for (int r = lo; r < hi; r++) {
-            int d = order[r].index;
-            if (!vbit_get(vis->see + (size_t)d * words, prev)) m[(d ^ 1) >> 6] &= ~((uint64_t)1 << ((d ^ 1) & 63));
+        for (size_t w = 0; w < words; w++) {
+            uint64_t bits = m[w] & rev[w];
+            while (bits) {
+                int t = (int)(w * 64) + __builtin_ctzll(bits);
+                bits &= bits - 1;
+                if (!vbit_get(vis->see + (size_t)(t ^ 1) * words, prev)) m[w] &= ~((uint64_t)1 << (t & 63));
+            }
         }
     }
+    free(rev);
 }
 
 void vis_flow(vis_t *vis, bool fast, log_t *log)

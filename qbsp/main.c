@@ -204,6 +204,194 @@ static bool parse_double(const char *s, double *out)
     return true;
 }
 
+/* What one compile shares between its models. */
+typedef struct run_t {
+    qbsp_t *q;
+    timing_t *t;
+    counts_t *c;
+    log_t *log;
+    q2err_t *err;
+    const char *mappath, *ptspath, *linpath;
+    bool leaked;
+} run_t;
+
+/* CSG, tree, portals, faces and output of entity e's brushes (e = 0: the
+ * world). A sealed world's tree is handed back in *world_tree; other trees
+ * are freed. False (logged) on an error that ends the compile. */
+static bool compile_model(run_t *r, int e, tree_t **world_tree)
+{
+    double t0;
+    bool world = e == 0;
+    int first = r->q->ent_firstbrush[e], count = r->q->ent_numbrushes[e];
+
+    /* qbsp3 builds the world twice when it is sealed: the second tree
+     * weighs as visible only the sides that bound a reachable leaf, so
+     * faces hidden in solid or facing the void split only where
+     * nothing visible can (and then as detail separators). Measured:
+     * base1 1517 -> 1461 clusters, spirit2dm1..6 9-29% fewer, and a
+     * tighter PVS; the cost is a second CSG+BSP of the world. */
+    int frags = 0;
+    tree_t *tree = NULL;
+    brushbsp_stats_t bst;
+    portal_stats_t pst;
+    /* The CSG does not depend on which sides are visible, so the second
+     * pass rebuilds the tree from a copy of the first pass's fragments
+     * with their visible flags refreshed (csg_refresh_visible). */
+    bspbrush_t *kept = NULL;
+    aabb_t bounds = aabb_empty();
+    bool two_pass = world && !r->q->opt.nofill && !r->q->opt.onepass;
+    for (int pass = 0; pass < 2; pass++) {
+        t0 = time_now();
+        bspbrush_t *list;
+        if (pass == 0) {
+            list = csg_make_brushes(r->q, first, count);
+            bounds = brushes_bounds(list);
+            frags = brush_list_count(list);
+            if (!r->q->opt.nocsg) list = csg_chop_brushes(r->q, list, &frags);
+            if (two_pass) kept = brush_list_copy(list);
+        } else {
+            list = kept;
+            kept = NULL;
+            csg_refresh_visible(list);
+        }
+        r->t[T_CSG].seconds += time_now() - t0;
+
+        t0 = time_now();
+        tree = brushbsp_build(r->q, list, bounds, &bst);
+        r->t[T_BSP].seconds += time_now() - t0;
+
+        t0 = time_now();
+        portals_make_tree(r->q, tree, false, &pst);
+        r->t[T_PORTALS].seconds += time_now() - t0;
+
+        if (pass == 0 && two_pass) {
+            /* A trial flood on the first tree; a leak is reported from the
+             * final one below. */
+            t0 = time_now();
+            int placed = portals_flood_entities(r->q, tree);
+            bool sealed = r->q->leaked_entity < 0 && placed > 0;
+            r->q->leaked_entity = -1;
+            if (sealed) {
+                portals_fill_outside(tree);
+                portals_mark_visible_sides(r->q, tree, first, count);
+            }
+            r->t[T_FLOOD].seconds += time_now() - t0;
+            if (sealed) {
+                tree_free(tree);
+                tree = NULL;
+                continue;
+            }
+        }
+        break;
+    }
+    brush_list_free(kept);
+    r->c->fragments += frags;
+    r->c->nodes += bst.nodes;
+    r->c->leafs += bst.leafs;
+    r->c->portals += pst.portals;
+
+    if (world) {
+        t0 = time_now();
+        int placed = portals_flood_entities(r->q, tree);
+        if (r->q->leaked_entity >= 0) {
+            r->leaked = true;
+            r->c->leaked = true;
+            r->c->leak_entity = r->q->leaked_entity;
+            char desc[512];
+            if (!leak_write(r->q, tree, r->ptspath, r->linpath, desc, sizeof desc, r->err)) {
+                log_error(r->log, "%s", r->err->msg);
+                tree_free(tree);
+                return false;
+            }
+            log_warn(r->log, "LEAK: %s can reach the void. Leak path written to %s and %s", desc, r->ptspath, r->linpath);
+            if (r->q->opt.leaktest) {
+                log_error(r->log, "%s: map leaks (-leaktest): no .bsp written", r->mappath);
+                tree_free(tree);
+                return false;
+            }
+        } else if (placed == 0) {
+            log_warn(r->log, "no entities in open space: the outside was not filled");
+        } else if (!r->q->opt.nofill) {
+            r->c->filled = portals_fill_outside(tree);
+        }
+        r->t[T_FLOOD].seconds += time_now() - t0;
+    }
+
+    t0 = time_now();
+    portals_mark_visible_sides(r->q, tree, first, count);
+    int ncl = portals_number_clusters(tree, world);
+    if (world) {
+        r->q->numclusters = ncl;
+        r->c->clusters = ncl;
+    }
+    r->t[T_VISIBLE].seconds += time_now() - t0;
+
+    if (world) {
+        t0 = time_now();
+        if (!areas_flood(r->q, tree, r->err)) {
+            log_error(r->log, "%s", r->err->msg);
+            tree_free(tree);
+            return false;
+        }
+        r->t[T_AREAS].seconds += time_now() - t0;
+    }
+    t0 = time_now();
+    faces_make(r->q, tree);
+    r->t[T_FACES].seconds += time_now() - t0;
+    t0 = time_now();
+    faces_fix_tjunctions(r->q, tree);
+    r->t[T_TJUNC].seconds += time_now() - t0;
+    t0 = time_now();
+    if (!writebsp_model(r->q, e, tree, r->err)) {
+        log_error(r->log, "%s", r->err->msg);
+        tree_free(tree);
+        return false;
+    }
+    r->t[T_WRITE].seconds += time_now() - t0;
+    r->c->models++;
+
+    if (world)
+        log_info(r->log, "%6d fragments, %d nodes, %d leafs, %d portals, %d clusters, %d filled leafs", frags,
+                 bst.nodes, bst.leafs, pst.portals, ncl, r->c->filled);
+    /* The sealed world's tree stays for the .prt (write_prt). */
+    if (world && !r->leaked)
+        *world_tree = tree;
+    else
+        tree_free(tree);
+    return true;
+}
+
+/* The brush models (entities 1..) and the rest of the .bsp. */
+static bool compile_models_and_finish(run_t *r, const char *bsppath)
+{
+    for (int e = 1; e < r->q->map.numentities; e++) {
+        if (r->q->ent_numbrushes[e] <= 0) continue;
+        if (!compile_model(r, e, NULL)) return false;
+    }
+    double t0 = time_now();
+    int dropped_tex = texinfo_compact(r->q);
+    if (dropped_tex) log_verbose(r->log, "%d texinfo used by no face merged into others", dropped_tex);
+    if (!writebsp_finish(r->q, r->err) || !bsp_write_file(bsppath, &r->q->bsp, r->err)) {
+        log_error(r->log, "%s", r->err->msg);
+        return false;
+    }
+    r->t[T_WRITE].seconds += time_now() - t0;
+    return true;
+}
+
+/* The world's .prt, staged beside the target: it replaces the old .prt
+ * only once the .bsp it belongs to has been written. Reads the plane table
+ * through `q` and nothing else of it, and logs nothing, so it can run
+ * beside compile_models_and_finish given a copy of the planes. */
+static bool write_prt(const qbsp_t *q, tree_t *tree, const char *prtstage, int *numportals, double *seconds,
+                      q2err_t *err)
+{
+    double t0 = time_now();
+    bool ok = prtfile_write(q, tree, q->numclusters, prtstage, numportals, err);
+    *seconds += time_now() - t0;
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     qbsp_options_t opt;
@@ -418,163 +606,49 @@ int main(int argc, char **argv)
     }
 
     writebsp_begin(&q);
-    bool leaked = false;
-    for (int e = 0; e < q.map.numentities; e++) {
-        if (e > 0 && q.ent_numbrushes[e] <= 0) continue;
-        bool world = e == 0;
-        int first = q.ent_firstbrush[e], count = q.ent_numbrushes[e];
-
-        /* qbsp3 builds the world twice when it is sealed: the second tree
-         * weighs as visible only the sides that bound a reachable leaf, so
-         * faces hidden in solid or facing the void split only where
-         * nothing visible can (and then as detail separators). Measured:
-         * base1 1517 -> 1461 clusters, spirit2dm1..6 9-29% fewer, and a
-         * tighter PVS; the cost is a second CSG+BSP of the world. */
-        int frags = 0;
-        tree_t *tree = NULL;
-        brushbsp_stats_t bst;
-        portal_stats_t pst;
-        /* The CSG does not depend on which sides are visible, so the second
-         * pass rebuilds the tree from a copy of the first pass's fragments
-         * with their visible flags refreshed (csg_refresh_visible). */
-        bspbrush_t *kept = NULL;
-        aabb_t bounds = aabb_empty();
-        bool two_pass = world && !opt.nofill && !opt.onepass;
-        for (int pass = 0; pass < 2; pass++) {
-            t0 = time_now();
-            bspbrush_t *list;
-            if (pass == 0) {
-                list = csg_make_brushes(&q, first, count);
-                bounds = brushes_bounds(list);
-                frags = brush_list_count(list);
-                if (!opt.nocsg) list = csg_chop_brushes(&q, list, &frags);
-                if (two_pass) kept = brush_list_copy(list);
-            } else {
-                list = kept;
-                kept = NULL;
-                csg_refresh_visible(list);
+    run_t run = {&q, t, &c, &log, &err, mappath, ptspath, linpath, false};
+    tree_t *world_tree = NULL;
+    if (!compile_model(&run, 0, &world_tree)) goto done;
+    bool leaked = run.leaked;
+    bool ok_models, ok_prt = true;
+    q2err_t prt_err;
+    q2err_clear(&prt_err);
+    if (world_tree && opt.threads > 1) {
+        /* The .prt (a second portal build down to clusters, and formatting)
+         * on one thread while the other compiles the brush models and
+         * finishes the .bsp; the models' own parallel loops then run on one
+         * thread, which gives the same output. The .prt side reads its own
+         * copy of the planes, since the models may add some. */
+        qbsp_t qprt = q;
+        qprt.planes.planes = q2_malloc(sizeof(plane_t) * (size_t)(q.planes.count > 0 ? q.planes.count : 1));
+        memcpy(qprt.planes.planes, q.planes.planes, sizeof(plane_t) * (size_t)q.planes.count);
+        double prt_seconds = 0;
+#pragma omp parallel sections num_threads(2) default(none) \
+    shared(qprt, world_tree, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath)
+        {
+#pragma omp section
+            {
+                ok_prt = write_prt(&qprt, world_tree, prtstage, &c.prtportals, &prt_seconds, &prt_err);
+                tree_free(world_tree);
             }
-            t[T_CSG].seconds += time_now() - t0;
-
-            t0 = time_now();
-            tree = brushbsp_build(&q, list, bounds, &bst);
-            t[T_BSP].seconds += time_now() - t0;
-
-            t0 = time_now();
-            portals_make_tree(&q, tree, false, &pst);
-            t[T_PORTALS].seconds += time_now() - t0;
-
-            if (pass == 0 && two_pass) {
-                /* A trial flood on the first tree; a leak is reported from the
-                 * final one below. */
-                t0 = time_now();
-                int placed = portals_flood_entities(&q, tree);
-                bool sealed = q.leaked_entity < 0 && placed > 0;
-                q.leaked_entity = -1;
-                if (sealed) {
-                    portals_fill_outside(tree);
-                    portals_mark_visible_sides(&q, tree, first, count);
-                }
-                t[T_FLOOD].seconds += time_now() - t0;
-                if (sealed) {
-                    tree_free(tree);
-                    tree = NULL;
-                    continue;
-                }
-            }
-            break;
+#pragma omp section
+            ok_models = compile_models_and_finish(&run, bsppath);
         }
-        brush_list_free(kept);
-        c.fragments += frags;
-        c.nodes += bst.nodes;
-        c.leafs += bst.leafs;
-        c.portals += pst.portals;
-
-        if (world) {
-            t0 = time_now();
-            int placed = portals_flood_entities(&q, tree);
-            if (q.leaked_entity >= 0) {
-                leaked = true;
-                c.leaked = true;
-                c.leak_entity = q.leaked_entity;
-                char desc[512];
-                if (!leak_write(&q, tree, ptspath, linpath, desc, sizeof desc, &err)) {
-                    log_error(&log, "%s", err.msg);
-                    tree_free(tree);
-                    goto done;
-                }
-                log_warn(&log, "LEAK: %s can reach the void. Leak path written to %s and %s", desc, ptspath, linpath);
-                if (opt.leaktest) {
-                    log_error(&log, "%s: map leaks (-leaktest): no .bsp written", mappath);
-                    tree_free(tree);
-                    goto done;
-                }
-            } else if (placed == 0) {
-                log_warn(&log, "no entities in open space: the outside was not filled");
-            } else if (!opt.nofill) {
-                c.filled = portals_fill_outside(tree);
-            }
-            t[T_FLOOD].seconds += time_now() - t0;
+        free(qprt.planes.planes);
+        t[T_PRT].seconds += prt_seconds;
+    } else {
+        if (world_tree) {
+            ok_prt = write_prt(&q, world_tree, prtstage, &c.prtportals, &t[T_PRT].seconds, &prt_err);
+            tree_free(world_tree);
         }
-
-        t0 = time_now();
-        portals_mark_visible_sides(&q, tree, first, count);
-        int ncl = portals_number_clusters(tree, world);
-        if (world) {
-            q.numclusters = ncl;
-            c.clusters = ncl;
-        }
-        t[T_VISIBLE].seconds += time_now() - t0;
-
-        if (world) {
-            t0 = time_now();
-            if (!areas_flood(&q, tree, &err)) {
-                log_error(&log, "%s", err.msg);
-                tree_free(tree);
-                goto done;
-            }
-            t[T_AREAS].seconds += time_now() - t0;
-        }
-        t0 = time_now();
-        faces_make(&q, tree);
-        t[T_FACES].seconds += time_now() - t0;
-        t0 = time_now();
-        faces_fix_tjunctions(&q, tree);
-        t[T_TJUNC].seconds += time_now() - t0;
-        t0 = time_now();
-        if (!writebsp_model(&q, e, tree, &err)) {
-            log_error(&log, "%s", err.msg);
-            tree_free(tree);
-            goto done;
-        }
-        t[T_WRITE].seconds += time_now() - t0;
-        c.models++;
-
-        if (world && !leaked) {
-            t0 = time_now();
-            /* Staged beside the target: it replaces the old .prt only once the
-             * .bsp it belongs to has been written. */
-            if (!prtfile_write(&q, tree, q.numclusters, prtstage, &c.prtportals, &err)) {
-                log_error(&log, "%s", err.msg);
-                tree_free(tree);
-                goto done;
-            }
-            t[T_PRT].seconds += time_now() - t0;
-        }
-        if (world)
-            log_info(&log, "%6d fragments, %d nodes, %d leafs, %d portals, %d clusters, %d filled leafs", frags,
-                     bst.nodes, bst.leafs, pst.portals, ncl, c.filled);
-        tree_free(tree);
+        ok_models = ok_prt && compile_models_and_finish(&run, bsppath);
     }
-
-    t0 = time_now();
-    int dropped_tex = texinfo_compact(&q);
-    if (dropped_tex) log_verbose(&log, "%d texinfo used by no face merged into others", dropped_tex);
-    if (!writebsp_finish(&q, &err) || !bsp_write_file(bsppath, &q.bsp, &err)) {
-        log_error(&log, "%s", err.msg);
+    world_tree = NULL;
+    if (!ok_prt) {
+        log_error(&log, "%s", prt_err.msg);
         goto done;
     }
-    t[T_WRITE].seconds += time_now() - t0;
+    if (!ok_models) goto done;
     if (!leaked && rename(prtstage, prtpath) != 0) {
         log_error(&log, "%s: cannot replace: %s", prtpath, strerror(errno));
         goto done;

@@ -9,10 +9,14 @@
  *  - windings live in fixed-size buffers in per-depth frames (no allocation
  *    during the walk);
  *  - the separating planes of a (source, pass) pair are found once per frame
- *    and reused for every target seen from that frame;
+ *    and reused for every target seen from that frame, and to drop from the
+ *    frame's might-see set every unseen portal wholly behind one of them;
+ *  - each step also narrows the might-see set by the passage it crossed
+ *    (see passage_t) and by the reverse portals' finished results (see
+ *    narrow_masks);
  *  - might-see vectors are 64-bit words; a target whose remaining might-see
  *    set adds nothing to what the portal already sees is skipped, and a walk
- *    stops when its might-see set is empty;
+ *    stops when nothing unseen is left in its might-see set;
  *  - portals run in waves of increasing difficulty (fewest might-see portals
  *    first). A walk through portal p may narrow its might-see set to what p
  *    itself sees, but only when p finished in an earlier wave; otherwise to

@@ -120,6 +120,94 @@ static int brush_mostly_on_side(const bspbrush_t *b, const plane_t *p)
     return side;
 }
 
+/* The largest polygon clip_front handles on the stack. */
+#define CLIP_MAX_POINTS 64
+
+/* winding_clip(w, normal, dist, 0, false) on n points in pts (room for
+ * CLIP_MAX_POINTS), in place, with the same arithmetic in the same order
+ * (so the same points): returns the new count, 0 when nothing is left,
+ * -1 (pts unchanged) when the result would not fit. */
+static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
+{
+    double dists[CLIP_MAX_POINTS + 1];
+    int sides[CLIP_MAX_POINTS + 1];
+    bool any_front = false, any_back = false;
+    for (int i = 0; i < n; i++) {
+        double d = vec_dot(pts[i], normal) - dist;
+        dists[i] = d;
+        sides[i] = d > 0 ? SIDE_FRONT : d < 0 ? SIDE_BACK : SIDE_ON;
+        if (d > 0) any_front = true;
+        else if (d < 0) any_back = true;
+    }
+    if (!any_back) return any_front ? n : 0; /* in front, or on the plane: dropped */
+    if (!any_front) return 0;
+    dists[n] = dists[0];
+    sides[n] = sides[0];
+    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
+               : (normal.y == 1.0 || normal.y == -1.0) ? 1
+               : (normal.z == 1.0 || normal.z == -1.0) ? 2
+                                                       : -1;
+    int need = 0;
+    for (int i = 0; i < n; i++) {
+        if (sides[i] != SIDE_BACK) need++;
+        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) need++;
+    }
+    if (need > CLIP_MAX_POINTS) return -1; /* only for non-convex input */
+    vec3_t out[CLIP_MAX_POINTS];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        vec3_t p1 = pts[i];
+        if (sides[i] == SIDE_ON) {
+            out[m++] = p1;
+            continue;
+        }
+        if (sides[i] == SIDE_FRONT) out[m++] = p1;
+        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
+        vec3_t p2 = pts[(i + 1) % n];
+        double t = dists[i] / (dists[i] - dists[i + 1]);
+        vec3_t mp = vec_lerp(p1, p2, t);
+        if (axis >= 0) vec_set_comp(&mp, axis, vec_comp(normal, axis) * dist);
+        out[m++] = mp;
+    }
+    memcpy(pts, out, sizeof(vec3_t) * (size_t)m);
+    return m;
+}
+
+/* The split plane clipped by the brush's sides: the face both halves get.
+ * Clipped on the stack (one allocation instead of one per side) when the
+ * polygon cannot outgrow the buffer: a convex clip adds at most a point. */
+static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t *plane)
+{
+    winding_t *w = winding_for_plane(plane->normal, plane->dist, WORLD_EXTENT);
+    if (w->numpoints + b->numsides > CLIP_MAX_POINTS) {
+        for (int i = 0; i < b->numsides && w; i++) {
+            const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
+            w = winding_clip(w, vec_neg(p2->normal), -p2->dist, 0, false);
+        }
+        return w;
+    }
+    vec3_t pts[CLIP_MAX_POINTS];
+    int n = w->numpoints;
+    memcpy(pts, w->p, sizeof(vec3_t) * (size_t)n);
+    winding_free(w);
+    int i = 0;
+    for (; i < b->numsides && n > 0; i++) {
+        const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
+        int m = clip_front(pts, n, vec_neg(p2->normal), -p2->dist);
+        if (m < 0) break;
+        n = m;
+    }
+    if (n == 0) return NULL;
+    w = winding_alloc(n);
+    w->numpoints = n;
+    memcpy(w->p, pts, sizeof(vec3_t) * (size_t)n);
+    for (; i < b->numsides && w; i++) {
+        const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
+        w = winding_clip(w, vec_neg(p2->normal), -p2->dist, 0, false);
+    }
+    return w;
+}
+
 void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
 {
     *front = *back = NULL;
@@ -145,11 +233,7 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
     }
 
     /* The new face on the split plane: the plane clipped by the brush. */
-    winding_t *mid = winding_for_plane(plane->normal, plane->dist, WORLD_EXTENT);
-    for (int i = 0; i < b->numsides && mid; i++) {
-        const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
-        mid = winding_clip(mid, vec_neg(p2->normal), -p2->dist, 0, false);
-    }
+    winding_t *mid = split_face(q, b, plane);
     if (!mid || winding_is_tiny(mid)) {
         winding_free(mid);
         if (brush_mostly_on_side(b, plane) == PSIDE_FRONT)

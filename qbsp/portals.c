@@ -1,5 +1,6 @@
 #include "portals.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,13 +19,23 @@
 /* Portal windings with an edge count under 3 edges longer than this are
  * slivers left by numerical noise (qbsp3's EDGE_LENGTH). */
 #define PORTAL_EDGE_LENGTH 0.2
+/* Squared lengths safely above and below PORTAL_EDGE_LENGTH squared. */
+#define PORTAL_EDGE_LENGTH2_HI 0.0401
+#define PORTAL_EDGE_LENGTH2_LO 0.0399
 
 static bool portal_winding_tiny(const winding_t *w)
 {
     int edges = 0;
     for (int i = 0; i < w->numpoints; i++) {
         int j = i == w->numpoints - 1 ? 0 : i + 1;
-        if (vec_len(vec_sub(w->p[j], w->p[i])) > PORTAL_EDGE_LENGTH)
+        /* The square root only near the threshold: sqrt is monotone, so
+         * squared lengths clearly above or below decide the same. */
+        vec3_t e = vec_sub(w->p[j], w->p[i]);
+        double l2 = vec_dot(e, e);
+        bool longer = l2 > PORTAL_EDGE_LENGTH2_HI   ? true
+                      : l2 < PORTAL_EDGE_LENGTH2_LO ? false
+                                                    : sqrt(l2) > PORTAL_EDGE_LENGTH;
+        if (longer)
             if (++edges == 3) return false;
     }
     return true;

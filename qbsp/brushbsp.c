@@ -392,8 +392,7 @@ static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node,
         int s = b->side;
         if (s == PSIDE_BOTH) {
             bspbrush_t *f, *k;
-            brush_split(q, b, node->planenum, &f, &k);
-            brush_free(b);
+            brush_split_consume(q, b, node->planenum, &f, &k);
             if (f) {
                 *ft = f;
                 ft = &f->next;

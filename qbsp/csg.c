@@ -208,7 +208,18 @@ static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t
     return w;
 }
 
-void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+/* The brush handed on unsplit: itself when owned, else a copy. */
+static bspbrush_t *whole(const bspbrush_t *b, bspbrush_t *own)
+{
+    if (!own) return brush_copy(b);
+    own->next = NULL;
+    return own;
+}
+
+/* brush_split; with `own` (== b) the input is consumed: handed on
+ * whole where brush_split would hand on a copy, freed otherwise. */
+static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, int planenum, bspbrush_t **front,
+                       bspbrush_t **back)
 {
     *front = *back = NULL;
     const plane_t *plane = plane_table_get(&q->planes, planenum);
@@ -224,11 +235,11 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
         }
     }
     if (d_front < PLANESIDE_EPSILON) {
-        *back = brush_copy(b);
+        *back = whole(b, own);
         return;
     }
     if (d_back > -PLANESIDE_EPSILON) {
-        *front = brush_copy(b);
+        *front = whole(b, own);
         return;
     }
 
@@ -237,9 +248,9 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
     if (!mid || winding_is_tiny(mid)) {
         winding_free(mid);
         if (brush_mostly_on_side(b, plane) == PSIDE_FRONT)
-            *front = brush_copy(b);
+            *front = whole(b, own);
         else
-            *back = brush_copy(b);
+            *back = whole(b, own);
         return;
     }
 
@@ -274,8 +285,9 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
                 ok[i] = false;
     }
     if (!ok[0] || !ok[1]) {
-        if (ok[0]) *front = brush_copy(b);
-        if (ok[1]) *back = brush_copy(b);
+        if (ok[0]) *front = whole(b, own);
+        if (ok[1]) *back = whole(b, own);
+        if (own && !ok[0] && !ok[1]) brush_free(own);
         brush_free(r[0]);
         brush_free(r[1]);
         winding_free(mid);
@@ -300,6 +312,17 @@ void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t 
     }
     *front = r[0];
     *back = r[1];
+    brush_free(own);
+}
+
+void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+{
+    split_impl(q, b, NULL, planenum, front, back);
+}
+
+void brush_split_consume(const qbsp_t *q, bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+{
+    split_impl(q, b, b, planenum, front, back);
 }
 
 bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
@@ -412,8 +435,10 @@ bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t 
     bspbrush_t *out = NULL, *in = a;
     for (int i = 0; i < b->numsides && in; i++) {
         bspbrush_t *front, *back;
-        brush_split(q, in, b->sides[i].planenum, &front, &back);
-        if (in != a) brush_free(in);
+        if (in == a)
+            brush_split(q, in, b->sides[i].planenum, &front, &back);
+        else
+            brush_split_consume(q, in, b->sides[i].planenum, &front, &back);
         if (front) {
             front->next = out;
             out = front;

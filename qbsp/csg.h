@@ -51,6 +51,9 @@ double brush_volume(const qbsp_t *q, const bspbrush_t *b);
  * result may be NULL; the input is not modified. Thread-safe (reads the
  * plane table only). */
 void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back);
+/* brush_split that consumes b: a brush on one side is handed on itself
+ * rather than copied (its next pointer cleared). */
+void brush_split_consume(const qbsp_t *q, bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back);
 /* An axial box brush (adds its planes to the table: not thread-safe). */
 bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs);
 /* True when a point is inside the brush (all sides' planes in front). */

@@ -149,6 +149,25 @@ static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
     add_portal_to_nodes(np, node->children[0], node->children[1]);
 }
 
+/* Where winding_split(w, normal, dist, eps) would put all of w: SIDE_FRONT
+ * or SIDE_BACK, by the same tests; SIDE_CROSS when it would cut it. */
+static int winding_whole_side(const winding_t *w, vec3_t normal, double dist, double eps)
+{
+    bool front = false, back = false;
+    for (int i = 0; i < w->numpoints; i++) {
+        double d = vec_dot(w->p[i], normal) - dist;
+        if (d > eps) front = true;
+        else if (d < -eps) back = true;
+    }
+    if (front && back) return SIDE_CROSS;
+    if (front) return SIDE_FRONT;
+    if (back) return SIDE_BACK;
+    vec3_t wn;
+    double wd;
+    winding_plane(w, &wn, &wd);
+    return vec_dot(wn, normal) > 0 ? SIDE_FRONT : SIDE_BACK;
+}
+
 static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st)
 {
     const plane_t *plane = plane_table_get(&q->planes, node->planenum);
@@ -161,6 +180,23 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         remove_portal_from_node(p, p->nodes[0]);
         remove_portal_from_node(p, p->nodes[1]);
 
+        int whole = winding_whole_side(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
+        if (whole != SIDE_CROSS) {
+            /* What winding_split would copy to one side, kept as it is. */
+            if (portal_winding_tiny(p->winding)) {
+                winding_free(p->winding);
+                free(p);
+                st->tiny++;
+                st->portals--;
+                continue;
+            }
+            node_t *to = whole == SIDE_FRONT ? f : b;
+            if (side == 0)
+                add_portal_to_nodes(p, to, other);
+            else
+                add_portal_to_nodes(p, other, to);
+            continue;
+        }
         winding_t *fw, *bw;
         winding_split(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
         if (fw && portal_winding_tiny(fw)) {

@@ -16,29 +16,14 @@
 #define BASE_WINDING_EPSILON 0.001
 #define SPLIT_WINDING_EPSILON 0.001
 #define NODE_PORTAL_EPSILON 0.1
-/* Portal windings with an edge count under 3 edges longer than this are
- * slivers left by numerical noise (qbsp3's EDGE_LENGTH). */
-#define PORTAL_EDGE_LENGTH 0.2
-/* Squared lengths safely above and below PORTAL_EDGE_LENGTH squared. */
-#define PORTAL_EDGE_LENGTH2_HI 0.0401
-#define PORTAL_EDGE_LENGTH2_LO 0.0399
-
+/* Only portal windings without area are dropped. qbsp3 also dropped
+ * slivers with fewer than 3 edges longer than 0.2 (EDGE_LENGTH), but faces
+ * are made from portals: a sliver of wall between brushes that came out as
+ * its own portal then had no face, a hole into the void (lq_e3m4: a
+ * 0.17 x 0.9 triangle, seen by the crack check as a key pixel). */
 static bool portal_winding_tiny(const winding_t *w)
 {
-    int edges = 0;
-    for (int i = 0; i < w->numpoints; i++) {
-        int j = i == w->numpoints - 1 ? 0 : i + 1;
-        /* The square root only near the threshold: sqrt is monotone, so
-         * squared lengths clearly above or below decide the same. */
-        vec3_t e = vec_sub(w->p[j], w->p[i]);
-        double l2 = vec_dot(e, e);
-        bool longer = l2 > PORTAL_EDGE_LENGTH2_HI   ? true
-                      : l2 < PORTAL_EDGE_LENGTH2_LO ? false
-                                                    : sqrt(l2) > PORTAL_EDGE_LENGTH;
-        if (longer)
-            if (++edges == 3) return false;
-    }
-    return true;
+    return winding_is_tiny(w);
 }
 
 static void add_portal_to_nodes(portal_t *p, node_t *front, node_t *back)

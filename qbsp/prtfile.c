@@ -7,14 +7,11 @@
 #include "../formats/q2defs.h"
 #include "portals.h"
 
-/* Whether vis can see through a portal (qbsp3's Portal_VisFlood): never
- * through solid or into the void; translucent and detail contents do not
- * block; otherwise only through portals whose visible contents agree. */
-static bool portal_vis_flood(const portal_t *p)
+/* Whether vis can see between clusters of contents c1 and c2 (qbsp3's
+ * Portal_VisFlood): never through solid; translucent and detail contents do
+ * not block; otherwise only where the visible contents agree. */
+static bool contents_vis_flood(int c1, int c2)
 {
-    if (!p->onnode) return false;
-    int c1 = portals_cluster_contents(p->nodes[0]);
-    int c2 = portals_cluster_contents(p->nodes[1]);
     if (!visible_contents(c1 ^ c2)) return true;
     if (c1 & (CONTENTS_TRANSLUCENT | CONTENTS_DETAIL)) c1 = 0;
     if (c2 & (CONTENTS_TRANSLUCENT | CONTENTS_DETAIL)) c2 = 0;
@@ -22,6 +19,36 @@ static bool portal_vis_flood(const portal_t *p)
     if (!(c1 ^ c2)) return true;
     if (!visible_contents(c1 ^ c2)) return true;
     return false;
+}
+
+/* The contents of a cluster's structural leafs (those no detail brush
+ * reaches), or -1 when every leaf of it is detail. */
+static int structural_contents_r(const node_t *node)
+{
+    if (node->planenum == PLANENUM_LEAF) return (node->contents & CONTENTS_DETAIL) ? -1 : node->contents;
+    int c1 = structural_contents_r(node->children[0]);
+    int c2 = structural_contents_r(node->children[1]);
+    if (c1 < 0) return c2;
+    if (c2 < 0) return c1;
+    int c = c1 | c2;
+    if (!(c1 & CONTENTS_SOLID) || !(c2 & CONTENTS_SOLID)) c &= ~CONTENTS_SOLID;
+    return c;
+}
+
+/* Never through a portal into the void. qbsp3's rule on the whole cluster's
+ * contents counts a cluster that holds any detail leaf as contentless, so a
+ * water cluster with a detail brush standing in it stopped matching the
+ * water cluster beside it and the portal between them was dropped (lq_e3m4:
+ * a water channel cut off from vis). The portal is now also kept when the
+ * two clusters' structural contents agree; the old rule still applies, so
+ * no portal that qbsp3 keeps is lost. */
+static bool portal_vis_flood(const portal_t *p)
+{
+    if (!p->onnode) return false;
+    if (contents_vis_flood(portals_cluster_contents(p->nodes[0]), portals_cluster_contents(p->nodes[1])))
+        return true;
+    int s1 = structural_contents_r(p->nodes[0]), s2 = structural_contents_r(p->nodes[1]);
+    return s1 >= 0 && s2 >= 0 && contents_vis_flood(s1, s2);
 }
 
 static void collect_r(node_t *node, prt_t *prt, int *cap)

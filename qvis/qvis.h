@@ -127,11 +127,13 @@ int bsp_point_leaf(const bsp_t *bsp, vec3_t p);
  * cluster) and it crosses no boundary between different visible contents
  * (see bsptrace.c). */
 /* VIS_CHECK_CLEARANCE: how far a line of sight must stay from any leaf that
- * blocks it. qbsp (like qbsp3) drops portals whose windings have fewer than
- * three edges longer than 0.2 units, so a sliver of empty space that thin
- * between two brushes can be sealed off in the .prt; a segment that only
- * gets through by grazing an edge or threading such a sliver is not a line
- * of sight the portal file promises to carry. */
+ * blocks it. qbsp3 and the compilers derived from it drop portals whose
+ * windings have fewer than three edges longer than 0.2 units (this
+ * project's qbsp keeps them), so in their .prt a sliver of empty space that
+ * thin between two brushes can be sealed off; the checker reads any
+ * compiler's bsp, and a segment that only gets through by grazing an edge
+ * or threading such a sliver is not a line of sight their portal files
+ * promise to carry. */
 #define VIS_CHECK_CLEARANCE 0.25
 
 /* Whether segment a-b is a line of sight: every leaf within

@@ -1,7 +1,8 @@
 /* qbsp's own stages on small hand-made maps: load (planes, warnings,
  * errors), texinfo dedup, CSG (disjoint fragments preserving the union's
  * volume), BrushBSP (convex leaves, contents at sample points), portals,
- * flood, fill and clusters of a sealed box room, and a leak. */
+ * flood, fill and clusters of a sealed box room, and a leak; the CSG reused
+ * for the second world pass matches a fresh one. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -295,6 +296,75 @@ static void test_csg_overlap(void **state)
     free(t.s);
 }
 
+/* The world's second pass reuses the first pass's CSG fragments with their
+ * visible flags refreshed (csg_refresh_visible) instead of redoing the CSG:
+ * that must give exactly the fragments a fresh CSG would give after the
+ * map brush sides' flags changed, hint sides staying visible. */
+static void test_csg_reuse_matches_fresh(void **state)
+{
+    (void)state;
+    text_t t = {0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(0, 0, 0), vec3(64, 64, 64), "e1u1/a", NULL);
+    box_brush(&t, vec3(32, 16, -16), vec3(96, 48, 80), "e1u1/b", NULL);
+    box_brush(&t, vec3(-32, -32, 16), vec3(16, 8, 40), "e1u1/c", NULL);
+    box_brush(&t, vec3(120, 0, 0), vec3(121, 64, 64), "e1u1/hint", "0 256 0"); /* SURF_HINT, apart */
+    tprintf(&t, "}\n");
+    ctx_t c;
+    ctx_load_ok(&c, t.s);
+    qbsp_t *q = &c.q;
+    int n = q->ent_numbrushes[0];
+    bspbrush_t *first = csg_chop_brushes(q, csg_make_brushes(q, 0, n), NULL);
+    bspbrush_t *kept = brush_list_copy(first);
+    assert_int_equal(brush_list_count(kept), brush_list_count(first));
+    brush_list_free(first);
+
+    /* As portals_mark_visible_sides might leave them: every other side
+     * hidden, the hint brush's sides among them. */
+    int k = 0, hidden = 0;
+    for (int i = 0; i < q->nummapbrushes; i++)
+        for (int j = 0; j < q->mapbrushes[i].numsides; j++, k++)
+            if (k % 2) {
+                q->mapbrushes[i].original_sides[j].visible = false;
+                hidden++;
+            }
+    assert_true(hidden > 4);
+    csg_refresh_visible(kept);
+    bspbrush_t *fresh = csg_chop_brushes(q, csg_make_brushes(q, 0, n), NULL);
+
+    int sides = 0, visible = 0, hint_visible = 0;
+    const bspbrush_t *a = kept, *b = fresh;
+    for (; a && b; a = a->next, b = b->next) {
+        assert_ptr_equal(a->original, b->original);
+        assert_int_equal(a->numsides, b->numsides);
+        for (int i = 0; i < a->numsides; i++) {
+            const side_t *sa = &a->sides[i], *sb = &b->sides[i];
+            assert_int_equal(sa->planenum, sb->planenum);
+            assert_int_equal(sa->texinfo, sb->texinfo);
+            assert_int_equal(sa->visible, sb->visible);
+            assert_ptr_equal(sa->original, sb->original);
+            assert_int_equal(sa->winding != NULL, sb->winding != NULL);
+            if (sa->winding) {
+                assert_int_equal(sa->winding->numpoints, sb->winding->numpoints);
+                assert_memory_equal(sa->winding->p, sb->winding->p, sizeof(vec3_t) * (size_t)sa->winding->numpoints);
+            }
+            sides++;
+            visible += sa->visible;
+            if (sa->visible && (sa->surf & SURF_HINT)) hint_visible++;
+        }
+    }
+    assert_null(a);
+    assert_null(b);
+    /* The flags really changed and were refreshed: some sides are visible,
+     * some are not, and hidden hint sides still count as visible. */
+    assert_true(visible > 0 && visible < sides);
+    assert_true(hint_visible > 0);
+    brush_list_free(kept);
+    brush_list_free(fresh);
+    ctx_free(&c);
+    free(t.s);
+}
+
 static bool leaf_convex_inside_parents(const qbsp_t *q, const node_t *leaf)
 {
     if (!leaf->volume) return true;
@@ -563,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_room_sealed),
         cmocka_unit_test(test_room_leak),
         cmocka_unit_test(test_csg_overlap),
+        cmocka_unit_test(test_csg_reuse_matches_fresh),
         cmocka_unit_test(test_tree_convex_and_contents),
         cmocka_unit_test(test_load_warnings_and_errors),
         cmocka_unit_test(test_entities_and_origin),

@@ -108,6 +108,21 @@ bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, 
         vis->cluster_list[vis->cluster_first[c] + fill[c]++] = i;
     }
     free(fill);
+    /* Walks try the widest openings of a cluster first: what they reveal
+     * early makes the narrower ones find nothing new sooner. */
+    for (int c = 0; c < nc; c++) {
+        int *l = vis->cluster_list + vis->cluster_first[c];
+        int n = vis->cluster_first[c + 1] - vis->cluster_first[c];
+        for (int i = 1; i < n; i++) {
+            int v = l[i], j = i;
+            while (j > 0 && (vis->portals[l[j - 1]].radius < vis->portals[v].radius ||
+                             (vis->portals[l[j - 1]].radius == vis->portals[v].radius && l[j - 1] > v))) {
+                l[j] = l[j - 1];
+                j--;
+            }
+            l[j] = v;
+        }
+    }
 
     vis->portalwords = (vis->numportals + 63) / 64;
     if (vis->portalwords < 1) vis->portalwords = 1;

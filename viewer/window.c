@@ -112,8 +112,7 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
     int shots = 0;
     bool running = true, ok = true;
     if (SDL_SetRelativeMouseMode(SDL_TRUE) == 0) mouse = true;
-    printf("qview: window open (%s renderer)\n", slots[cur].ref->name);
-    fflush(stdout);
+    log_info(o->log, "qview: window open (%s renderer)", slots[cur].ref->name);
 
     while (running) {
         SDL_Event ev;
@@ -152,17 +151,17 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             case SDLK_r: {
                 int next = !cur;
                 if (ensure(&slots[next], w, width, height, o->threads, o->log)) cur = next;
-                printf("qview: renderer %s\n", slots[cur].ref->name);
+                log_info(o->log, "qview: renderer %s", slots[cur].ref->name);
                 break;
             }
             case SDLK_m:
                 ropts.mode = (ropts.mode + 1) % RMODE_COUNT;
-                printf("qview: mode %s\n", rmode_names[ropts.mode]);
+                log_info(o->log, "qview: mode %s", rmode_names[ropts.mode]);
                 break;
             case SDLK_x: ropts.wireframe = !ropts.wireframe; break;
             case SDLK_l:
                 ropts.pvs_cluster = ropts.pvs_cluster == -2 ? world_point_cluster(w, cam.origin) : -2;
-                printf("qview: PVS %s\n", ropts.pvs_cluster == -2 ? "follows the camera" : "locked");
+                log_info(o->log, "qview: PVS %s", ropts.pvs_cluster == -2 ? "follows the camera" : "locked");
                 break;
             case SDLK_p: show_portals = !show_portals; break;
             case SDLK_k: show_leak = !show_leak; break;
@@ -171,7 +170,6 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             case SDLK_c: shot = true; break;
             default: break;
             }
-            fflush(stdout);
         }
         double now = time_now(), dt = now - last;
         last = now;
@@ -208,12 +206,11 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             char path[Q2_PATH_MAX];
             q2err_t e2;
             if (screenshot(o->shot_dir, frame, width, height, path, sizeof path, &e2)) {
-                printf("qview: screenshot %s\n", path);
+                log_info(o->log, "qview: screenshot %s", path);
                 shots++;
             } else {
                 log_warn(o->log, "qview: screenshot failed: %s", e2.msg);
             }
-            fflush(stdout);
         }
         if (show_hud) {
             char line[256];

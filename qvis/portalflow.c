@@ -97,6 +97,7 @@ typedef struct flow_t {
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
     const struct fsphere_t *fsph; /* the same in single precision */
+    bool float_filter;            /* every sphere within FILTER_FLOAT_RANGE */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -275,6 +276,9 @@ static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const 
  * floats is behind by more than VIS_EPSILON in exact arithmetic; only the
  * spheres near a plane go to the double-precision test of the points. */
 #define FILTER_MARGIN 0.05f
+/* Beyond this many units from the origin (portal extent included) the
+ * filter stays in double precision. */
+#define FILTER_FLOAT_RANGE 65536.0
 #define PACK_GROUPS ((2 * VIS_MAXW + 3) / 4)
 
 typedef float v4f __attribute__((vector_size(16)));
@@ -361,7 +365,9 @@ static void recurse(flow_t *f, int leaf, int d)
             while (bits) {
                 int u = w * 64 + __builtin_ctzll(bits);
                 bits &= bits - 1;
-                if (packed_behind(&pk, &f->fsph[u], &vis->portals[u]))
+                if (f->float_filter ? packed_behind(&pk, &f->fsph[u], &vis->portals[u])
+                                    : behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
+                                          behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
                     prev->might[w] &= ~((uint64_t)1 << (u & 63));
             }
             left |= prev->might[w] & ~f->seen[w];
@@ -606,6 +612,9 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     fsphere_t *fsph = q2_malloc(((size_t)np + 1) * sizeof *fsph);
     for (int i = 0; i < np; i++)
         fsph[i] = (fsphere_t){(float)sph[i].x, (float)sph[i].y, (float)sph[i].z, (float)sph[i].w};
+    bool float_filter = true;
+    for (int i = 0; i < np; i++)
+        if (fabs(sph[i].x) + fabs(sph[i].y) + fabs(sph[i].z) + sph[i].w > FILTER_FLOAT_RANGE) float_filter = false;
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);
@@ -619,7 +628,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph, .fsph = fsph};
+            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph, .fsph = fsph, .float_filter = float_filter};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;

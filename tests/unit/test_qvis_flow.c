@@ -53,8 +53,9 @@ static void load_bsp(const char *name, bsp_t *bsp)
     if (!bsp_read_file(path, bsp, &err)) fail_msg("%s", err.msg);
 }
 
-/* Runs the stages as main() does and installs the lump in run->bsp. */
-static void run_vis(const char *name, int threads, int level, bool fast, run_t *run)
+/* Runs the stages as main() does, with every portal point moved by
+ * `offset`, and installs the lump in run->bsp. */
+static void run_vis_moved(const char *name, int threads, int level, bool fast, vec3_t offset, run_t *run)
 {
     char path[512];
     q2err_t err;
@@ -63,6 +64,9 @@ static void run_vis(const char *name, int threads, int level, bool fast, run_t *
     prt_t prt;
     if (!prt_read_file(path, &prt, &err)) fail_msg("%s", err.msg);
     assert_int_equal(prt.numclusters, vis_bsp_leaf_clusters(&run->bsp));
+    for (int i = 0; i < prt.numportals; i++)
+        for (int k = 0; k < prt.portals[i].winding->numpoints; k++)
+            prt.portals[i].winding->p[k] = vec_add(prt.portals[i].winding->p[k], offset);
     vis_t vis;
     if (!vis_init(&vis, &prt, threads, level, NULL, &err)) fail_msg("%s", err.msg);
     prt_free(&prt);
@@ -75,6 +79,11 @@ static void run_vis(const char *name, int threads, int level, bool fast, run_t *
     free(run->bsp.visdata);
     run->bsp.visdata = q2_malloc_copy(run->res.lump, run->res.lumpsize);
     run->bsp.visdatasize = run->res.lumpsize;
+}
+
+static void run_vis(const char *name, int threads, int level, bool fast, run_t *run)
+{
+    run_vis_moved(name, threads, level, fast, vec3(0, 0, 0), run);
 }
 
 static void free_run(run_t *run)
@@ -137,6 +146,25 @@ static void test_small_maps(void **state)
             free_run(&full);
             free_run(&fast);
         }
+    }
+}
+
+/* The flow's per-step filter runs in single precision near the origin and
+ * in double precision for portals farther out than FILTER_FLOAT_RANGE; a
+ * map moved far away (its coordinates exact in double) must get the same
+ * PVS either way. */
+static void test_far_from_origin(void **state)
+{
+    (void)state;
+    for (int m = 0; m < NSMALL; m++) {
+        run_t near, far;
+        run_vis(small_maps[m], 2, VIS_LEVEL_DEFAULT, false, &near);
+        run_vis_moved(small_maps[m], 2, VIS_LEVEL_DEFAULT, false, vec3(131072, -65536, 32768), &far);
+        assert_int_equal(near.res.numclusters, far.res.numclusters);
+        if (memcmp(near.res.pvs, far.res.pvs, (size_t)near.res.numclusters * near.res.rowbytes))
+            fail_msg("%s: the PVS changes when the map is moved away from the origin", small_maps[m]);
+        free_run(&near);
+        free_run(&far);
     }
 }
 
@@ -266,6 +294,7 @@ int main(void)
         cmocka_unit_test(test_point_leaf),
         cmocka_unit_test(test_segment_clearance),
         cmocka_unit_test(test_small_maps),
+        cmocka_unit_test(test_far_from_origin),
         cmocka_unit_test(test_checker_detects_misses),
         cmocka_unit_test(test_big_map_conservative_and_deterministic),
     };

@@ -138,15 +138,8 @@ static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
  * or SIDE_BACK, by the same tests; SIDE_CROSS when it would cut it. */
 static int winding_whole_side(const winding_t *w, vec3_t normal, double dist, double eps)
 {
-    bool front = false, back = false;
-    for (int i = 0; i < w->numpoints; i++) {
-        double d = vec_dot(w->p[i], normal) - dist;
-        if (d > eps) front = true;
-        else if (d < -eps) back = true;
-    }
-    if (front && back) return SIDE_CROSS;
-    if (front) return SIDE_FRONT;
-    if (back) return SIDE_BACK;
+    int side = winding_on_side(w, normal, dist, eps);
+    if (side != SIDE_ON) return side;
     vec3_t wn;
     double wd;
     winding_plane(w, &wn, &wd);

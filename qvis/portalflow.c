@@ -304,19 +304,24 @@ typedef struct fsphere_t {
     float x, y, z, r;
 } fsphere_t;
 
-static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
+static inline void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
 {
     int n = na + nb;
     pk->ng = (n + 3) / 4;
-    for (int i = 0; i < pk->ng * 4; i++) {
-        const plane_t *pl = i < na ? &a[i] : i < n ? &b[i - na] : NULL;
-        int g = i / 4, l = i % 4;
-        pk->pl[i] = pl;
+    if (pk->ng > 0) {
         /* padding lanes: a plane every sphere is far in front of */
-        pk->nx[g][l] = pl ? (float)pl->normal.x : 0.0f;
-        pk->ny[g][l] = pl ? (float)pl->normal.y : 0.0f;
-        pk->nz[g][l] = pl ? (float)pl->normal.z : 0.0f;
-        pk->nd[g][l] = pl ? (float)pl->dist : -1e30f;
+        int g = pk->ng - 1;
+        pk->nx[g] = pk->ny[g] = pk->nz[g] = (v4f){0, 0, 0, 0};
+        pk->nd[g] = (v4f){-1e30f, -1e30f, -1e30f, -1e30f};
+    }
+    for (int i = 0; i < n; i++) {
+        const plane_t *pl = i < na ? &a[i] : &b[i - na];
+        int g = i >> 2, l = i & 3;
+        pk->pl[i] = pl;
+        pk->nx[g][l] = (float)pl->normal.x;
+        pk->ny[g][l] = (float)pl->normal.y;
+        pk->nz[g][l] = (float)pl->normal.z;
+        pk->nd[g][l] = (float)pl->dist;
     }
 }
 
@@ -487,7 +492,8 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static void build_passages(const vis_t *vis, const vec4_t *sph, passages_t *pg)
+static void build_passages(const vis_t *vis, const vec4_t *sph, const fsphere_t *fsph, bool float_filter,
+                           passages_t *pg)
 {
     const int np = vis->numportals;
     const size_t words = (size_t)vis->portalwords;
@@ -520,14 +526,18 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, passages_t *pg)
                 if (!vbit_get(fq, p)) continue; /* never walked */
                 const vis_portal_t *pp = &vis->portals[p];
                 int ns = find_seps(pq->w, pp->w, false, seps);
-                ns += find_seps(pp->w, pq->w, true, seps + ns);
+                int nb = find_seps(pp->w, pq->w, true, seps + ns);
+                pack_t pk;
+                if (float_filter) pack_planes(&pk, seps, ns, seps + ns, nb);
                 const uint64_t *fp = vis->flood + (size_t)p * words;
                 for (size_t w = 0; w < words; w++) {
                     uint64_t bits = fq[w] & fp[w];
                     while (bits) {
                         int t = (int)(w * 64) + __builtin_ctzll(bits);
                         bits &= bits - 1;
-                        if (!behind_any(vis, sph, t, seps, ns)) vbit_set(out, t);
+                        bool behind = float_filter ? packed_behind(&pk, &fsph[t], &vis->portals[t])
+                                                   : behind_any(vis, sph, t, seps, ns + nb);
+                        if (!behind) vbit_set(out, t);
                     }
                 }
             }
@@ -608,13 +618,13 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     vec4_t *sph = q2_malloc(((size_t)np + 1) * sizeof *sph);
     for (int i = 0; i < np; i++)
         sph[i] = (vec4_t){vis->portals[i].origin.x, vis->portals[i].origin.y, vis->portals[i].origin.z, vis->portals[i].radius};
-    build_passages(vis, sph, &pg);
     fsphere_t *fsph = q2_malloc(((size_t)np + 1) * sizeof *fsph);
     for (int i = 0; i < np; i++)
         fsph[i] = (fsphere_t){(float)sph[i].x, (float)sph[i].y, (float)sph[i].z, (float)sph[i].w};
     bool float_filter = true;
     for (int i = 0; i < np; i++)
         if (fabs(sph[i].x) + fabs(sph[i].y) + fabs(sph[i].z) + sph[i].w > FILTER_FLOAT_RANGE) float_filter = false;
+    build_passages(vis, sph, fsph, float_filter, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);

@@ -38,14 +38,15 @@
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
-/* A sphere and a box around the original portal also bound every clipped
- * piece of it, so most chops are settled without looking at the points
- * (the box is the tighter bound for the many axial portals, which it holds
- * flat). */
+/* A sphere centre (x, y, z) and radius (w), packed for the filter loops. */
 typedef struct vec4_t {
     double x, y, z, w;
 } vec4_t;
 
+/* A sphere and a box around the original portal also bound every clipped
+ * piece of it, so most chops are settled without looking at the points
+ * (the box is the tighter bound for the many axial portals, which it holds
+ * flat). */
 typedef struct sphere_t {
     vec3_t c;
     double r;
@@ -92,8 +93,6 @@ typedef struct flow_t {
     frame_t **frames;
     int nframes;
     long chains;
-    const int *wave; /* per portal: the wave it runs in */
-    int curwave;
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
     const struct fsphere_t *fsph; /* the same in single precision */
@@ -627,10 +626,6 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     build_passages(vis, sph, fsph, float_filter, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
-    int *wave = q2_malloc(((size_t)np + 1) * sizeof *wave);
-    for (int wv = 0; wv < nwaves; wv++)
-        for (int r = (int)((long)np * wv / nwaves); r < (int)((long)np * (wv + 1) / nwaves); r++)
-            wave[order[r].index] = wv;
     long chains = 0, done = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
@@ -638,7 +633,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .wave = wave, .curwave = wv, .pg = &pg, .sph = sph, .fsph = fsph, .float_filter = float_filter};
+            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fsph = fsph, .float_filter = float_filter};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -668,6 +663,5 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     free(pg.first);
     free(sph);
     free(fsph);
-    free(wave);
     free(order);
 }

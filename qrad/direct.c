@@ -258,6 +258,21 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
 }
 
 
+/* Luxels are lit in two passes: first those with both coordinates even,
+ * then the rest, each of which lies between 2 or 4 luxels of the first
+ * pass (diagonal, horizontal or vertical neighbours). Stores the indices of
+ * those traced neighbours of luxel (i, j) in nb and returns their count. */
+static int traced_neighbours(const rface_t *f, int i, int j, int nb[4])
+{
+    int nn = 0, di = i & 1, dj = j & 1;
+    for (int a = -di; a <= di; a += 2)
+        for (int b = -dj; b <= dj; b += 2) {
+            int ni = i + a, nj = j + b;
+            if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
+        }
+    return nn;
+}
+
 /* Dome light is smooth: it is traced at every other luxel, and a luxel
  * whose traced neighbours agree within DOME_AGREE (or 10%) takes their
  * mean. */
@@ -278,17 +293,13 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                 int idx = j * f->w + i;
                 if (pass == 1) {
                     double lo = INFINITY, hi = -INFINITY, sum = 0;
-                    int nn = 0, di = i & 1, dj = j & 1;
-                    for (int a = -di; a <= di; a += 2)
-                        for (int b = -dj; b <= dj; b += 2) {
-                            int ni = i + a, nj = j + b;
-                            if (ni < 0 || ni >= f->w || nj < 0 || nj >= f->h) continue;
-                            double x = v[nj * f->w + ni];
-                            lo = x < lo ? x : lo;
-                            hi = x > hi ? x : hi;
-                            sum += x;
-                            nn++;
-                        }
+                    int nb[4], nn = traced_neighbours(f, i, j, nb);
+                    for (int k = 0; k < nn; k++) {
+                        double x = v[nb[k]];
+                        lo = x < lo ? x : lo;
+                        hi = x > hi ? x : hi;
+                        sum += x;
+                    }
                     if (nn >= 2 && hi - lo <= fmax(DOME_AGREE, 0.1 * hi)) {
                         v[idx] = sum / nn;
                         continue;
@@ -369,13 +380,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     int idx = j * f->w + i;
                     uint8_t *v = vis + (size_t)idx * ncand;
                     if (pass == 1) {
-                        int nb[4], nn = 0;
-                        int di = i & 1, dj = j & 1;
-                        for (int a = -di; a <= di; a += 2)
-                            for (int b = -dj; b <= dj; b += 2) {
-                                int ni = i + a, nj = j + b;
-                                if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
-                            }
+                        int nb[4], nn = traced_neighbours(f, i, j, nb);
                         if (nn >= 2)
                             for (int c = 0; c < ncand; c++) {
                                 if (q->lights[cand[c]].type != LIGHT_SURFACE) continue;

@@ -62,7 +62,6 @@ typedef struct frame_t {
     uint64_t *might; /* only words lo..hi-1 are meaningful */
     int lo, hi;
     int last; /* portal entered into this frame's cluster (the base portal in the first frame) */
-    bool seps_ready;
     int nsep[2];
     plane_t sep[2][VIS_MAXW];
     vwind_t sbuf[2], pbuf[2];
@@ -348,7 +347,6 @@ static void recurse(flow_t *f, int leaf, int d)
     const int level = vis->level;
     frame_t *prev = get_frame(f, d);
     frame_t *st = get_frame(f, d + 1);
-    prev->seps_ready = false;
     f->chains++;
     if (prev->pass && level >= 1) {
         /* Every line through the source and the pass stays in front of the
@@ -360,7 +358,6 @@ static void recurse(flow_t *f, int leaf, int d)
          * going; a seen one left in the set is at worst clipped later. */
         prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0]);
         prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1]) : 0;
-        prev->seps_ready = true;
         pack_t pk;
         pack_planes(&pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
         uint64_t left = 0;
@@ -416,12 +413,7 @@ static void recurse(flow_t *f, int leaf, int d)
              * is seen through the first portal whatever its shape */
             pass = chop2(pass, &prev->plane, &ps, st->pbuf);
             if (!pass) continue;
-            if (level >= 1 && !prev->seps_ready) {
-                prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0]);
-                prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1]) : 0;
-                prev->seps_ready = true;
-            }
-            if (level >= 1) {
+            if (level >= 1) { /* the frame's separators, found on entry */
                 pass = clip_seps(pass, prev->sep[0], prev->nsep[0], &ps, st->pbuf);
                 if (!pass) continue;
                 pass = clip_seps(pass, prev->sep[1], prev->nsep[1], &ps, st->pbuf);
@@ -506,12 +498,12 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fsphere_t 
     pg->first[np] = n;
     pg->pass = q2_calloc(n + 1, sizeof *pg->pass);
     pg->store = q2_calloc((size_t)np + 1, sizeof *pg->store);
+    int deg = 0; /* most portals leading out of one cluster */
+    for (int c = 0; c < vis->numclusters; c++)
+        if (vis->cluster_first[c + 1] - vis->cluster_first[c] > deg) deg = vis->cluster_first[c + 1] - vis->cluster_first[c];
 #pragma omp parallel num_threads(vis->threads)
     {
         plane_t seps[2 * VIS_MAXW];
-        int deg = 0;
-        for (int c = 0; c < vis->numclusters; c++)
-            if (vis->cluster_first[c + 1] - vis->cluster_first[c] > deg) deg = vis->cluster_first[c + 1] - vis->cluster_first[c];
         uint64_t *tmp = q2_calloc((size_t)deg * words + 1, sizeof *tmp);
 #pragma omp for schedule(dynamic, 8)
         for (int q = 0; q < np; q++) {

@@ -94,8 +94,8 @@ typedef struct flow_t {
     long chains;
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
-    const struct fsphere_t *fsph; /* the same in single precision */
-    bool float_filter;            /* every sphere within FILTER_FLOAT_RANGE */
+    const struct fbox_t *fbox; /* per portal: its box in single precision */
+    bool float_filter;          /* every box within FILTER_FLOAT_RANGE */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -267,12 +267,12 @@ static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const 
     return false;
 }
 
-/* The filter of each walk step tests hundreds of portal spheres against a
+/* The filter of each walk step tests hundreds of portal boxes against a
  * dozen planes, so it runs four planes at a time in single precision. Float
  * rounding on coordinates within +-2^16 is far below FILTER_MARGIN, so a
- * sphere found behind a plane by more than VIS_EPSILON + FILTER_MARGIN in
+ * box found behind a plane by more than VIS_EPSILON + FILTER_MARGIN in
  * floats is behind by more than VIS_EPSILON in exact arithmetic; only the
- * spheres near a plane go to the double-precision test of the points. */
+ * boxes near a plane go to the double-precision test of the points. */
 #define FILTER_MARGIN 0.05f
 /* Beyond this many units from the origin (portal extent included) the
  * filter stays in double precision. */
@@ -295,21 +295,26 @@ static inline int v4_mask(v4i m)
 typedef struct pack_t {
     int ng;
     v4f nx[PACK_GROUPS], ny[PACK_GROUPS], nz[PACK_GROUPS], nd[PACK_GROUPS];
+    v4f ax[PACK_GROUPS], ay[PACK_GROUPS], az[PACK_GROUPS]; /* |normal|, for the box extents */
     const plane_t *pl[4 * PACK_GROUPS];
 } pack_t;
 
-typedef struct fsphere_t {
-    float x, y, z, r;
-} fsphere_t;
+/* A portal's bounding box in single precision: centre and half-size. The
+ * box, not the sphere, because most portals are axial rectangles, which
+ * their box fits exactly: the float test then settles almost every portal
+ * and the points are read only for the few that lie within the margin. */
+typedef struct fbox_t {
+    float cx, cy, cz, hx, hy, hz;
+} fbox_t;
 
 static inline void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
 {
     int n = na + nb;
     pk->ng = (n + 3) / 4;
     if (pk->ng > 0) {
-        /* padding lanes: a plane every sphere is far in front of */
+        /* padding lanes: a plane every box is far in front of */
         int g = pk->ng - 1;
-        pk->nx[g] = pk->ny[g] = pk->nz[g] = (v4f){0, 0, 0, 0};
+        pk->nx[g] = pk->ny[g] = pk->nz[g] = pk->ax[g] = pk->ay[g] = pk->az[g] = (v4f){0, 0, 0, 0};
         pk->nd[g] = (v4f){-1e30f, -1e30f, -1e30f, -1e30f};
     }
     for (int i = 0; i < n; i++) {
@@ -320,22 +325,34 @@ static inline void pack_planes(pack_t *pk, const plane_t *a, int na, const plane
         pk->ny[g][l] = (float)pl->normal.y;
         pk->nz[g][l] = (float)pl->normal.z;
         pk->nd[g][l] = (float)pl->dist;
+        pk->ax[g][l] = (float)fabs(pl->normal.x);
+        pk->ay[g][l] = (float)fabs(pl->normal.y);
+        pk->az[g][l] = (float)fabs(pl->normal.z);
     }
 }
 
-static inline bool packed_behind(const pack_t *pk, const fsphere_t *s, const vis_portal_t *t)
+/* Whether every point of t lies more than VIS_EPSILON behind the plane. */
+static inline bool points_behind(const vis_portal_t *t, const plane_t *pl)
 {
-    const v4f x = {s->x, s->x, s->x, s->x}, y = {s->y, s->y, s->y, s->y}, z = {s->z, s->z, s->z, s->z};
-    const v4f r = {s->r, s->r, s->r, s->r};
+    for (int i = 0; i < t->w->n; i++)
+        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
+    return true;
+}
+
+static inline bool packed_behind(const pack_t *pk, const fbox_t *b, const vis_portal_t *t)
+{
+    const v4f x = {b->cx, b->cx, b->cx, b->cx}, y = {b->cy, b->cy, b->cy, b->cy}, z = {b->cz, b->cz, b->cz, b->cz};
+    const v4f hx = {b->hx, b->hx, b->hx, b->hx}, hy = {b->hy, b->hy, b->hy, b->hy}, hz = {b->hz, b->hz, b->hz, b->hz};
     const float behind = -(float)VIS_EPSILON - FILTER_MARGIN, front = -(float)VIS_EPSILON + FILTER_MARGIN;
     for (int g = 0; g < pk->ng; g++) {
         v4f d = x * pk->nx[g] + y * pk->ny[g] + z * pk->nz[g] - pk->nd[g];
+        v4f r = hx * pk->ax[g] + hy * pk->ay[g] + hz * pk->az[g];
         if (v4_mask((d + r) < behind)) return true;
         int near = v4_mask((d - r) < front);
         while (near) {
             int l = __builtin_ctz(near);
             near &= near - 1;
-            if (wholly_behind(t, pk->pl[g * 4 + l])) return true;
+            if (points_behind(t, pk->pl[g * 4 + l])) return true;
         }
     }
     return false;
@@ -366,7 +383,7 @@ static void recurse(flow_t *f, int leaf, int d)
             while (bits) {
                 int u = w * 64 + __builtin_ctzll(bits);
                 bits &= bits - 1;
-                if (f->float_filter ? packed_behind(&pk, &f->fsph[u], &vis->portals[u])
+                if (f->float_filter ? packed_behind(&pk, &f->fbox[u], &vis->portals[u])
                                     : behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
                                           behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
                     prev->might[w] &= ~((uint64_t)1 << (u & 63));
@@ -483,7 +500,7 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static void build_passages(const vis_t *vis, const vec4_t *sph, const fsphere_t *fsph, bool float_filter,
+static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fbox, bool float_filter,
                            passages_t *pg)
 {
     const int np = vis->numportals;
@@ -526,7 +543,7 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fsphere_t 
                     while (bits) {
                         int t = (int)(w * 64) + __builtin_ctzll(bits);
                         bits &= bits - 1;
-                        bool behind = float_filter ? packed_behind(&pk, &fsph[t], &vis->portals[t])
+                        bool behind = float_filter ? packed_behind(&pk, &fbox[t], &vis->portals[t])
                                                    : behind_any(vis, sph, t, seps, ns + nb);
                         if (!behind) vbit_set(out, t);
                     }
@@ -609,13 +626,16 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     vec4_t *sph = q2_malloc(((size_t)np + 1) * sizeof *sph);
     for (int i = 0; i < np; i++)
         sph[i] = (vec4_t){vis->portals[i].origin.x, vis->portals[i].origin.y, vis->portals[i].origin.z, vis->portals[i].radius};
-    fsphere_t *fsph = q2_malloc(((size_t)np + 1) * sizeof *fsph);
-    for (int i = 0; i < np; i++)
-        fsph[i] = (fsphere_t){(float)sph[i].x, (float)sph[i].y, (float)sph[i].z, (float)sph[i].w};
+    fbox_t *fbox = q2_malloc(((size_t)np + 1) * sizeof *fbox);
     bool float_filter = true;
-    for (int i = 0; i < np; i++)
-        if (fabs(sph[i].x) + fabs(sph[i].y) + fabs(sph[i].z) + sph[i].w > FILTER_FLOAT_RANGE) float_filter = false;
-    build_passages(vis, sph, fsph, float_filter, &pg);
+    for (int i = 0; i < np; i++) {
+        const vis_portal_t *p = &vis->portals[i];
+        fbox[i] = (fbox_t){(float)p->bmid.x, (float)p->bmid.y, (float)p->bmid.z,
+                           (float)p->bhalf.x, (float)p->bhalf.y, (float)p->bhalf.z};
+        if (fabs(p->bmid.x) + fabs(p->bmid.y) + fabs(p->bmid.z) + p->bhalf.x + p->bhalf.y + p->bhalf.z > FILTER_FLOAT_RANGE)
+            float_filter = false;
+    }
+    build_passages(vis, sph, fbox, float_filter, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     long chains = 0, done = 0;
@@ -625,7 +645,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fsph = fsph, .float_filter = float_filter};
+            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fbox = fbox, .float_filter = float_filter};
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -654,6 +674,6 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     free(pg.pass);
     free(pg.first);
     free(sph);
-    free(fsph);
+    free(fbox);
     free(order);
 }

@@ -187,6 +187,17 @@ enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL,
  * candidates) are spread over the threads as a task loop. */
 #define PARALLEL_EVAL_WORK 20000
 
+/* eval_plane's value from its counts. */
+static int plane_value(int front, int back, int facing, int splits, int epsilonbrush, bool hintsplit, bool axial,
+                       const side_t *side)
+{
+    int value = 5 * facing - 5 * splits - abs(front - back);
+    if (axial) value += 5;
+    value -= epsilonbrush * 1000;
+    if (hintsplit && !(side->surf & SURF_HINT)) value = -9999999;
+    return value;
+}
+
 /* qbsp3's estimate of how good plane `pnum` (from `side`) is for splitting
  * the node's brushes: faces on the plane are good, split visible faces and
  * imbalance bad, axial planes better, slivers avoided, hint faces split
@@ -226,11 +237,7 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
         if (s & PSIDE_FRONT) front++;
         if (s & PSIDE_BACK) back++;
     }
-    int value = 5 * facing - 5 * splits - abs(front - back);
-    if (axis >= 0) value += 5;
-    value -= epsilonbrush * 1000;
-    if (hintsplit_any && !(side->surf & SURF_HINT)) value = -9999999;
-    return value;
+    return plane_value(front, back, facing, splits, epsilonbrush, hintsplit_any, axis >= 0, side);
 }
 
 typedef struct cand_t {
@@ -238,6 +245,194 @@ typedef struct cand_t {
     int pnum;
     int value;
 } cand_t;
+
+/* Axial candidates in nodes with at least this many brushes are weighed by
+ * a sweep (below) instead of one pass over the brushes each. */
+#define SWEEP_MIN_BRUSHES 64
+/* Axial candidates per sweep task: each task first finds the brushes that
+ * straddle its first plane with one pass over the brushes. */
+#define SWEEP_CHUNK 32
+
+/* Brushes of a node ordered by their bounds along one axis. */
+typedef struct axis_order_t {
+    int *by_min, *by_max; /* brush indices, ascending mins / maxs */
+} axis_order_t;
+
+typedef struct sortkey_t {
+    double key;
+    int idx;
+} sortkey_t;
+
+/* Sorts a[0..n) by key (stable), with tmp of n entries: runs of 8 by
+ * insertion, then merged bottom-up. A library qsort with its callback per
+ * comparison cost more than the sweep it serves. */
+static void sort_keys(sortkey_t *a, sortkey_t *tmp, int n)
+{
+    enum { RUN = 8 };
+    for (int lo = 0; lo < n; lo += RUN) {
+        int hi = lo + RUN < n ? lo + RUN : n;
+        for (int i = lo + 1; i < hi; i++) {
+            sortkey_t v = a[i];
+            int j = i;
+            for (; j > lo && a[j - 1].key > v.key; j--) a[j] = a[j - 1];
+            a[j] = v;
+        }
+    }
+    sortkey_t *src = a, *dst = tmp;
+    for (int width = RUN; width < n; width *= 2) {
+        for (int lo = 0; lo < n; lo += 2 * width) {
+            int mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int i = lo, j = mid, k = lo;
+            while (i < mid && j < hi) dst[k++] = src[j].key < src[i].key ? src[j++] : src[i++];
+            while (i < mid) dst[k++] = src[i++];
+            while (j < hi) dst[k++] = src[j++];
+        }
+        sortkey_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, sizeof *a * (size_t)n);
+}
+
+/* eval_plane for the axial candidates ac[0..nac) of one axis, in ascending
+ * dist, with the same result for each. eval_plane settles a brush from its
+ * bounds alone when fl(mins - dist) > ON_EPSILON (front) or fl(maxs - dist)
+ * < -ON_EPSILON (back); both tests are monotone in the bound and in dist
+ * (rounding is monotone), so the brushes passing the first are a suffix of
+ * by_min, those passing the second a prefix of by_max, and as dist grows
+ * brushes only leave the first set and join the second. The sweep keeps
+ * the rest (the brushes eval_plane tests one by one) as an active set, so
+ * each candidate costs its straddling brushes rather than all of them. The
+ * counts are sums, so the order the active brushes are visited in does not
+ * change them. */
+static void sweep_axis(const qbsp_t *q, const node_ent_t *ent, int n, int axis, const axis_order_t *ord,
+                       const sortkey_t *ac, int nac, cand_t *cand)
+{
+    if (nac <= 0) return;
+    int *act = q2_malloc(sizeof(int) * (size_t)n * 2);
+    int *pos = act + n; /* index in act, -1 when not active */
+    int nact = 0;
+    for (int k = 0; k < n; k++) pos[k] = -1;
+    double d0 = plane_table_get(&q->planes, cand[ac[0].idx].pnum)->dist;
+    int entered = 0, left = 0;
+    while (entered < n && !(vec_comp(ent[ord->by_min[entered]].bounds.mins, axis) - d0 > ON_EPSILON)) entered++;
+    while (left < n && vec_comp(ent[ord->by_max[left]].bounds.maxs, axis) - d0 < -ON_EPSILON) left++;
+    for (int i = 0; i < entered; i++) {
+        int k = ord->by_min[i];
+        if (vec_comp(ent[k].bounds.maxs, axis) - d0 < -ON_EPSILON) continue;
+        pos[k] = nact;
+        act[nact++] = k;
+    }
+    for (int a = 0; a < nac; a++) {
+        cand_t *cd = &cand[ac[a].idx];
+        double d = plane_table_get(&q->planes, cd->pnum)->dist;
+        while (entered < n && !(vec_comp(ent[ord->by_min[entered]].bounds.mins, axis) - d > ON_EPSILON)) {
+            int k = ord->by_min[entered++];
+            pos[k] = nact;
+            act[nact++] = k;
+        }
+        while (left < n && vec_comp(ent[ord->by_max[left]].bounds.maxs, axis) - d < -ON_EPSILON) {
+            int k = ord->by_max[left++];
+            int p = pos[k];
+            if (p < 0) continue;
+            int last = act[--nact];
+            act[p] = last;
+            pos[last] = p;
+            pos[k] = -1;
+        }
+        int front = n - entered, back = left, facing = 0, splits = 0, epsilonbrush = 0;
+        bool hintsplit_any = false;
+        for (int i = 0; i < nact; i++) {
+            int bsplits;
+            bool hintsplit;
+            int s = test_brush_to_plane(q, &ent[act[i]], cd->pnum, &bsplits, &hintsplit, &epsilonbrush);
+            splits += bsplits;
+            if (hintsplit) hintsplit_any = true;
+            if (s & PSIDE_FACING) facing++;
+            if (s & PSIDE_FRONT) front++;
+            if (s & PSIDE_BACK) back++;
+        }
+        cd->value = plane_value(front, back, facing, splits, epsilonbrush, hintsplit_any, true, cd->side);
+    }
+    free(act);
+}
+
+/* Fills cand[].value for every candidate, as eval_plane would. */
+static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_t *cand, int ncand)
+{
+    bool parallel = (long)n * ncand >= PARALLEL_EVAL_WORK;
+    if (n < SWEEP_MIN_BRUSHES) {
+        for (int c = 0; c < ncand; c++) cand[c].value = eval_plane(q, ent, n, cand[c].pnum, cand[c].side, NULL);
+        return;
+    }
+    /* Candidates grouped by axis (3 = not axial), axial ones by dist. */
+    sortkey_t *ac = q2_malloc(sizeof *ac * (size_t)ncand);
+    int count[4] = {0, 0, 0, 0}, start[4];
+    for (int c = 0; c < ncand; c++) {
+        int t = plane_table_get(&q->planes, cand[c].pnum)->type;
+        count[t < 3 ? t : 3]++;
+    }
+    start[0] = 0;
+    for (int i = 1; i < 4; i++) start[i] = start[i - 1] + count[i - 1];
+    {
+        int fill[4] = {start[0], start[1], start[2], start[3]};
+        for (int c = 0; c < ncand; c++) {
+            const plane_t *pl = plane_table_get(&q->planes, cand[c].pnum);
+            int t = pl->type < 3 ? pl->type : 3;
+            ac[fill[t]].key = pl->dist;
+            ac[fill[t]++].idx = c;
+        }
+    }
+    axis_order_t ord[3];
+    int *orderbuf = q2_malloc(sizeof(int) * (size_t)n * 6);
+    int tmpn = n > ncand ? n : ncand;
+    sortkey_t *keys = q2_malloc(sizeof *keys * (size_t)tmpn * 2), *tmp = keys + tmpn;
+    for (int axis = 0; axis < 3; axis++) {
+        ord[axis].by_min = orderbuf + (size_t)n * (2 * axis);
+        ord[axis].by_max = orderbuf + (size_t)n * (2 * axis + 1);
+        if (!count[axis]) continue;
+        sort_keys(&ac[start[axis]], tmp, count[axis]);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int k = 0; k < n; k++) {
+                keys[k].key = pass ? vec_comp(ent[k].bounds.maxs, axis) : vec_comp(ent[k].bounds.mins, axis);
+                keys[k].idx = k;
+            }
+            sort_keys(keys, tmp, n);
+            int *dst = pass ? ord[axis].by_max : ord[axis].by_min;
+            for (int k = 0; k < n; k++) dst[k] = keys[k].idx;
+        }
+    }
+    free(keys);
+    /* Work items: chunks of each axis's sorted candidates, then the
+     * non-axial candidates one by one. */
+    int nchunks[3], nitems = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        nchunks[axis] = (count[axis] + SWEEP_CHUNK - 1) / SWEEP_CHUNK;
+        nitems += nchunks[axis];
+    }
+    int nax = nitems;
+    nitems += count[3];
+    const int *chunks = nchunks;
+    const axis_order_t *ords = ord;
+    const sortkey_t *acs = ac;
+    const int *starts = start, *counts = count;
+#pragma omp taskloop grainsize(1) default(none) shared(q, ent, n, cand, chunks, ords, acs, starts, counts, nax) \
+    firstprivate(nitems) if (parallel)
+    for (int it = 0; it < nitems; it++) {
+        if (it < nax) {
+            int axis = 0, chunk = it;
+            while (chunk >= chunks[axis]) chunk -= chunks[axis++];
+            int first = chunk * SWEEP_CHUNK;
+            int m = counts[axis] - first < SWEEP_CHUNK ? counts[axis] - first : SWEEP_CHUNK;
+            sweep_axis(q, ent, n, axis, &ords[axis], &acs[starts[axis] + first], m, cand);
+        } else {
+            cand_t *cd = &cand[acs[starts[3] + it - nax].idx];
+            cd->value = eval_plane(q, ent, n, cd->pnum, cd->side, NULL);
+        }
+    }
+    free(orderbuf);
+    free(ac);
+}
 
 /* A small set of plane numbers (open addressing), to weigh each distinct
  * plane once per node as qbsp3's "tested" flags do. */
@@ -337,12 +532,7 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             }
         }
         if (ncand == 0) continue;
-        if ((long)n * ncand >= PARALLEL_EVAL_WORK) {
-#pragma omp taskloop grainsize(8) default(none) shared(q, ent, n, cand, ncand)
-            for (int c = 0; c < ncand; c++) cand[c].value = eval_plane(q, ent, n, cand[c].pnum, cand[c].side, NULL);
-        } else {
-            for (int c = 0; c < ncand; c++) cand[c].value = eval_plane(q, ent, n, cand[c].pnum, cand[c].side, NULL);
-        }
+        eval_candidates(q, ent, n, cand, ncand);
         int best = 0;
         for (int c = 1; c < ncand; c++)
             if (cand[c].value > cand[best].value) best = c;

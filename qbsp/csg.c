@@ -245,7 +245,7 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
 
     /* The new face on the split plane: the plane clipped by the brush. */
     winding_t *mid = split_face(q, b, plane);
-    if (!mid || winding_is_tiny(mid)) {
+    if (!mid || qbsp_winding_tiny(mid)) {
         winding_free(mid);
         if (brush_mostly_on_side(b, plane) == PSIDE_FRONT)
             *front = whole(b, own);
@@ -266,7 +266,7 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         winding_split(s->winding, plane->normal, plane->dist, 0, &cw[0], &cw[1]);
         for (int j = 0; j < 2; j++) {
             if (!cw[j]) continue;
-            if (winding_is_tiny(cw[j])) {
+            if (qbsp_winding_tiny(cw[j])) {
                 winding_free(cw[j]);
                 continue;
             }

@@ -93,7 +93,7 @@ bool load_make_brush_windings(const qbsp_t *q, mapbrush_t *b)
             const plane_t *pj = plane_table_get(&q->planes, b->original_sides[j].planenum);
             w = winding_clip(w, vec_neg(pj->normal), -pj->dist, ON_EPSILON, false);
         }
-        if (w && winding_is_tiny(w)) {
+        if (w && qbsp_winding_tiny(w)) {
             winding_free(w);
             w = NULL;
         }

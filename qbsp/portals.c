@@ -23,7 +23,7 @@
  * 0.17 x 0.9 triangle, seen by the crack check as a key pixel). */
 static bool portal_winding_tiny(const winding_t *w)
 {
-    return winding_is_tiny(w);
+    return qbsp_winding_tiny(w);
 }
 
 static void add_portal_to_nodes(portal_t *p, node_t *front, node_t *back)

@@ -30,6 +30,24 @@
 #include "../formats/mapfile.h"
 #include "../formats/textures.h"
 
+/* winding_is_tiny with the same arithmetic in the same order, stopping as
+ * soon as the running area reaches the threshold: every term is a length,
+ * never negative, so the sum can only grow and the answer is the same
+ * (NaN included: it compares false either way). Real windings stop at the
+ * first triangle instead of taking a square root per point. */
+static inline bool qbsp_winding_tiny(const winding_t *w)
+{
+    if (w->numpoints < 3) return true;
+    const double limit = DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+    double total = 0;
+    for (int i = 2; i < w->numpoints; i++) {
+        vec3_t c = vec_cross(vec_sub(w->p[i - 1], w->p[0]), vec_sub(w->p[i], w->p[0]));
+        total += 0.5 * vec_len(c);
+        if (total >= limit) return false;
+    }
+    return total < limit;
+}
+
 typedef struct qbsp_options_t {
     int threads;          /* resolved thread count */
     double subdivide;     /* -chop: max texture-space face extent, default 240 */

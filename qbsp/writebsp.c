@@ -334,7 +334,7 @@ static void emit_mark_face(qbsp_t *q, int first, const face_t *orig, const face_
         w->numpoints = f->numpoints;
         for (int i = 0; i < f->numpoints; i++) w->p[i] = em->vpos[f->vertexnums[i]];
         for (int j = 0; j < lp->n && w; j++) w = winding_clip(w, lp->normal[j], lp->dist[j], ON_EPSILON, true);
-        bool inside = w && !winding_is_tiny(w);
+        bool inside = w && !qbsp_winding_tiny(w);
         winding_free(w);
         if (!inside) return;
     }

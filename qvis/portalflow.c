@@ -28,9 +28,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "../common/mem.h"
 
@@ -95,7 +92,7 @@ typedef struct flow_t {
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
     const struct fbox_t *fbox; /* per portal: its box in single precision */
-    bool float_filter;          /* every box within FILTER_FLOAT_RANGE */
+    bool float_filter;          /* every box within VIS_FLOAT_RANGE */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -269,28 +266,12 @@ static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const 
 
 /* The filter of each walk step tests hundreds of portal boxes against a
  * dozen planes, so it runs four planes at a time in single precision. Float
- * rounding on coordinates within +-2^16 is far below FILTER_MARGIN, so a
+ * rounding within VIS_FLOAT_RANGE is below FILTER_MARGIN, so a
  * box found behind a plane by more than VIS_EPSILON + FILTER_MARGIN in
  * floats is behind by more than VIS_EPSILON in exact arithmetic; only the
  * boxes near a plane go to the double-precision test of the points. */
 #define FILTER_MARGIN 0.05f
-/* Beyond this many units from the origin (portal extent included) the
- * filter stays in double precision. */
-#define FILTER_FLOAT_RANGE 65536.0
 #define PACK_GROUPS ((2 * VIS_MAXW + 3) / 4)
-
-typedef float v4f __attribute__((vector_size(16)));
-typedef int v4i __attribute__((vector_size(16)));
-
-/* One bit per lane set in m (lanes are all ones or all zeros). */
-static inline int v4_mask(v4i m)
-{
-#if defined(__SSE2__)
-    return _mm_movemask_ps((__m128)m);
-#else
-    return (m[0] & 1) | (m[1] & 2) | (m[2] & 4) | (m[3] & 8);
-#endif
-}
 
 typedef struct pack_t {
     int ng;
@@ -632,7 +613,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         const vis_portal_t *p = &vis->portals[i];
         fbox[i] = (fbox_t){(float)p->bmid.x, (float)p->bmid.y, (float)p->bmid.z,
                            (float)p->bhalf.x, (float)p->bhalf.y, (float)p->bhalf.z};
-        if (fabs(p->bmid.x) + fabs(p->bmid.y) + fabs(p->bmid.z) + p->bhalf.x + p->bhalf.y + p->bhalf.z > FILTER_FLOAT_RANGE)
+        if (fabs(p->bmid.x) + fabs(p->bmid.y) + fabs(p->bmid.z) + p->bhalf.x + p->bhalf.y + p->bhalf.z > VIS_FLOAT_RANGE)
             float_filter = false;
     }
     build_passages(vis, sph, fbox, float_filter, &pg);

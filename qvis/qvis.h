@@ -75,6 +75,30 @@ typedef struct vis_t {
     long chains;     /* recursion steps during flow, for the report */
 } vis_t;
 
+/* Four floats, and four lanes of comparison results (all ones or zeros),
+ * for the loops that test many portals against a few planes. */
+typedef float v4f __attribute__((vector_size(16)));
+typedef int v4i __attribute__((vector_size(16)));
+
+/* One bit per lane set in m. */
+static inline int v4_mask(v4i m)
+{
+#if defined(__SSE2__)
+    return __builtin_ia32_movmskps((v4f)m);
+#else
+    return (m[0] & 1) | (m[1] & 2) | (m[2] & 4) | (m[3] & 8);
+#endif
+}
+
+/* Single-precision pretests are used only when every portal lies within
+ * this many units of the origin along the axes together (extent included).
+ * There every input and every product or sum of the pretests is below 2^15
+ * in magnitude and rounds by at most 2^15 * 2^-24 = 0.002; the dozen or so
+ * roundings in one plane distance stay below 0.025, which the pretests'
+ * margins (at least 0.05) cover. Beyond it they stay in double precision.
+ * Quake maps reach +-4096 (Quake 2's limit is 4096 per axis). */
+#define VIS_FLOAT_RANGE 16384.0
+
 static inline bool vbit_get(const uint64_t *v, int i) { return (v[i >> 6] >> (i & 63)) & 1; }
 static inline void vbit_set(uint64_t *v, int i) { v[i >> 6] |= (uint64_t)1 << (i & 63); }
 int vbits_count(const uint64_t *v, int words);

@@ -120,6 +120,93 @@ static int brush_mostly_on_side(const bspbrush_t *b, const plane_t *p)
     return side;
 }
 
+/* Spare room a chain winding gets when it grows: a convex cut adds at most
+ * one point. */
+#define CHAIN_SLACK 8
+/* Chains hand longer polygons to winding_clip (they only come from invalid,
+ * non-convex input). */
+#define CHAIN_MAX_POINTS 128
+
+winding_t *qbsp_chain_start(winding_t *w)
+{
+    w = q2_realloc(w, sizeof *w + sizeof(vec3_t) * (size_t)(w->numpoints + CHAIN_SLACK));
+    w->maxpoints = w->numpoints + CHAIN_SLACK;
+    return w;
+}
+
+winding_t *qbsp_chain_copy(const winding_t *w)
+{
+    winding_t *c = winding_alloc(w->numpoints + CHAIN_SLACK);
+    c->numpoints = w->numpoints;
+    memcpy(c->p, w->p, sizeof(vec3_t) * (size_t)w->numpoints);
+    return c;
+}
+
+winding_t *qbsp_chain_fit(winding_t *w)
+{
+    if (!w || w->maxpoints == w->numpoints) return w;
+    winding_t *c = winding_copy(w);
+    winding_free(w);
+    return c;
+}
+
+winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps, bool keep_on)
+{
+    int n = w->numpoints;
+    if (n + 1 > CHAIN_MAX_POINTS) return winding_clip(w, normal, dist, eps, keep_on);
+    /* winding_on_side's and winding_split's classification, once. */
+    double dists[CHAIN_MAX_POINTS + 1];
+    int sides[CHAIN_MAX_POINTS + 1];
+    bool front = false, back = false;
+    for (int i = 0; i < n; i++) {
+        double d = vec_dot(w->p[i], normal) - dist;
+        dists[i] = d;
+        if (d > eps) {
+            sides[i] = SIDE_FRONT;
+            front = true;
+        } else if (d < -eps) {
+            sides[i] = SIDE_BACK;
+            back = true;
+        } else {
+            sides[i] = SIDE_ON;
+        }
+    }
+    if (!back && (front || keep_on)) return w;
+    if (!back || !front) {
+        winding_free(w);
+        return NULL;
+    }
+    dists[n] = dists[0];
+    sides[n] = sides[0];
+    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
+               : (normal.y == 1.0 || normal.y == -1.0) ? 1
+               : (normal.z == 1.0 || normal.z == -1.0) ? 2
+                                                       : -1;
+    vec3_t out[CHAIN_MAX_POINTS * 2];
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        vec3_t p1 = w->p[i];
+        if (sides[i] == SIDE_ON) {
+            out[m++] = p1;
+            continue;
+        }
+        if (sides[i] == SIDE_FRONT) out[m++] = p1;
+        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
+        vec3_t p2 = w->p[(i + 1) % n];
+        double t = dists[i] / (dists[i] - dists[i + 1]);
+        vec3_t mid = vec_lerp(p1, p2, t);
+        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
+        out[m++] = mid;
+    }
+    if (m > w->maxpoints) {
+        winding_free(w);
+        w = winding_alloc(m + CHAIN_SLACK);
+    }
+    w->numpoints = m;
+    memcpy(w->p, out, sizeof(vec3_t) * (size_t)m);
+    return w;
+}
+
 /* The largest polygon clip_front handles on the stack. */
 #define CLIP_MAX_POINTS 64
 
@@ -339,13 +426,13 @@ bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
     for (int i = 0; i < 6; i++) {
         b->sides[i].texinfo = TEXINFO_NODE;
         const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
-        winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+        winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
         for (int j = 0; j < 6 && w; j++) {
             if (j == i) continue;
             const plane_t *pj = plane_table_get(&q->planes, b->sides[j].planenum);
-            w = winding_clip(w, vec_neg(pj->normal), -pj->dist, 0, false);
+            w = qbsp_chain_clip(w, vec_neg(pj->normal), -pj->dist, 0, false);
         }
-        b->sides[i].winding = w;
+        b->sides[i].winding = qbsp_chain_fit(w);
     }
     brush_bound(b);
     return b;

@@ -39,6 +39,18 @@ static inline double plane_point_dist(const plane_t *p, vec3_t pt)
     }
 }
 
+/* Clipping chains (a plane's huge square cut down by many planes) without
+ * an allocation per cut. qbsp_chain_start gives w (consumed) room to grow,
+ * qbsp_chain_copy makes a copy with room to grow; qbsp_chain_clip is winding_clip with the same arithmetic in the
+ * same order (so the same points), writing the kept part into w's own
+ * buffer when it fits and reallocating with room to spare when it does
+ * not; it consumes w as winding_clip does. qbsp_chain_fit hands back a
+ * winding of exactly its points (consuming w) for keeping. */
+winding_t *qbsp_chain_start(winding_t *w);
+winding_t *qbsp_chain_copy(const winding_t *w);
+winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps, bool keep_on);
+winding_t *qbsp_chain_fit(winding_t *w);
+
 bspbrush_t *brush_alloc(int numsides);
 void brush_free(bspbrush_t *b);
 void brush_list_free(bspbrush_t *list);

@@ -34,11 +34,14 @@ typedef struct qbsp_emit_t {
      * written. */
     face_t **faces;
     int numfaces, cap_faces;
-    /* The face_t records themselves, carved from large blocks; only their
-     * headers are cleared (vertexnums is written before it is read). */
+    /* The face_t records themselves, carved from large blocks. */
     void **face_blocks;
     int numface_blocks, cap_face_blocks;
     size_t face_block_used;
+    /* Their vertex number lists, carved likewise (emit_vertexnums). */
+    int **vnum_blocks;
+    int numvnum_blocks, cap_vnum_blocks;
+    size_t vnum_block_used, vnum_block_size;
 
     /* Edge sharing within the current model. */
     int firstmodeledge;
@@ -67,6 +70,10 @@ qbsp_emit_t *emit_get(qbsp_t *q);
 
 /* A new face registered for freeing; outputnumber -1. */
 face_t *emit_new_face(qbsp_t *q);
+
+/* Room for n vertex numbers, freed with the model's faces (main thread
+ * only, like emit_new_face). */
+int *emit_vertexnums(qbsp_t *q, int n);
 
 /* Index of the vertex at p, welding with an existing one unless noweld. */
 int emit_vertex(qbsp_t *q, vec3_t p, bool noweld);

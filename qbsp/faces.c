@@ -5,7 +5,6 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "../common/mem.h"
 #include "../formats/lightmap.h"
@@ -17,22 +16,13 @@ qbsp_emit_t *emit_get(qbsp_t *q)
     return q->emit;
 }
 
-/* Face records are large (vertexnums) and a big model makes tens of
- * thousands: most of their cost was the kernel faulting in fresh 4 KiB
- * pages one by one. Blocks are 2 MiB-aligned and, where the system offers
- * it, backed by huge pages. */
-#define FACE_BLOCK_BYTES ((size_t)2 << 20)
+/* Face records come from blocks, each freed once per model. Small
+ * enough to come from the heap (below glibc's mmap threshold), where
+ * freed blocks are reused rather than faulted in afresh. */
+#define FACE_BLOCK_BYTES ((size_t)60 << 10)
 #define FACES_PER_BLOCK (FACE_BLOCK_BYTES / sizeof(face_t))
 
-static void *face_block_alloc(void)
-{
-    void *p = NULL;
-    if (posix_memalign(&p, FACE_BLOCK_BYTES, FACE_BLOCK_BYTES) != 0 || !p) return q2_malloc(FACE_BLOCK_BYTES);
-#ifdef MADV_HUGEPAGE
-    madvise(p, FACE_BLOCK_BYTES, MADV_HUGEPAGE); /* only a hint; failure is harmless */
-#endif
-    return p;
-}
+static void *face_block_alloc(void) { return q2_malloc(FACE_BLOCK_BYTES); }
 
 face_t *emit_new_face(qbsp_t *q)
 {
@@ -42,10 +32,27 @@ face_t *emit_new_face(qbsp_t *q)
         em->face_block_used = 0;
     }
     face_t *f = (face_t *)em->face_blocks[em->numface_blocks - 1] + em->face_block_used++;
-    memset(f, 0, offsetof(face_t, vertexnums));
+    memset(f, 0, sizeof *f);
     f->outputnumber = -1;
     ARRAY_PUSH(em->faces, em->numfaces, em->cap_faces, f);
     return f;
+}
+
+/* Vertex numbers per block: a face has at most MAX_FACE_POINTS * 4. */
+#define VNUM_BLOCK_INTS ((size_t)15 << 10)
+
+int *emit_vertexnums(qbsp_t *q, int n)
+{
+    qbsp_emit_t *em = emit_get(q);
+    if (em->numvnum_blocks == 0 || em->vnum_block_used + (size_t)n > em->vnum_block_size) {
+        size_t size = (size_t)n > VNUM_BLOCK_INTS ? (size_t)n : VNUM_BLOCK_INTS;
+        ARRAY_PUSH(em->vnum_blocks, em->numvnum_blocks, em->cap_vnum_blocks, q2_malloc(sizeof(int) * size));
+        em->vnum_block_size = size;
+        em->vnum_block_used = 0;
+    }
+    int *v = em->vnum_blocks[em->numvnum_blocks - 1] + em->vnum_block_used;
+    em->vnum_block_used += (size_t)n;
+    return v;
 }
 
 static void clear_face_refs_r(node_t *node)
@@ -72,6 +79,8 @@ void emit_free_faces(qbsp_t *q, tree_t *tree)
     em->numfaces = 0;
     for (int i = 0; i < em->numface_blocks; i++) free(em->face_blocks[i]);
     em->numface_blocks = 0;
+    for (int i = 0; i < em->numvnum_blocks; i++) free(em->vnum_blocks[i]);
+    em->numvnum_blocks = 0;
 }
 
 /* ---------------------------------------------------------------- merge */

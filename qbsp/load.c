@@ -6,6 +6,7 @@
 
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
+#include "csg.h"
 #include "texinfo.h"
 
 /* A side winding that still reaches this far was never clipped by the
@@ -87,12 +88,13 @@ bool load_make_brush_windings(const qbsp_t *q, mapbrush_t *b)
         s->winding = NULL;
         if (s->bevel) continue;
         const plane_t *p = plane_table_get(&q->planes, s->planenum);
-        winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+        winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
         for (int j = 0; j < b->numsides && w; j++) {
             if (j == i || b->original_sides[j].bevel) continue;
             const plane_t *pj = plane_table_get(&q->planes, b->original_sides[j].planenum);
-            w = winding_clip(w, vec_neg(pj->normal), -pj->dist, ON_EPSILON, false);
+            w = qbsp_chain_clip(w, vec_neg(pj->normal), -pj->dist, ON_EPSILON, false);
         }
+        w = qbsp_chain_fit(w);
         if (w && qbsp_winding_tiny(w)) {
             winding_free(w);
             w = NULL;

@@ -96,31 +96,32 @@ static void make_headnode_portals(tree_t *tree)
 static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
 {
     const plane_t *p = plane_table_get(&q->planes, node->planenum);
-    winding_t *w = winding_for_plane(p->normal, p->dist, WORLD_EXTENT);
+    winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
     for (const node_t *n = node->parent; n && w; node = n, n = n->parent) {
         const plane_t *pl = plane_table_get(&q->planes, n->planenum);
         if (n->children[0] == node)
-            w = winding_clip(w, pl->normal, pl->dist, BASE_WINDING_EPSILON, false);
+            w = qbsp_chain_clip(w, pl->normal, pl->dist, BASE_WINDING_EPSILON, false);
         else
-            w = winding_clip(w, vec_neg(pl->normal), -pl->dist, BASE_WINDING_EPSILON, false);
+            w = qbsp_chain_clip(w, vec_neg(pl->normal), -pl->dist, BASE_WINDING_EPSILON, false);
     }
     return w;
 }
 
 static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
 {
-    winding_t *w = node->portal_base ? winding_copy(node->portal_base) : base_winding_for_node(q, node);
+    winding_t *w = node->portal_base ? qbsp_chain_copy(node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
     for (portal_t *p = node->portals; p && w; p = p->next[side]) {
         if (p->nodes[0] == node) {
             side = 0;
-            w = winding_clip(w, p->plane.normal, p->plane.dist, NODE_PORTAL_EPSILON, false);
+            w = qbsp_chain_clip(w, p->plane.normal, p->plane.dist, NODE_PORTAL_EPSILON, false);
         } else {
             side = 1;
-            w = winding_clip(w, vec_neg(p->plane.normal), -p->plane.dist, NODE_PORTAL_EPSILON, false);
+            w = qbsp_chain_clip(w, vec_neg(p->plane.normal), -p->plane.dist, NODE_PORTAL_EPSILON, false);
         }
     }
     if (!w) return;
+    w = qbsp_chain_fit(w);
     if (portal_winding_tiny(w)) {
         st->tiny++;
         winding_free(w);

@@ -95,7 +95,7 @@ typedef struct face_t {
     int outputnumber;        /* index in the .bsp faces lump, -1 if none */
     winding_t *w;
     int numpoints;
-    int vertexnums[MAX_FACE_POINTS * 4];
+    int *vertexnums;         /* numpoints entries, from emit_vertexnums (freed with the faces) */
 } face_t;
 
 typedef struct bspbrush_t {

@@ -232,6 +232,7 @@ static void split_oversize(qbsp_t *q, node_t *node, face_t *f, const int *verts,
         piece->outputnumber = -1;
         *rest = *piece;
         piece->numpoints = MAX_FACE_POINTS;
+        piece->vertexnums = emit_vertexnums(q, MAX_FACE_POINTS);
         piece->vertexnums[0] = ring[0];
         for (int i = 1; i < MAX_FACE_POINTS; i++) piece->vertexnums[i] = ring[base + i - 1];
         /* The piece ends at ring[base + MAX-2]; the rest keeps ring[0] and
@@ -245,6 +246,7 @@ static void split_oversize(qbsp_t *q, node_t *node, face_t *f, const int *verts,
         parent = rest;
     }
     parent->numpoints = remaining;
+    parent->vertexnums = emit_vertexnums(q, remaining);
     parent->vertexnums[0] = ring[0];
     for (int i = 1; i < remaining; i++) parent->vertexnums[i] = ring[base + i - 1];
     if (parent != f) {
@@ -271,6 +273,7 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
             log_warn(q->log, "face with %d points on plane %d cut to %d points", np, f->planenum, MAX_FACE_POINTS * 4);
             np = MAX_FACE_POINTS * 4;
         }
+        f->vertexnums = emit_vertexnums(q, np);
         for (int k = 0; k < np; k++) {
             int v = emit_vertex(q, f->w->p[k], q->opt.noweld);
             /* Welding can fold neighbouring points together. */
@@ -328,6 +331,7 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
                 split_oversize(q, fl.node[i], f, newv[i], newn[i]);
                 splits++;
             } else {
+                if (newn[i] > f->numpoints) f->vertexnums = emit_vertexnums(q, newn[i]);
                 memcpy(f->vertexnums, newv[i], sizeof(int) * newn[i]);
                 f->numpoints = newn[i];
             }

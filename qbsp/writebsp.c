@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "csg.h"
 #include "emit.h"
 
 #define GROW(arr, capfield, need) ((arr) = q2_grow((arr), sizeof *(arr), &(capfield), (need)))
@@ -55,6 +56,7 @@ void writebsp_free(qbsp_t *q)
     emit_free_faces(q, NULL);
     free(em->faces);
     free(em->face_blocks);
+    free(em->vnum_blocks);
     free(em->vpos);
     free(em->vhash_head);
     free(em->vhash_next);
@@ -134,10 +136,10 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
     int nreal = ns;
     aabb_t bounds = aabb_empty();
     for (int i = 0; i < nreal; i++) {
-        winding_t *w = winding_for_plane(s[i].normal, s[i].dist, WORLD_EXTENT);
+        winding_t *w = qbsp_chain_start(winding_for_plane(s[i].normal, s[i].dist, WORLD_EXTENT));
         for (int j = 0; j < nreal && w; j++) {
             if (j == i) continue;
-            w = winding_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);
+            w = qbsp_chain_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);
         }
         s[i].w = w;
         if (w)
@@ -333,7 +335,8 @@ static void emit_mark_face(qbsp_t *q, int first, const face_t *orig, const face_
         winding_t *w = winding_alloc(f->numpoints);
         w->numpoints = f->numpoints;
         for (int i = 0; i < f->numpoints; i++) w->p[i] = em->vpos[f->vertexnums[i]];
-        for (int j = 0; j < lp->n && w; j++) w = winding_clip(w, lp->normal[j], lp->dist[j], ON_EPSILON, true);
+        w = qbsp_chain_start(w);
+        for (int j = 0; j < lp->n && w; j++) w = qbsp_chain_clip(w, lp->normal[j], lp->dist[j], ON_EPSILON, true);
         bool inside = w && !qbsp_winding_tiny(w);
         winding_free(w);
         if (!inside) return;

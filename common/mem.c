@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 static void out_of_memory(size_t size)
 {
@@ -11,10 +14,33 @@ static void out_of_memory(size_t size)
     abort();
 }
 
+/* Blocks this large are asked to be backed by transparent huge pages:
+ * the tools touch them all soon after allocating, and on virtual machines a
+ * page fault can cost ten microseconds or more, so one fault per 2 MiB
+ * instead of per 4 KiB saves whole percent of a run. Only the 2 MiB-aligned
+ * interior of a block can use them; the hint changes no contents and is
+ * ignored where the kernel does not support it. */
+#define HUGE_HINT_MIN ((size_t)2 << 20)
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+static void hint_huge(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    if (size < HUGE_HINT_MIN) return;
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+
 void *q2_malloc(size_t size)
 {
     void *p = malloc(size ? size : 1);
     if (!p) out_of_memory(size);
+    hint_huge(p, size);
     return p;
 }
 
@@ -22,6 +48,7 @@ void *q2_calloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);
     if (!p) out_of_memory(count * size);
+    hint_huge(p, count * size);
     return p;
 }
 
@@ -29,6 +56,7 @@ void *q2_realloc(void *p, size_t size)
 {
     void *q = realloc(p, size ? size : 1);
     if (!q) out_of_memory(size);
+    hint_huge(q, size);
     return q;
 }
 

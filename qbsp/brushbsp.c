@@ -2,6 +2,7 @@
 
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +69,33 @@ typedef struct node_ent_t {
     bspbrush_t *b;
     const sidebox_t *boxes; /* NULL when the node has none */
     int numboxes;
+    /* Bit (planenum / 2) % 64 set for each side's plane: a plane whose bit
+     * is clear has no side of the brush on it (the FACING test). */
+    uint64_t planemask;
+    vec3_t center, half; /* the bounds as centre and half extents */
 } node_ent_t;
+
+/* Margin of the quick box test of non-axial planes (box_side_quick). The
+ * rounding in either computation is below 1e-9 for any point inside the
+ * world, so a box this far from the plane is on the side both give. */
+#define BOX_QUICK_MARGIN 0.001
+
+static inline bool plane_maybe_facing(const node_ent_t *e, int planenum)
+{
+    return (e->planemask >> ((unsigned)(planenum >> 1) & 63)) & 1;
+}
+
+/* box_on_plane_side for a box clearly off the plane, from its centre and
+ * half extents (one dot product less and no branches); 0 when the box is
+ * within BOX_QUICK_MARGIN of the plane and the exact test must decide. */
+static inline int box_side_quick(const node_ent_t *e, const plane_t *p)
+{
+    double dc = vec_dot(p->normal, e->center) - p->dist;
+    double r = fabs(p->normal.x) * e->half.x + fabs(p->normal.y) * e->half.y + fabs(p->normal.z) * e->half.z;
+    if (dc - r > BOX_QUICK_MARGIN) return PSIDE_FRONT;
+    if (dc + r < -BOX_QUICK_MARGIN) return PSIDE_BACK;
+    return 0;
+}
 
 static bool side_countable(const side_t *sd) { return sd->texinfo != TEXINFO_NODE && sd->visible && sd->winding; }
 
@@ -92,26 +119,30 @@ static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenu
         if (hi > 0) s |= PSIDE_FRONT;
         if (lo < 0) s |= PSIDE_BACK;
         if (!s) s = PSIDE_BACK;
-        for (int i = 0; i < b->numsides; i++) {
-            int num = b->sides[i].planenum;
-            if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
-            if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
-        }
+        if (plane_maybe_facing(e, planenum))
+            for (int i = 0; i < b->numsides; i++) {
+                int num = b->sides[i].planenum;
+                if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
+                if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
+            }
         if (s != PSIDE_BOTH) return s;
         goto count_splits;
     }
     /* A box clearly on one side cannot have a side on the plane. */
+    s = box_side_quick(e, plane);
+    if (s) return s;
     s = box_on_plane_side(&b->bounds, plane);
     if (s != PSIDE_BOTH) {
         double d = s == PSIDE_FRONT ? (plane->type < 3 ? vec_comp(b->bounds.mins, plane->type) - plane->dist : 1)
                                     : (plane->type < 3 ? plane->dist - vec_comp(b->bounds.maxs, plane->type) : 1);
         if (plane->type >= 3 || d > ON_EPSILON) return s;
     }
-    for (int i = 0; i < b->numsides; i++) {
-        int num = b->sides[i].planenum;
-        if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
-        if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
-    }
+    if (plane_maybe_facing(e, planenum))
+        for (int i = 0; i < b->numsides; i++) {
+            int num = b->sides[i].planenum;
+            if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
+            if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
+        }
     if (s != PSIDE_BOTH) return s;
 
 count_splits:;
@@ -465,6 +496,11 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             ent[k].b = b;
             ent[k].boxes = NULL;
             ent[k].numboxes = 0;
+            ent[k].center = vec_scale(vec_add(b->bounds.mins, b->bounds.maxs), 0.5);
+            ent[k].half = vec_scale(vec_sub(b->bounds.maxs, b->bounds.mins), 0.5);
+            uint64_t mask = 0;
+            for (int i = 0; i < b->numsides; i++) mask |= (uint64_t)1 << ((unsigned)(b->sides[i].planenum >> 1) & 63);
+            ent[k].planemask = mask;
             nsides += b->numsides;
         }
     }

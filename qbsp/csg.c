@@ -295,6 +295,73 @@ static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t
     return w;
 }
 
+/* winding_split(w, normal, dist, 0, front, back) with the same arithmetic,
+ * except that a winding wholly on one side is not copied: returns
+ * SIDE_FRONT or SIDE_BACK with w itself in *front or *back, or -1 when
+ * both are new windings (or NULL). */
+static int split_side_winding(const winding_t *w, vec3_t normal, double dist, winding_t **front, winding_t **back)
+{
+    int n = w->numpoints;
+    *front = *back = NULL;
+    if (n <= 0) return -1;
+    if (n + 1 > CHAIN_MAX_POINTS) {
+        winding_split(w, normal, dist, 0, front, back);
+        return -1;
+    }
+    double dists[CHAIN_MAX_POINTS + 1];
+    int sides[CHAIN_MAX_POINTS + 1];
+    int counts[3] = {0, 0, 0};
+    for (int i = 0; i < n; i++) {
+        double d = vec_dot(w->p[i], normal) - dist;
+        dists[i] = d;
+        sides[i] = d > 0 ? SIDE_FRONT : d < 0 ? SIDE_BACK : SIDE_ON;
+        counts[sides[i]]++;
+    }
+    if (counts[SIDE_FRONT] == 0 && counts[SIDE_BACK] == 0) {
+        winding_split(w, normal, dist, 0, front, back); /* on the plane: by its facing */
+        return -1;
+    }
+    if (counts[SIDE_FRONT] == 0) {
+        *back = (winding_t *)w;
+        return SIDE_BACK;
+    }
+    if (counts[SIDE_BACK] == 0) {
+        *front = (winding_t *)w;
+        return SIDE_FRONT;
+    }
+    dists[n] = dists[0];
+    sides[n] = sides[0];
+    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
+               : (normal.y == 1.0 || normal.y == -1.0) ? 1
+               : (normal.z == 1.0 || normal.z == -1.0) ? 2
+                                                       : -1;
+    int crossings = 0;
+    for (int i = 0; i < n; i++)
+        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
+    winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+    winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    for (int i = 0; i < n; i++) {
+        vec3_t p1 = w->p[i];
+        if (sides[i] == SIDE_ON) {
+            f->p[f->numpoints++] = p1;
+            b->p[b->numpoints++] = p1;
+            continue;
+        }
+        if (sides[i] == SIDE_FRONT) f->p[f->numpoints++] = p1;
+        if (sides[i] == SIDE_BACK) b->p[b->numpoints++] = p1;
+        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
+        vec3_t p2 = w->p[(i + 1) % n];
+        double t = dists[i] / (dists[i] - dists[i + 1]);
+        vec3_t mid = vec_lerp(p1, p2, t);
+        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
+        f->p[f->numpoints++] = mid;
+        b->p[b->numpoints++] = mid;
+    }
+    *front = f;
+    *back = b;
+    return -1;
+}
+
 /* The brush handed on unsplit: itself when owned, else a copy. */
 static bspbrush_t *whole(const bspbrush_t *b, bspbrush_t *own)
 {
@@ -346,17 +413,27 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         r[i] = brush_alloc(b->numsides + 1);
         r[i]->original = b->original;
     }
+    /* src[j][k]: the side of b whose own winding side k of r[j] borrows
+     * (a side wholly on one side of the plane), -1 for a new winding.
+     * Borrowed windings are handed over (own) or copied (not own) once
+     * the split is sure to go ahead. */
+    int srcbuf[2 * 64];
+    int *src[2];
+    src[0] = b->numsides <= 64 ? srcbuf : q2_malloc(sizeof(int) * 2 * (size_t)b->numsides);
+    src[1] = src[0] + (b->numsides <= 64 ? 64 : b->numsides);
     for (int i = 0; i < b->numsides; i++) {
         const side_t *s = &b->sides[i];
         if (!s->winding) continue;
         winding_t *cw[2];
-        winding_split(s->winding, plane->normal, plane->dist, 0, &cw[0], &cw[1]);
+        int whole_side = split_side_winding(s->winding, plane->normal, plane->dist, &cw[0], &cw[1]);
         for (int j = 0; j < 2; j++) {
             if (!cw[j]) continue;
+            bool borrowed = whole_side >= 0;
             if (qbsp_winding_tiny(cw[j])) {
-                winding_free(cw[j]);
+                if (!borrowed) winding_free(cw[j]);
                 continue;
             }
+            src[j][r[j]->numsides] = borrowed ? i : -1;
             side_t *cs = &r[j]->sides[r[j]->numsides++];
             *cs = *s;
             cs->winding = cw[j];
@@ -372,6 +449,10 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
                 ok[i] = false;
     }
     if (!ok[0] || !ok[1]) {
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < r[j]->numsides; k++)
+                if (src[j][k] >= 0) r[j]->sides[k].winding = NULL;
+        if (src[0] != srcbuf) free(src[0]);
         if (ok[0]) *front = whole(b, own);
         if (ok[1]) *back = whole(b, own);
         if (own && !ok[0] && !ok[1]) brush_free(own);
@@ -380,6 +461,15 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         winding_free(mid);
         return;
     }
+    for (int j = 0; j < 2; j++)
+        for (int k = 0; k < r[j]->numsides; k++) {
+            if (src[j][k] < 0) continue;
+            if (own)
+                own->sides[src[j][k]].winding = NULL;
+            else
+                r[j]->sides[k].winding = winding_copy(r[j]->sides[k].winding);
+        }
+    if (src[0] != srcbuf) free(src[0]);
     for (int i = 0; i < 2; i++) {
         side_t *cs = &r[i]->sides[r[i]->numsides++];
         memset(cs, 0, sizeof *cs);

@@ -7,6 +7,10 @@
 #if defined(__linux__)
 #include <sys/mman.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>
+#include <unistd.h>
+#endif
 
 static void out_of_memory(size_t size)
 {
@@ -33,6 +37,37 @@ static void hint_huge(void *p, size_t size)
 #else
     (void)p;
     (void)size;
+#endif
+}
+
+/* Room reserved at the top of the heap, and the most the compile keeps
+ * there instead of handing it back (see heap_setup). */
+#define HEAP_RESERVE ((size_t)64 << 20)
+
+/* The tools make and free many small objects (qbsp: hundreds of thousands
+ * of windings, brushes and portals), and on e1m1 a fifth of qbsp's time
+ * went to the kernel faulting in fresh 4 KiB heap pages one by one (about
+ * 7000 faults). With glibc the
+ * heap is grown once by HEAP_RESERVE and that range is offered to
+ * transparent huge pages (a hint: the kernel may ignore it), so it faults
+ * in 2 MiB at a time; freed memory stays in the heap for reuse instead of
+ * being trimmed and faulted in again. Pages are only counted once touched,
+ * so the reserve costs no resident memory. Elsewhere this does nothing. */
+void mem_heap_setup(void)
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+    mallopt(M_TOP_PAD, (int)HEAP_RESERVE);
+    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_RESERVE));
+    uintptr_t before = (uintptr_t)sbrk(0);
+    /* Blocks below the mmap threshold until the heap grows (by the pad);
+     * volatile so that the compiler keeps them. */
+    void *volatile grow[64];
+    int n = 0;
+    while (n < 64 && (uintptr_t)sbrk(0) == before) grow[n++] = malloc(64 << 10);
+    while (n > 0) free(grow[--n]);
+    uintptr_t after = (uintptr_t)sbrk(0);
+    uintptr_t start = (before + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (before != (uintptr_t)-1 && after > start) madvise((void *)start, after - start, MADV_HUGEPAGE);
 #endif
 }
 

@@ -8,6 +8,12 @@
 
 #include <stddef.h>
 
+/* Called once at the start of a program's main (it changes the process's
+ * allocator settings, so libraries never call it): grows the heap once and
+ * offers it to transparent huge pages, and keeps freed memory for reuse
+ * (see mem.c). */
+void mem_heap_setup(void);
+
 void *q2_malloc(size_t size);
 void *q2_calloc(size_t count, size_t size);
 void *q2_realloc(void *p, size_t size);

@@ -8,6 +8,7 @@
 #include "../common/jsonw.h"
 #include "../common/log.h"
 #include "../common/threads.h"
+#include "../common/mem.h"
 #include "../common/timer.h"
 #include "../formats/bspcheck.h"
 #include "qvis.h"
@@ -184,6 +185,7 @@ int main(int argc, char **argv)
         return 2;
     }
     threads = threads_resolve(threads);
+    mem_heap_setup();
 
     log_t log;
     log_init(&log, lvl, stdout, stderr);

@@ -664,8 +664,11 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
     for (bspbrush_t *b = brushes; b; b = b->next) (void)b;
     split_brush_list(q, brushes, node, &lists[0], &lists[1]);
 
+    /* The node's volume is not needed once its children have theirs:
+     * split in place, its whole sides handed on rather than copied. */
     bspbrush_t *vol[2];
-    brush_split(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    brush_split_consume(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    node->volume = NULL;
     /* The split added a side on the node's plane to each half: the plane
      * clipped to the node's region, which is where its portal starts. */
     for (int i = 0; i < 2 && !node->portal_base; i++) {
@@ -683,9 +686,6 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
         else c->bounds = node->bounds;
         node->children[i] = c;
     }
-    /* Interior volumes are no longer needed once the children have theirs. */
-    brush_free(node->volume);
-    node->volume = NULL;
 
     for (int i = 0; i < 2; i++) {
         node_t *c = node->children[i];

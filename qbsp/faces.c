@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,6 +205,15 @@ static bool tex_coord_exact(vec3_t p, const float v[4])
         if ((double)(float)terms[i] != terms[i]) return false;
     }
     terms[3] = v[3];
+    /* Whole terms whose magnitudes add up to less than 2^24: every partial
+     * sum is a whole number a float holds exactly (the usual case). */
+    double total = 0;
+    bool whole = true;
+    for (int i = 0; i < 4 && whole; i++) {
+        whole = fabs(terms[i]) < 16777216.0 && terms[i] == (double)(int32_t)terms[i];
+        total += fabs(terms[i]);
+    }
+    if (whole && total < 16777216.0) return true;
     for (int mask = 3; mask < 16; mask++) {
         double sum = 0;
         for (int i = 0; i < 4; i++)
@@ -212,6 +222,28 @@ static bool tex_coord_exact(vec3_t p, const float v[4])
     }
     return true;
 }
+
+/* floor and ceil without a library call (this build has no SSE4.1
+ * rounding instruction), exact: truncation is exact below 2^62 and the
+ * correction is by one; other values go to the library. */
+static inline double fast_floor(double x)
+{
+    if (!(fabs(x) < 4.6e18)) return floor(x);
+    double t = (double)(int64_t)x;
+    return t > x ? t - 1.0 : t;
+}
+
+static inline double fast_ceil(double x)
+{
+    if (!(fabs(x) < 4.6e18)) return ceil(x);
+    double t = (double)(int64_t)x;
+    return t < x ? t + 1.0 : t;
+}
+
+/* Five times LIGHTMAP_ROUND_EPSILON: a texture coordinate this far from
+ * every multiple of LIGHTMAP_SCALE is far from a luxel boundary whichever
+ * margin applies (see safe_luxel_bounds). */
+#define LUXEL_MARGIN_FAR (5 * LIGHTMAP_ROUND_EPSILON)
 
 /* Luxel interval bounds [lo, hi] (in units of LIGHTMAP_SCALE) that hold
  * however an engine rounds: a coordinate that is not exact in single
@@ -228,10 +260,16 @@ static void safe_luxel_bounds(const winding_t *w, const dtexinfo_t *tex, int axi
         vec3_t p = w->p[k];
         double v = p.x * (double)tex->vecs[axis][0] + p.y * (double)tex->vecs[axis][1] +
                    p.z * (double)tex->vecs[axis][2] + (double)tex->vecs[axis][3];
-        double m = tex_coord_exact(p, tex->vecs[axis]) ? 0.0 : LIGHTMAP_ROUND_EPSILON;
+        /* The margin only matters near a luxel boundary: farther than
+         * LUXEL_MARGIN_FAR (with room for rounding) both margins give the
+         * same floor and ceil, and the exactness test is skipped. */
+        double r = v - LIGHTMAP_SCALE * fast_floor(v / LIGHTMAP_SCALE);
+        double m = 0.0;
+        if (!(r > LUXEL_MARGIN_FAR && r < LIGHTMAP_SCALE - LUXEL_MARGIN_FAR))
+            m = tex_coord_exact(p, tex->vecs[axis]) ? 0.0 : LIGHTMAP_ROUND_EPSILON;
         if (v < *mn) *mn = v;
         if (v > *mx) *mx = v;
-        double l = floor((v - m) / LIGHTMAP_SCALE), h = ceil((v + m) / LIGHTMAP_SCALE);
+        double l = fast_floor((v - m) / LIGHTMAP_SCALE), h = fast_ceil((v + m) / LIGHTMAP_SCALE);
         if (l < *lo) *lo = l;
         if (h > *hi) *hi = h;
     }

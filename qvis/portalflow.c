@@ -92,6 +92,8 @@ typedef struct flow_t {
     const passages_t *pg;
     const vec4_t *sph; /* per portal: sphere centre and radius */
     const struct fbox_t *fbox; /* per portal: its box in single precision */
+    struct pack_t *pk;            /* the filter's planes (one frame at a time) */
+    int *idx;                     /* the filter's portals */
     bool float_filter;          /* every box within VIS_FLOAT_RANGE */
 } flow_t;
 
@@ -286,51 +288,54 @@ static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const 
     return false;
 }
 
-/* The filter of each walk step tests hundreds of portal boxes against a
- * dozen planes, so it runs four planes at a time in single precision. Float
- * rounding within VIS_FLOAT_RANGE is below FILTER_MARGIN, so a
- * box found behind a plane by more than VIS_EPSILON + FILTER_MARGIN in
- * floats is behind by more than VIS_EPSILON in exact arithmetic; only the
- * boxes near a plane go to the double-precision test of the points. */
+/* The filter of each walk step tests dozens of portal boxes against a few
+ * planes, four portals at a time in single precision. Float rounding within
+ * VIS_FLOAT_RANGE is below FILTER_MARGIN, so a box found behind a plane by
+ * more than VIS_EPSILON + FILTER_MARGIN in floats is behind by more than
+ * VIS_EPSILON in exact arithmetic; only the boxes near a plane go to the
+ * double-precision test of the points. */
 #define FILTER_MARGIN 0.05f
-#define PACK_GROUPS ((2 * VIS_MAXW + 3) / 4)
+#define PACK_MAX (2 * VIS_MAXW)
 
+/* Planes for the filter, each component repeated across the four lanes. */
 typedef struct pack_t {
-    int ng;
-    v4f nx[PACK_GROUPS], ny[PACK_GROUPS], nz[PACK_GROUPS], nd[PACK_GROUPS];
-    v4f ax[PACK_GROUPS], ay[PACK_GROUPS], az[PACK_GROUPS]; /* |normal|, for the box extents */
-    const plane_t *pl[4 * PACK_GROUPS];
+    int n;
+    struct {
+        v4f nx, ny, nz, nd, ax, ay, az; /* normal, distance, |normal| for the box extents */
+    } v[PACK_MAX];
+    const plane_t *pl[PACK_MAX];
 } pack_t;
 
-/* A portal's bounding box in single precision: centre and half-size. The
- * box, not the sphere, because most portals are axial rectangles, which
- * their box fits exactly: the float test then settles almost every portal
- * and the points are read only for the few that lie within the margin. */
+/* A box around a portal in single precision, centred on its origin (the
+ * mean of its points, which lies in the portal): a box rather than the
+ * sphere because most portals are axial rectangles, which it fits exactly.
+ * With the box wholly behind a plane so is the portal; with the origin in
+ * front, some point is too, so the points are read only for the few
+ * portals whose origin lies behind (or within the margin) and whose box
+ * does not. */
 typedef struct fbox_t {
     float cx, cy, cz, hx, hy, hz;
 } fbox_t;
 
-static inline void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
+static inline v4f splat(double x)
 {
-    int n = na + nb;
-    pk->ng = (n + 3) / 4;
-    if (pk->ng > 0) {
-        /* padding lanes: a plane every box is far in front of */
-        int g = pk->ng - 1;
-        pk->nx[g] = pk->ny[g] = pk->nz[g] = pk->ax[g] = pk->ay[g] = pk->az[g] = (v4f){0, 0, 0, 0};
-        pk->nd[g] = (v4f){-1e30f, -1e30f, -1e30f, -1e30f};
-    }
-    for (int i = 0; i < n; i++) {
+    float f = (float)x;
+    return (v4f){f, f, f, f};
+}
+
+static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
+{
+    pk->n = na + nb;
+    for (int i = 0; i < pk->n; i++) {
         const plane_t *pl = i < na ? &a[i] : &b[i - na];
-        int g = i >> 2, l = i & 3;
         pk->pl[i] = pl;
-        pk->nx[g][l] = (float)pl->normal.x;
-        pk->ny[g][l] = (float)pl->normal.y;
-        pk->nz[g][l] = (float)pl->normal.z;
-        pk->nd[g][l] = (float)pl->dist;
-        pk->ax[g][l] = (float)fabs(pl->normal.x);
-        pk->ay[g][l] = (float)fabs(pl->normal.y);
-        pk->az[g][l] = (float)fabs(pl->normal.z);
+        pk->v[i].nx = splat(pl->normal.x);
+        pk->v[i].ny = splat(pl->normal.y);
+        pk->v[i].nz = splat(pl->normal.z);
+        pk->v[i].nd = splat(pl->dist);
+        pk->v[i].ax = splat(fabs(pl->normal.x));
+        pk->v[i].ay = splat(fabs(pl->normal.y));
+        pk->v[i].az = splat(fabs(pl->normal.z));
     }
 }
 
@@ -342,23 +347,50 @@ static inline bool points_behind(const vis_portal_t *t, const plane_t *pl)
     return true;
 }
 
-static inline bool packed_behind(const pack_t *pk, const fbox_t *b, const vis_portal_t *t)
+/* Clears in v the bits of the portals idx[0..n) that lie wholly behind one
+ * of the packed planes: each plane is tested against four boxes at once,
+ * and the points are read only for a box near a plane and behind none. */
+static void drop_behind(const pack_t *pk, const fbox_t *fbox, const vis_portal_t *portals, const int *idx, int n,
+                        uint64_t *v)
 {
-    const v4f x = {b->cx, b->cx, b->cx, b->cx}, y = {b->cy, b->cy, b->cy, b->cy}, z = {b->cz, b->cz, b->cz, b->cz};
-    const v4f hx = {b->hx, b->hx, b->hx, b->hx}, hy = {b->hy, b->hy, b->hy, b->hy}, hz = {b->hz, b->hz, b->hz, b->hz};
-    const float behind = -(float)VIS_EPSILON - FILTER_MARGIN, front = -(float)VIS_EPSILON + FILTER_MARGIN;
-    for (int g = 0; g < pk->ng; g++) {
-        v4f d = x * pk->nx[g] + y * pk->ny[g] + z * pk->nz[g] - pk->nd[g];
-        v4f r = hx * pk->ax[g] + hy * pk->ay[g] + hz * pk->az[g];
-        if (v4_mask((d + r) < behind)) return true;
-        int near = v4_mask((d - r) < front);
-        while (near) {
-            int l = __builtin_ctz(near);
-            near &= near - 1;
-            if (points_behind(t, pk->pl[g * 4 + l])) return true;
+    const v4f behind = splat(-VIS_EPSILON - FILTER_MARGIN), front = splat(-VIS_EPSILON + FILTER_MARGIN);
+    int nearm[PACK_MAX];
+    for (int i = 0; i < n; i += 4) {
+        const int valid = n - i >= 4 ? 15 : (1 << (n - i)) - 1;
+        int u[4];
+        for (int l = 0; l < 4; l++) u[l] = idx[i + ((valid >> l) & 1 ? l : 0)];
+        const fbox_t *b0 = &fbox[u[0]], *b1 = &fbox[u[1]], *b2 = &fbox[u[2]], *b3 = &fbox[u[3]];
+        const v4f x = {b0->cx, b1->cx, b2->cx, b3->cx}, y = {b0->cy, b1->cy, b2->cy, b3->cy};
+        const v4f z = {b0->cz, b1->cz, b2->cz, b3->cz}, hx = {b0->hx, b1->hx, b2->hx, b3->hx};
+        const v4f hy = {b0->hy, b1->hy, b2->hy, b3->hy}, hz = {b0->hz, b1->hz, b2->hz, b3->hz};
+        v4i far = {0, 0, 0, 0};
+        int anynear = 0;
+        for (int k = 0; k < pk->n; k++) {
+            v4f d = x * pk->v[k].nx + y * pk->v[k].ny + z * pk->v[k].nz - pk->v[k].nd;
+            v4f r = hx * pk->v[k].ax + hy * pk->v[k].ay + hz * pk->v[k].az;
+            far |= (d + r) < behind;
+            anynear |= nearm[k] = v4_mask(d < front);
+        }
+        int drop = v4_mask(far) & valid;
+        int check = anynear & valid & ~drop;
+        while (check) {
+            int l = __builtin_ctz(check);
+            check &= check - 1;
+            const vis_portal_t *t = &portals[u[l]];
+            for (int k = 0; k < pk->n; k++) {
+                if (!((nearm[k] >> l) & 1)) continue;
+                if (points_behind(t, pk->pl[k])) {
+                    drop |= 1 << l;
+                    break;
+                }
+            }
+        }
+        while (drop) {
+            int l = __builtin_ctz(drop);
+            drop &= drop - 1;
+            v[u[l] >> 6] &= ~((uint64_t)1 << (u[l] & 63));
         }
     }
-    return false;
 }
 
 static void recurse(flow_t *f, int leaf, int d)
@@ -378,20 +410,31 @@ static void recurse(flow_t *f, int leaf, int d)
          * going; a seen one left in the set is at worst clipped later. */
         prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0], NULL, 0);
         prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1], prev->sep[0], prev->nsep[0]) : 0;
-        pack_t pk;
-        pack_planes(&pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
         uint64_t left = 0;
-        for (int w = prev->lo; w < prev->hi; w++) {
-            uint64_t bits = prev->might[w] & ~f->seen[w];
-            while (bits) {
-                int u = w * 64 + __builtin_ctzll(bits);
-                bits &= bits - 1;
-                if (f->float_filter ? packed_behind(&pk, &f->fbox[u], &vis->portals[u])
-                                    : behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
-                                          behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
-                    prev->might[w] &= ~((uint64_t)1 << (u & 63));
+        if (f->float_filter) {
+            pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
+            int n = 0;
+            for (int w = prev->lo; w < prev->hi; w++) {
+                uint64_t bits = prev->might[w] & ~f->seen[w];
+                while (bits) {
+                    f->idx[n++] = w * 64 + __builtin_ctzll(bits);
+                    bits &= bits - 1;
+                }
             }
-            left |= prev->might[w] & ~f->seen[w];
+            drop_behind(f->pk, f->fbox, vis->portals, f->idx, n, prev->might);
+            for (int w = prev->lo; w < prev->hi; w++) left |= prev->might[w] & ~f->seen[w];
+        } else {
+            for (int w = prev->lo; w < prev->hi; w++) {
+                uint64_t bits = prev->might[w] & ~f->seen[w];
+                while (bits) {
+                    int u = w * 64 + __builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    if (behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
+                        behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
+                        prev->might[w] &= ~((uint64_t)1 << (u & 63));
+                }
+                left |= prev->might[w] & ~f->seen[w];
+            }
         }
         if (!left) return; /* nothing new can be found beyond */
     }
@@ -525,6 +568,8 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
     {
         plane_t seps[2 * VIS_MAXW];
         uint64_t *tmp = q2_calloc((size_t)deg * words + 1, sizeof *tmp);
+        pack_t *pk = q2_malloc(sizeof *pk);
+        int *idx = q2_malloc(((size_t)np + 1) * sizeof *idx);
 #pragma omp for schedule(dynamic, 8)
         for (int q = 0; q < np; q++) {
             const vis_portal_t *pq = &vis->portals[q];
@@ -538,17 +583,26 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
                 const vis_portal_t *pp = &vis->portals[p];
                 int ns = find_seps(pq->w, pp->w, false, seps, NULL, 0);
                 int nb = find_seps(pp->w, pq->w, true, seps + ns, seps, ns);
-                pack_t pk;
-                if (float_filter) pack_planes(&pk, seps, ns, seps + ns, nb);
                 const uint64_t *fp = vis->flood + (size_t)p * words;
-                for (size_t w = 0; w < words; w++) {
-                    uint64_t bits = fq[w] & fp[w];
-                    while (bits) {
-                        int t = (int)(w * 64) + __builtin_ctzll(bits);
-                        bits &= bits - 1;
-                        bool behind = float_filter ? packed_behind(&pk, &fbox[t], &vis->portals[t])
-                                                   : behind_any(vis, sph, t, seps, ns + nb);
-                        if (!behind) vbit_set(out, t);
+                if (float_filter) {
+                    pack_planes(pk, seps, ns, seps + ns, nb);
+                    int n = 0;
+                    for (size_t w = 0; w < words; w++) {
+                        uint64_t bits = out[w] = fq[w] & fp[w];
+                        while (bits) {
+                            idx[n++] = (int)(w * 64) + __builtin_ctzll(bits);
+                            bits &= bits - 1;
+                        }
+                    }
+                    drop_behind(pk, fbox, vis->portals, idx, n, out);
+                } else {
+                    for (size_t w = 0; w < words; w++) {
+                        uint64_t bits = fq[w] & fp[w];
+                        while (bits) {
+                            int t = (int)(w * 64) + __builtin_ctzll(bits);
+                            bits &= bits - 1;
+                            if (!behind_any(vis, sph, t, seps, ns + nb)) vbit_set(out, t);
+                        }
                     }
                 }
             }
@@ -572,6 +626,8 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
             }
         }
         free(tmp);
+        free(pk);
+        free(idx);
     }
 }
 
@@ -633,9 +689,13 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     bool float_filter = true;
     for (int i = 0; i < np; i++) {
         const vis_portal_t *p = &vis->portals[i];
-        fbox[i] = (fbox_t){(float)p->bmid.x, (float)p->bmid.y, (float)p->bmid.z,
-                           (float)p->bhalf.x, (float)p->bhalf.y, (float)p->bhalf.z};
-        if (fabs(p->bmid.x) + fabs(p->bmid.y) + fabs(p->bmid.z) + p->bhalf.x + p->bhalf.y + p->bhalf.z > VIS_FLOAT_RANGE)
+        vec3_t h = {0, 0, 0};
+        for (int k = 0; k < p->w->n; k++) {
+            vec3_t e = vec_sub(p->w->p[k], p->origin);
+            h = vec_max(h, (vec3_t){fabs(e.x), fabs(e.y), fabs(e.z)});
+        }
+        fbox[i] = (fbox_t){(float)p->origin.x, (float)p->origin.y, (float)p->origin.z, (float)h.x, (float)h.y, (float)h.z};
+        if (fabs(p->origin.x) + fabs(p->origin.y) + fabs(p->origin.z) + h.x + h.y + h.z > VIS_FLOAT_RANGE)
             float_filter = false;
     }
     build_passages(vis, sph, fbox, float_filter, &pg);
@@ -649,6 +709,8 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
             flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fbox = fbox, .float_filter = float_filter};
+            f.pk = q2_malloc(sizeof *f.pk);
+            f.idx = q2_malloc(((size_t)np + 1) * sizeof *f.idx);
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;
@@ -665,6 +727,8 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
                 free(f.frames[i]);
             }
             free(f.frames);
+            free(f.pk);
+            free(f.idx);
         }
         /* results of this wave may narrow the walks of the next ones */
         narrow_masks(vis, mask, order, lo, hi);

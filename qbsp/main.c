@@ -1,14 +1,9 @@
 /* qbsp: .map -> .bsp (+ .prt, or .pts/.lin on a leak). */
 #include <errno.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef __GLIBC__
-#include <malloc.h>
-#include <sys/mman.h>
-#endif
 
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
@@ -397,40 +392,10 @@ static bool write_prt(const qbsp_t *q, tree_t *tree, const char *prtstage, int *
     return ok;
 }
 
-/* Room reserved at the top of the heap, and the most the compile keeps
- * there instead of handing it back (see heap_setup). */
-#define HEAP_RESERVE ((size_t)64 << 20)
-#define HUGE_PAGE ((uintptr_t)2 << 20)
-
-/* qbsp makes and frees hundreds of thousands of small windings, brushes
- * and portals, and on e1m1 a fifth of its time went to the kernel faulting
- * in fresh 4 KiB heap pages one by one (about 7000 faults). With glibc the
- * heap is grown once by HEAP_RESERVE and that range is offered to
- * transparent huge pages (a hint: the kernel may ignore it), so it faults
- * in 2 MiB at a time; freed memory stays in the heap for reuse instead of
- * being trimmed and faulted in again. Pages are only counted once touched,
- * so the reserve costs no resident memory. Elsewhere this does nothing. */
-static void heap_setup(void)
-{
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
-    mallopt(M_TOP_PAD, (int)HEAP_RESERVE);
-    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_RESERVE));
-    uintptr_t before = (uintptr_t)sbrk(0);
-    /* Blocks below the mmap threshold until the heap grows (by the pad);
-     * volatile so that the compiler keeps them. */
-    void *volatile grow[64];
-    int n = 0;
-    while (n < 64 && (uintptr_t)sbrk(0) == before) grow[n++] = malloc(64 << 10);
-    while (n > 0) free(grow[--n]);
-    uintptr_t after = (uintptr_t)sbrk(0);
-    uintptr_t start = (before + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
-    if (before != (uintptr_t)-1 && after > start) madvise((void *)start, after - start, MADV_HUGEPAGE);
-#endif
-}
-
 int main(int argc, char **argv)
 {
-    heap_setup();
+    /* Windings, brushes and portals by the hundred thousand: see mem.h. */
+    mem_heap_setup();
     qbsp_options_t opt;
     memset(&opt, 0, sizeof opt);
     opt.subdivide = 240;

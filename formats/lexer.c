@@ -4,9 +4,28 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Character classes, so that the scanning loops test one table entry per
+ * byte instead of a chain of comparisons or a strchr call. */
+enum {
+    LX_SPACE = 1, /* separates tokens; NUL counts as space */
+    LX_PUNCT = 2, /* a token of its own */
+    LX_QUOTE = 4,
+    LX_SLASH = 8, /* a comment starts when two follow each other */
+    LX_DIGIT = 16,
+};
+
+static const unsigned char k_class[256] = {
+    [0] = LX_SPACE,    [' '] = LX_SPACE,  ['\t'] = LX_SPACE, ['\r'] = LX_SPACE, ['\n'] = LX_SPACE,
+    ['\f'] = LX_SPACE, ['\v'] = LX_SPACE, ['{'] = LX_PUNCT,  ['}'] = LX_PUNCT,  ['('] = LX_PUNCT,
+    [')'] = LX_PUNCT,  ['['] = LX_PUNCT,  [']'] = LX_PUNCT,  ['"'] = LX_QUOTE,  ['/'] = LX_SLASH,
+    ['0'] = LX_DIGIT,  ['1'] = LX_DIGIT,  ['2'] = LX_DIGIT,  ['3'] = LX_DIGIT,  ['4'] = LX_DIGIT,
+    ['5'] = LX_DIGIT,  ['6'] = LX_DIGIT,  ['7'] = LX_DIGIT,  ['8'] = LX_DIGIT,  ['9'] = LX_DIGIT,
+};
 
 void lexer_init(lexer_t *lx, const char *text, size_t size, const char *name)
 {
@@ -16,22 +35,6 @@ void lexer_init(lexer_t *lx, const char *text, size_t size, const char *name)
     lx->line = 1;
     lx->col = 1;
     lx->name = name;
-}
-
-static int peekc(const lexer_t *lx, size_t ahead)
-{
-    return lx->pos + ahead < lx->size ? (unsigned char)lx->text[lx->pos + ahead] : -1;
-}
-
-static void advance(lexer_t *lx)
-{
-    if (lx->text[lx->pos] == '\n') {
-        lx->line++;
-        lx->col = 1;
-    } else {
-        lx->col++;
-    }
-    lx->pos++;
 }
 
 bool lexer_error(const lexer_t *lx, q2err_t *err, const char *fmt, ...)
@@ -45,19 +48,12 @@ bool lexer_error(const lexer_t *lx, q2err_t *err, const char *fmt, ...)
                      "%s", buf);
 }
 
-static void skip_space(lexer_t *lx)
+/* The column is the byte offset within the line, counted from 1 (a tab is
+ * one column), so it follows from where the line starts. */
+static void set_pos(lexer_t *lx, size_t pos)
 {
-    for (;;) {
-        int c = peekc(lx, 0);
-        if (c < 0) return;
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v' || c == 0) {
-            advance(lx);
-        } else if (c == '/' && peekc(lx, 1) == '/') {
-            while (peekc(lx, 0) >= 0 && peekc(lx, 0) != '\n') advance(lx);
-        } else {
-            return;
-        }
-    }
+    lx->pos = pos;
+    lx->col = (int)(pos - lx->line_start) + 1;
 }
 
 bool lexer_next(lexer_t *lx, q2err_t *err)
@@ -67,50 +63,90 @@ bool lexer_next(lexer_t *lx, q2err_t *err)
         lx->have_unget = false;
         return true;
     }
-    skip_space(lx);
+    const unsigned char *t = (const unsigned char *)lx->text;
+    const size_t n = lx->size;
+    size_t p = lx->pos;
+    for (;;) {
+        while (p < n && (k_class[t[p]] & LX_SPACE)) {
+            if (t[p] == '\n') {
+                lx->line++;
+                lx->line_start = p + 1;
+            }
+            p++;
+        }
+        if (p + 1 < n && t[p] == '/' && t[p + 1] == '/') {
+            /* The newline itself is left to the loop above, which counts it. */
+            const void *eol = memchr(t + p, '\n', n - p);
+            p = eol ? (size_t)((const unsigned char *)eol - t) : n;
+            continue;
+        }
+        break;
+    }
+    set_pos(lx, p);
     lx->quoted = false;
     lx->token[0] = 0;
+    lx->token_len = 0;
     lx->tok_line = lx->line;
     lx->tok_col = lx->col;
-    int c = peekc(lx, 0);
-    if (c < 0) return false;
-    size_t n = 0;
-    if (c == '"') {
+    if (p >= n) return false;
+    unsigned char cls = k_class[t[p]];
+    size_t start, len;
+    if (cls & LX_QUOTE) {
         lx->quoted = true;
-        advance(lx);
-        for (;;) {
-            c = peekc(lx, 0);
-            if (c < 0 || c == '\n') return lexer_error(lx, err, "unterminated quoted string");
-            advance(lx);
-            if (c == '"') break;
-            if (n >= LEXER_TOKEN_MAX) return lexer_error(lx, err, "string longer than %d characters", LEXER_TOKEN_MAX);
-            lx->token[n++] = (char)c;
+        start = p + 1;
+        size_t e = start;
+        while (e < n && t[e] != '"' && t[e] != '\n') e++;
+        len = e - start;
+        /* The length is checked first: a string that is both too long and
+         * unterminated is reported as too long, as a scan that stops at the
+         * first character past the limit does. */
+        if (len > LEXER_TOKEN_MAX) {
+            set_pos(lx, start + LEXER_TOKEN_MAX);
+            return lexer_error(lx, err, "string longer than %d characters", LEXER_TOKEN_MAX);
         }
-        lx->token[n] = 0;
-        return true;
-    }
-    if (strchr("{}()[]", c)) {
-        lx->token[0] = (char)c;
+        if (e >= n || t[e] != '"') {
+            set_pos(lx, e);
+            return lexer_error(lx, err, "unterminated quoted string");
+        }
+        set_pos(lx, e + 1);
+    } else if (cls & LX_PUNCT) {
+        lx->token[0] = (char)t[p];
         lx->token[1] = 0;
-        advance(lx);
+        lx->token_len = 1;
+        set_pos(lx, p + 1);
         return true;
-    }
-    for (;;) {
-        c = peekc(lx, 0);
-        if (c < 0 || c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v' || c == 0 ||
-            strchr("{}()[]\"", c) || (c == '/' && peekc(lx, 1) == '/'))
+    } else {
+        start = p;
+        for (;;) {
+            while (p < n && !(k_class[t[p]] & (LX_SPACE | LX_PUNCT | LX_QUOTE | LX_SLASH))) p++;
+            if (p < n && t[p] == '/' && !(p + 1 < n && t[p + 1] == '/')) {
+                p++;
+                continue;
+            }
             break;
-        if (n >= LEXER_TOKEN_MAX) return lexer_error(lx, err, "token longer than %d characters", LEXER_TOKEN_MAX);
-        lx->token[n++] = (char)c;
-        advance(lx);
+        }
+        len = p - start;
+        if (len > LEXER_TOKEN_MAX) {
+            set_pos(lx, start + LEXER_TOKEN_MAX);
+            return lexer_error(lx, err, "token longer than %d characters", LEXER_TOKEN_MAX);
+        }
+        set_pos(lx, p);
     }
-    lx->token[n] = 0;
+    memcpy(lx->token, t + start, len);
+    lx->token[len] = 0;
+    lx->token_len = len;
     return true;
 }
 
 void lexer_unget(lexer_t *lx) { lx->have_unget = true; }
 
-bool lexer_is(const lexer_t *lx, const char *s) { return !lx->quoted && strcmp(lx->token, s) == 0; }
+bool lexer_is(const lexer_t *lx, const char *s)
+{
+    if (lx->quoted || lx->token[0] != s[0]) return false;
+    if (s[0] == 0) return true;
+    if (s[1] == 0) return lx->token[1] == 0; /* punctuation: no strcmp call */
+    return strcmp(lx->token + 1, s + 1) == 0;
+}
 
 bool lexer_expect(lexer_t *lx, const char *s, q2err_t *err)
 {
@@ -122,12 +158,87 @@ bool lexer_expect(lexer_t *lx, const char *s, q2err_t *err)
     return true;
 }
 
+/* Every power of ten up to 1e22 is exactly representable in a double
+ * (5^22 < 2^53), so each literal here is the exact value. */
+static const double k_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+                                   1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+bool lexer_fast_decimal(const char *s, size_t len, double *out)
+{
+    /* Longer tokens never take the fast path (at most 19 significant
+     * digits); the bound also keeps the digit counts below in int range. */
+    if (len > 4096) return false;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    bool neg = false;
+    if (p < end && (*p == '-' || *p == '+')) {
+        neg = *p == '-';
+        p++;
+    }
+    /* Leading zeros carry no significant digit; more than 19 significant
+     * digits may wrap m, but such input is rejected below before m is used. */
+    const unsigned char *d0 = p;
+    while (p < end && *p == '0') p++;
+    const unsigned char *s0 = p;
+    uint64_t m = 0;
+    unsigned d;
+    while (p < end && (d = (unsigned)*p - '0') < 10) {
+        m = m * 10 + d;
+        p++;
+    }
+    int sig = (int)(p - s0);
+    int digits = (int)(p - d0);
+    int exp10 = 0; /* value = m * 10^exp10 */
+    if (p < end && *p == '.') {
+        const unsigned char *f0 = ++p;
+        if (m == 0)
+            while (p < end && *p == '0') p++;
+        const unsigned char *f1 = p;
+        while (p < end && (d = (unsigned)*p - '0') < 10) {
+            m = m * 10 + d;
+            p++;
+        }
+        sig += (int)(p - f1);
+        digits += (int)(p - f0);
+        exp10 = -(int)(p - f0);
+    }
+    if (digits == 0 || sig > 19) return false;
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        bool eneg = false;
+        if (p < end && (*p == '-' || *p == '+')) {
+            eneg = *p == '-';
+            p++;
+        }
+        const unsigned char *e0 = p;
+        int e = 0;
+        while (p < end && (d = (unsigned)*p - '0') < 10) {
+            if (e > 10000) return false; /* far outside the fast range anyway */
+            e = e * 10 + (int)d;
+            p++;
+        }
+        if (p == e0) return false;
+        exp10 += eneg ? -e : e;
+    }
+    if (p != end) return false;
+    /* Exactly representable mantissa and power: the one operation below is
+     * correctly rounded, as strtod's result is. */
+    if (m > ((uint64_t)1 << 53) || exp10 < -22 || exp10 > 22) return false;
+    double v = (double)m;
+    if (exp10 > 0)
+        v *= k_pow10[exp10];
+    else if (exp10 < 0)
+        v /= k_pow10[-exp10];
+    *out = neg ? -v : v;
+    return true;
+}
+
 bool lexer_number(lexer_t *lx, double *out, const char *what, q2err_t *err)
 {
     if (!lexer_next(lx, err)) {
         if (err && err->msg[0]) return false;
         return lexer_error(lx, err, "expected %s but the file ended", what);
     }
+    if (!lx->quoted && lexer_fast_decimal(lx->token, lx->token_len, out)) return true;
     char *end;
     errno = 0;
     double v = strtod(lx->token, &end);
@@ -144,6 +255,25 @@ bool lexer_int(lexer_t *lx, int *out, const char *what, q2err_t *err)
     if (!lexer_next(lx, err)) {
         if (err && err->msg[0]) return false;
         return lexer_error(lx, err, "expected %s but the file ended", what);
+    }
+    /* Plain decimal integers of up to 18 digits (no overflow possible) are
+     * converted here; anything else takes the strtoll path below, which
+     * gives the same value for these. */
+    if (!lx->quoted) {
+        const char *p = lx->token, *end = p + lx->token_len;
+        bool neg = *p == '-';
+        if (*p == '-' || *p == '+') p++;
+        if (p < end && end - p <= 18) {
+            long long v = 0;
+            while (p < end && (k_class[(unsigned char)*p] & LX_DIGIT)) v = v * 10 + (*p++ - '0');
+            if (p == end) {
+                if (neg) v = -v;
+                if (v < INT_MIN || v > (long long)UINT_MAX)
+                    return lexer_error(lx, err, "%s '%s' is out of range", what, lx->token);
+                *out = (int)(unsigned int)v;
+                return true;
+            }
+        }
     }
     char *end;
     errno = 0;

@@ -20,9 +20,11 @@ typedef struct lexer_t {
     size_t size;
     size_t pos;
     int line, col;
-    const char *name; /* file name for errors */
+    size_t line_start; /* offset of the first byte of the current line */
+    const char *name;  /* file name for errors */
     /* The current token. */
     char token[LEXER_TOKEN_MAX + 1];
+    size_t token_len;
     bool quoted;
     int tok_line, tok_col;
     /* A token pushed back by lexer_unget. */
@@ -48,6 +50,14 @@ bool lexer_expect(lexer_t *lx, const char *s, q2err_t *err);
 /* Reads the next token as a finite number (integer or float, with optional
  * exponent). `what` names the value in the error ("x coordinate"). */
 bool lexer_number(lexer_t *lx, double *out, const char *what, q2err_t *err);
+
+/* The exact part of lexer_number's conversion: a plain decimal ("-12",
+ * "0.125", "5.", ".5", "1.5e3") whose digits fit in 2^53 and whose power of
+ * ten is at most 22 is one correctly rounded multiplication or division, so
+ * the result equals strtod's. Returns false, leaving *out alone, for
+ * anything else (more digits, larger exponents, hex, inf/nan, junk), which
+ * lexer_number hands to strtod. Exposed for the tests. */
+bool lexer_fast_decimal(const char *s, size_t len, double *out);
 
 /* Reads the next token as an integer in [INT32_MIN, INT32_MAX]. */
 bool lexer_int(lexer_t *lx, int *out, const char *what, q2err_t *err);

@@ -16,8 +16,12 @@
 
 #include <cmocka.h>
 
+#include <errno.h>
+
 #include "../../common/fileio.h"
+#include "../../formats/lexer.h"
 #include "../../formats/mapfile.h"
+#include "test_util.h"
 
 #define MAPDIR Q2MAP_TEST_DATA "/map/"
 
@@ -373,6 +377,235 @@ static void test_projection_valve(void **state)
 
 /* ---- errors ---- */
 
+/* ---- number conversion ---- */
+
+/* The fast decimal conversion must give strtod's exact bits (so -0 and 0
+ * differ) whenever it accepts a string, and strtod must consume all of that
+ * string. Returns whether the fast path took it. */
+static bool check_fast_decimal(const char *s)
+{
+    double fast = 12345.678; /* a value no test string produces by accident */
+    bool took = lexer_fast_decimal(s, strlen(s), &fast);
+    if (!took) {
+        assert_true(fast == 12345.678); /* left alone */
+        return false;
+    }
+    char *end;
+    errno = 0;
+    double ref = strtod(s, &end);
+    if (*end != 0 || end == s) fail_msg("fast path accepted '%s', which strtod does not take whole", s);
+    if (errno == ERANGE) fail_msg("fast path accepted '%s', which strtod reports out of range", s);
+    if (memcmp(&fast, &ref, sizeof fast) != 0) fail_msg("'%s': fast %.17g, strtod %.17g", s, fast, ref);
+    return true;
+}
+
+static void append_digits(char *buf, size_t *n, int count, uint32_t *rng)
+{
+    for (int i = 0; i < count; i++) buf[(*n)++] = (char)('0' + tu_xorshift(rng) % 10);
+}
+
+static void test_fast_decimal_edges(void **state)
+{
+    /* Must be accepted (the forms editors write) and equal strtod. */
+    static const char *const fast[] = {
+        "0", "-0", "+0", "-0.0", "0.", ".0", "-.0", "5.", ".5", "-.5", "1.000000", "-1024", "0.125", "0.1", "0.3",
+        "-12.25", "1e22", "1E22", "-1e22", "1e-22", "1.5e3", "1.5E+3", "25e-1", "9007199254740992",
+        "-9007199254740992", "900719925474099.2", "0.000000000000000000001", "123456789012345", "9007199254740991e-4",
+        "0000000000000000000000000001", "0.0000000000000000000000", "3.14159265358979", "1e0", "1e-0", "1.e5",
+    };
+    for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++)
+        if (!check_fast_decimal(fast[i])) fail_msg("'%s' should take the fast path", fast[i]);
+    /* -0 keeps its sign, as strtod's does. */
+    double z = 1;
+    assert_true(lexer_fast_decimal("-0", 2, &z) && z == 0 && signbit(z));
+    /* Must be declined: beyond the exact range (strtod decides), or not a
+     * plain decimal at all (strtod decides, and lexer_number reports it). */
+    static const char *const slow[] = {
+        "", "-", "+", ".", "-.", "e5", ".e5", "1e", "1e+", "1e-", "nan", "inf", "-inf", "infinity", "0x10", "0x1p3",
+        "1.5.3", "1,5", " 5", "5 ", "--5", "+-5", "1x", "1e22.5", "1e23", "1e-23", "9007199254740993",
+        "9007199254740994", "12345678901234567890", "1.7976931348623157e308", "4.9e-324", "1e400", "1e-400",
+        "0.1e-22", "100000000000000000000000", "1e99999999999", "1234567890123456789e-4",
+    };
+    for (size_t i = 0; i < sizeof slow / sizeof slow[0]; i++)
+        if (check_fast_decimal(slow[i])) fail_msg("'%s' should not take the fast path", slow[i]);
+}
+
+/* Generated strings: every one the fast path takes must match strtod bit for
+ * bit, and every plain decimal with at most 15 digits and at most 22
+ * fraction digits (an exact mantissa and power) must be taken, so the test
+ * fails both for a wrong fast path and for one that declines everything. */
+static void test_fast_decimal_generated(void **state)
+{
+    uint32_t rng = 0x9e3779b9u;
+    int taken = 0, must = 0;
+    for (int iter = 0; iter < 400000; iter++) {
+        char buf[128];
+        size_t n = 0;
+        uint32_t r = tu_xorshift(&rng);
+        if (r & 1) buf[n++] = '-';
+        else if ((r & 6) == 2) buf[n++] = '+';
+        int form = (int)(tu_xorshift(&rng) % 4);
+        /* Lengths favour the boundaries: 15 to 20 significant digits, where
+         * a too generous fast path would round twice. */
+        int ni = (int)(tu_xorshift(&rng) % 22), nf = 0, lz = 0;
+        if (tu_xorshift(&rng) % 4 == 0) lz = 1 + (int)(tu_xorshift(&rng) % 4);
+        for (int i = 0; i < lz; i++) buf[n++] = '0';
+        append_digits(buf, &n, ni, &rng);
+        if (form >= 1) {
+            buf[n++] = '.';
+            nf = (int)(tu_xorshift(&rng) % 26);
+            append_digits(buf, &n, nf, &rng);
+        }
+        int ex = 0;
+        if (form == 3) {
+            ex = (int)(tu_xorshift(&rng) % 61) - 30;
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "e%+d", ex);
+        }
+        buf[n] = 0;
+        bool took = check_fast_decimal(buf);
+        taken += took;
+        /* The mantissa digits that can be significant: leading zeros of the
+         * integer part never are, so counting all digits here is an upper
+         * bound and the condition is sufficient. */
+        bool plain = form != 3 && ni + nf >= 1 && ni + nf <= 15 && nf <= 22;
+        if (plain) {
+            must++;
+            if (!took) fail_msg("plain decimal '%s' was not taken by the fast path", buf);
+        }
+    }
+    print_message("fast decimal: %d of 400000 generated strings taken, %d required\n", taken, must);
+    assert_true(must > 50000);
+    /* Integers and decimals in the exact range of every kind of face line
+     * (what real maps hold). */
+    for (int v = -70000; v <= 70000; v += 7) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%d", v);
+        assert_true(check_fast_decimal(buf));
+        snprintf(buf, sizeof buf, "%.6f", v / 64.0);
+        assert_true(check_fast_decimal(buf));
+        snprintf(buf, sizeof buf, "%.15g", v / 3.0);
+        check_fast_decimal(buf);
+    }
+}
+
+/* Face lines of generated numbers, through the whole parser: every value
+ * equals strtod of its text, trailing integers equal strtoll of theirs, and
+ * sides keep their line. */
+static void test_parse_numbers_match_strtod(void **state)
+{
+    enum { NSIDES = 3000, NNUM = 14 };
+    uint32_t rng = 12345;
+    size_t cap = (size_t)NSIDES * 600 + 256, n = 0;
+    char *text = malloc(cap);
+    static char tok[NSIDES][NNUM][48];
+    static long long ints[NSIDES][3];
+    n += (size_t)snprintf(text + n, cap - n, "{\n\"classname\" \"worldspawn\"\n{\n");
+    for (int s = 0; s < NSIDES; s++) {
+        for (int k = 0; k < NNUM; k++) {
+            uint32_t r = tu_xorshift(&rng);
+            switch (r % 6) {
+            case 0: snprintf(tok[s][k], 48, "%d", (int)(tu_xorshift(&rng) % 20001) - 10000); break;
+            case 1: snprintf(tok[s][k], 48, "%.6f", tu_frand(&rng, -4096, 4096)); break;
+            case 2: snprintf(tok[s][k], 48, "%.17g", tu_frand(&rng, -4096, 4096)); break;
+            case 3: snprintf(tok[s][k], 48, "%.3e", tu_frand(&rng, -1e6, 1e6)); break;
+            case 4: snprintf(tok[s][k], 48, "%.20f", tu_frand(&rng, -1, 1)); break;
+            default: snprintf(tok[s][k], 48, "-0"); break;
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            uint32_t r = tu_xorshift(&rng);
+            ints[s][k] = r % 3 == 0 ? (long long)(r >> 1) * 2 : (long long)(int)r / 1000;
+        }
+        char(*t)[48] = tok[s];
+        n += (size_t)snprintf(text + n, cap - n,
+                              "( %s %s %s ) ( %s %s %s ) ( %s %s %s ) tex%d %s %s %s %s %s %lld %lld %lld\n", t[0], t[1],
+                              t[2], t[3], t[4], t[5], t[6], t[7], t[8], s, t[9], t[10], t[11], t[12], t[13], ints[s][0],
+                              ints[s][1], ints[s][2]);
+    }
+    n += (size_t)snprintf(text + n, cap - n, "}\n}\n");
+    assert_true(n < cap);
+    map_t map;
+    q2err_t err;
+    if (!map_parse(text, n, "gen.map", &map, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(map.numentities, 1);
+    assert_int_equal(map.entities[0].numbrushes, 1);
+    const map_brush_t *b = &map.entities[0].brushes[0];
+    assert_int_equal(b->numsides, NSIDES);
+    for (int s = 0; s < NSIDES; s++) {
+        const map_side_t *sd = &b->sides[s];
+        double got[NNUM] = {sd->points[0].x, sd->points[0].y, sd->points[0].z, sd->points[1].x, sd->points[1].y,
+                            sd->points[1].z, sd->points[2].x, sd->points[2].y, sd->points[2].z, sd->shift[0],
+                            sd->shift[1], sd->rotate,         sd->scale[0],    sd->scale[1]};
+        for (int k = 0; k < NNUM; k++) {
+            double ref = strtod(tok[s][k], NULL);
+            if (memcmp(&got[k], &ref, sizeof ref) != 0)
+                fail_msg("side %d number %d '%s': parsed %.17g, strtod %.17g", s, k, tok[s][k], got[k], ref);
+        }
+        assert_int_equal(sd->contents, (int)(unsigned int)ints[s][0]);
+        assert_int_equal(sd->flags, (int)(unsigned int)ints[s][1]);
+        assert_int_equal(sd->value, (int)(unsigned int)ints[s][2]);
+        assert_int_equal(sd->line, 4 + s);
+        assert_int_equal(sd->col, 1);
+    }
+    map_free(&map);
+    free(text);
+}
+
+/* Positions count bytes from 1 within a line: a tab or a carriage return is
+ * one column, comments and CRLF line ends are skipped like spaces. */
+static void test_error_positions(void **state)
+{
+    static const struct {
+        const char *text, *where, *phrase;
+    } cases[] = {
+        {"{\r\n\t// c\r\n\t{\r\n\t( 0 0 x ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1\r\n}\r\n}\r\n", "bad.map:4:8:",
+         "z coordinate of point 1"},
+        {"// a\n//\n{ // x\n{ ( 0 0 0 )//c\n( 0 1 0 ) (1 0 0)\tt 0 0 0 1 1 0 0 4294967296\n}\n}\n", "bad.map:5:35:",
+         "out of range"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1 0 -2147483649 0\n}\n}\n", "bad.map:3:45:", "out of range"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 \"1\"\n}\n}\n", "bad.map:3:41:", "texture y scale"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1e-400\n}\n}\n", "bad.map:3:41:", "not a finite number"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1e\n}\n}\n", "bad.map:3:41:", "(a number)"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1 0 0 1e\n}\n}\n", "bad.map:3:47:", "(an integer)"},
+        {"{\n\"a\" \"b\n\"c\" \"d\"\n}\n", "bad.map:2:5:", "unterminated"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        map_t map;
+        q2err_t err;
+        memset(&err, 0, sizeof err);
+        if (map_parse(cases[i].text, strlen(cases[i].text), "bad.map", &map, &err))
+            fail_msg("case %zu parsed but should not have", i);
+        if (strncmp(err.msg, cases[i].where, strlen(cases[i].where)) != 0 || !strstr(err.msg, cases[i].phrase))
+            fail_msg("case %zu: got '%s', expected '%s ... %s'", i, err.msg, cases[i].where, cases[i].phrase);
+    }
+    /* Over-long tokens and strings: the limit is inclusive. */
+    char *text = malloc(4 * LEXER_TOKEN_MAX);
+    for (int quoted = 0; quoted < 2; quoted++)
+        for (int extra = 0; extra < 2; extra++) {
+            int len = LEXER_TOKEN_MAX + extra;
+            size_t n = (size_t)snprintf(text, 64, "{\n\"k\" %s", quoted ? "\"" : "");
+            memset(text + n, 'a', (size_t)len);
+            n += (size_t)len;
+            n += (size_t)snprintf(text + n, 64, "%s\n}\n", quoted ? "\"" : "");
+            map_t map;
+            q2err_t err;
+            memset(&err, 0, sizeof err);
+            bool ok = map_parse(text, n, "long.map", &map, &err);
+            assert_false(ok);
+            if (extra) {
+                if (!strstr(err.msg, "long.map:2:5:") || !strstr(err.msg, "longer than"))
+                    fail_msg("quoted %d: got '%s'", quoted, err.msg);
+            } else if (quoted) {
+                /* A full-length value parses; the map then fails on the
+                 * value's length limit in the entity parser, or not at all. */
+                assert_null(strstr(err.msg, "longer than 1024"));
+            } else {
+                assert_non_null(strstr(err.msg, "no quoted value"));
+            }
+        }
+    free(text);
+}
+
 typedef struct bad_case_t {
     const char *text;
     const char *where;  /* "bad.map:L:C:" */
@@ -453,6 +686,10 @@ int main(void)
         cmocka_unit_test(test_projection_origin),
         cmocka_unit_test(test_projection_valve),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_fast_decimal_edges),
+        cmocka_unit_test(test_fast_decimal_generated),
+        cmocka_unit_test(test_parse_numbers_match_strtod),
+        cmocka_unit_test(test_error_positions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,11 +66,14 @@ static bool parse_texture_name(lexer_t *lx, map_side_t *side, q2err_t *err)
         if (!glued) return lexer_error(lx, err, "expected a texture name but found '%s'", lx->token);
         int line = lx->tok_line, col = lx->tok_col;
         if (!lexer_next(lx, err)) return false;
-        snprintf(name, sizeof name, "{%s", lx->token);
+        /* strlen, not token_len: a NUL inside a quoted token ends the name. */
+        size_t len = strlen(lx->token);
+        name[0] = '{';
+        memcpy(name + 1, lx->token, len + 1);
         lx->tok_line = line;
         lx->tok_col = col;
     } else {
-        snprintf(name, sizeof name, "%s", lx->token);
+        memcpy(name, lx->token, strlen(lx->token) + 1);
     }
     if (name[0] == 0) return lexer_error(lx, err, "expected a texture name but found an empty string");
     if (strlen(name) >= sizeof side->texture)
@@ -80,17 +83,15 @@ static bool parse_texture_name(lexer_t *lx, map_side_t *side, q2err_t *err)
     return true;
 }
 
-static bool parse_valve_axis(lexer_t *lx, vec3_t *axis, double *offset, char uv, q2err_t *err)
+static bool parse_valve_axis(lexer_t *lx, vec3_t *axis, double *offset, int uv, q2err_t *err)
 {
-    char what[64];
+    /* Constant names, as in parse_point: no formatting per number. */
+    static const char *const what[2][4] = {
+        {"U axis x component", "U axis y component", "U axis z component", "U offset"},
+        {"V axis x component", "V axis y component", "V axis z component", "V offset"}};
     double v[4];
-    for (int i = 0; i < 4; i++) {
-        if (i < 3)
-            snprintf(what, sizeof what, "%c axis %c component", uv, "xyz"[i]);
-        else
-            snprintf(what, sizeof what, "%c offset", uv);
-        if (!lexer_number(lx, &v[i], what, err)) return false;
-    }
+    for (int i = 0; i < 4; i++)
+        if (!lexer_number(lx, &v[i], what[uv][i], err)) return false;
     if (!lexer_expect(lx, "]", err)) return false;
     *axis = vec3(v[0], v[1], v[2]);
     *offset = v[3];
@@ -113,9 +114,9 @@ static bool parse_side(lexer_t *lx, map_t *map, map_side_t *side, q2err_t *err)
     if (lexer_is(lx, "[")) {
         side->proj = MAP_PROJ_VALVE220;
         map->valve220 = true;
-        if (!parse_valve_axis(lx, &side->axis[0], &side->shift[0], 'U', err)) return false;
+        if (!parse_valve_axis(lx, &side->axis[0], &side->shift[0], 0, err)) return false;
         if (!lexer_expect(lx, "[", err)) return false;
-        if (!parse_valve_axis(lx, &side->axis[1], &side->shift[1], 'V', err)) return false;
+        if (!parse_valve_axis(lx, &side->axis[1], &side->shift[1], 1, err)) return false;
     } else {
         lexer_unget(lx);
         side->proj = MAP_PROJ_STANDARD;

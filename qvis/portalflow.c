@@ -154,33 +154,42 @@ static inline const vwind_t *chop2(const vwind_t *in, const plane_t *pl, const s
     return chop(in, pl, in == &buf[0] ? &buf[1] : &buf[0]);
 }
 
-/* The planes through an edge of a and a point of b that have all of a
- * behind and all of b in front (reversed when `flip`). Every line that meets
- * a and then b stays in front of each such plane beyond b, so a target is
- * clipped to their front (the flipped ones bound the lines coming back from
- * b through a). */
 /* SEP_SAME_EPSILON: how close to a plane both ends of an edge must lie for
  * the edge to count as lying in it (see find_seps). The planes concerned
  * agree to about 1e-12 in practice; this only has to tell them from
  * planes that merely pass near the edge. */
 #define SEP_SAME_EPSILON 1e-6
 
-static bool edge_in_plane(vec3_t p, vec3_t q, const plane_t *known, int nknown)
+/* Whether edge p0-p1 of a lies in one of the known planes. Each known
+ * plane was built through one point of this winding (knownv: its index),
+ * and a plane holding a whole edge but not lying in the winding passes
+ * through that edge's ends only, so just the planes built through p0 or p1
+ * are tested, each at the other end. */
+static bool edge_in_plane(const vwind_t *a, int p0, int p1, const plane_t *known, const int *knownv, int nknown)
 {
-    for (int i = 0; i < nknown; i++)
-        if (fabs(vec_dot(p, known[i].normal) - known[i].dist) < SEP_SAME_EPSILON &&
-            fabs(vec_dot(q, known[i].normal) - known[i].dist) < SEP_SAME_EPSILON)
-            return true;
+    for (int k = 0; k < nknown; k++) {
+        int o = knownv[k] == p0 ? p1 : knownv[k] == p1 ? p0 : -1;
+        if (o >= 0 && fabs(vec_dot(a->p[o], known[k].normal) - known[k].dist) < SEP_SAME_EPSILON) return true;
+    }
     return false;
 }
 
-/* `known`: when the flipped set is found after the other, the other. An
- * edge of a that lies in one of those planes needs no search: the plane
- * has a on one side and b on the other, so it is the one supporting plane
- * through that edge, already in the set. A third of the flipped planes are
- * such repeats (where a and b have parallel edges, as axial portals often
- * do), and clipping or testing by the same plane twice changes nothing. */
-static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out, const plane_t *known, int nknown)
+/* The planes through an edge of a and a point of b that have all of a
+ * behind and all of b in front (reversed when `flip`). Every line that meets
+ * a and then b stays in front of each such plane beyond b, so a target is
+ * clipped to their front (the flipped ones bound the lines coming back from
+ * b through a).
+ *
+ * `known`: when the flipped set is found after the other, the other, with
+ * knownv the point of this a each was built through. An edge of a that
+ * lies in one of those planes needs no search: the plane has a on one side
+ * and b on the other, so it is the one supporting plane through that edge,
+ * already in the set. A third of the flipped planes are such repeats (where
+ * a and b have parallel edges, as axial portals often do), and clipping or
+ * testing by the same plane twice changes nothing. bvert (or NULL)
+ * receives per plane found the index of the point of b it goes through. */
+static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out, const plane_t *known,
+                     const int *knownv, int nknown, int *bvert)
 {
     /* Candidate normals stay unnormalized until one is kept: a distance d
      * along a normal of squared length len2 is more than VIS_EPSILON off
@@ -189,7 +198,7 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
     int ns = 0;
     for (int i = 0; i < a->n; i++) {
         int l = i + 1 == a->n ? 0 : i + 1;
-        if (nknown && edge_in_plane(a->p[i], a->p[l], known, nknown)) continue;
+        if (nknown && edge_in_plane(a, i, l, known, knownv, nknown)) continue;
         vec3_t v1 = vec_sub(a->p[l], a->p[i]);
         for (int j = 0; j < b->n; j++) {
             vec3_t v2 = vec_sub(b->p[j], a->p[i]);
@@ -232,6 +241,7 @@ static int find_seps(const vwind_t *a, const vwind_t *b, bool flip, plane_t *out
             out[ns].normal = nrm;
             out[ns].dist = dist;
             out[ns].type = PLANE_ANYZ;
+            if (bvert) bvert[ns] = j;
             ns++;
             /* the supporting plane through this edge is unique */
             break;
@@ -408,8 +418,11 @@ static void recurse(flow_t *f, int leaf, int d)
          * their windings would have been clipped away step by step. Only
          * portals not yet seen are tested: they are what keeps a walk
          * going; a seen one left in the set is at worst clipped later. */
-        prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0], NULL, 0);
-        prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1], prev->sep[0], prev->nsep[0]) : 0;
+        int passv[VIS_MAXW];
+        prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0], NULL, NULL, 0, passv);
+        prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1], prev->sep[0], passv,
+                                               prev->nsep[0], NULL)
+                                   : 0;
         uint64_t left = 0;
         if (f->float_filter) {
             pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
@@ -486,11 +499,11 @@ static void recurse(flow_t *f, int leaf, int d)
                 /* the part of the source that can see the target through
                  * the pass: narrows every deeper step */
                 plane_t seps[VIS_MAXW];
-                int n = find_seps(pass, prev->pass, false, seps, NULL, 0);
+                int n = find_seps(pass, prev->pass, false, seps, NULL, NULL, 0, NULL);
                 source = clip_seps(source, seps, n, &f->bs, st->sbuf);
                 if (!source) continue;
                 if (level >= 4) {
-                    n = find_seps(prev->pass, pass, true, seps, NULL, 0);
+                    n = find_seps(prev->pass, pass, true, seps, NULL, NULL, 0, NULL);
                     source = clip_seps(source, seps, n, &f->bs, st->sbuf);
                     if (!source) continue;
                 }
@@ -581,8 +594,9 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
                 uint64_t *out = tmp + (size_t)k * words;
                 if (!vbit_get(fq, p)) continue; /* never walked */
                 const vis_portal_t *pp = &vis->portals[p];
-                int ns = find_seps(pq->w, pp->w, false, seps, NULL, 0);
-                int nb = find_seps(pp->w, pq->w, true, seps + ns, seps, ns);
+                int ppv[VIS_MAXW];
+                int ns = find_seps(pq->w, pp->w, false, seps, NULL, NULL, 0, ppv);
+                int nb = find_seps(pp->w, pq->w, true, seps + ns, seps, ppv, ns, NULL);
                 const uint64_t *fp = vis->flood + (size_t)p * words;
                 if (float_filter) {
                     pack_planes(pk, seps, ns, seps + ns, nb);

@@ -343,9 +343,11 @@ static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, 
         pk->v[i].ny = splat(pl->normal.y);
         pk->v[i].nz = splat(pl->normal.z);
         pk->v[i].nd = splat(pl->dist);
-        pk->v[i].ax = splat(fabs(pl->normal.x));
-        pk->v[i].ay = splat(fabs(pl->normal.y));
-        pk->v[i].az = splat(fabs(pl->normal.z));
+        /* |x| rounds to the float |(float)x|: clear the sign bits */
+        const v4i abs = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+        pk->v[i].ax = (v4f)((v4i)pk->v[i].nx & abs);
+        pk->v[i].ay = (v4f)((v4i)pk->v[i].ny & abs);
+        pk->v[i].az = (v4f)((v4i)pk->v[i].nz & abs);
     }
 }
 

@@ -317,12 +317,12 @@ typedef struct pack_t {
 } pack_t;
 
 /* A box around a portal in single precision, centred on its origin (the
- * mean of its points, which lies in the portal): a box rather than the
- * sphere because most portals are axial rectangles, which it fits exactly.
- * With the box wholly behind a plane so is the portal; with the origin in
- * front, some point is too, so the points are read only for the few
- * portals whose origin lies behind (or within the margin) and whose box
- * does not. */
+ * mean of its points): a box rather than the sphere because most portals
+ * are axial rectangles, which it fits exactly. With the box wholly behind
+ * a plane so is the portal; the origin's distance from a plane is the mean
+ * of the points' distances, so with the origin in front some point is too,
+ * and the points are read only for the few portals whose origin lies
+ * behind (or within the margin) and whose box does not. */
 typedef struct fbox_t {
     float cx, cy, cz, hx, hy, hz;
 } fbox_t;

@@ -17,6 +17,7 @@
 #define Q2M_QVIS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../common/error.h"
@@ -79,6 +80,7 @@ typedef struct vis_t {
  * for the loops that test many portals against a few planes. */
 typedef float v4f __attribute__((vector_size(16)));
 typedef int v4i __attribute__((vector_size(16)));
+_Static_assert(_Alignof(v4f) <= _Alignof(max_align_t), "arrays of v4f live in malloc'ed memory");
 
 /* One bit per lane set in m. */
 static inline int v4_mask(v4i m)
@@ -92,11 +94,13 @@ static inline int v4_mask(v4i m)
 
 /* Single-precision pretests are used only when every portal lies within
  * this many units of the origin along the axes together (extent included).
- * There every input and every product or sum of the pretests is below 2^15
- * in magnitude and rounds by at most 2^15 * 2^-24 = 0.002; the dozen or so
- * roundings in one plane distance stay below 0.025, which the pretests'
- * margins (at least 0.05) cover. Beyond it they stay in double precision.
- * Quake maps reach +-4096 (Quake 2's limit is 4096 per axis). */
+ * There every input and every product or sum of the pretests is below 2^16
+ * in magnitude and rounds by at most 2^16 * 2^-25 = 0.002; the dozen or so
+ * roundings in one plane distance (with the extent or radius added) stay
+ * below 0.02, which the pretests' margins (at least 0.05) cover; a stress
+ * test at the edge of the range measured at most 0.003. Beyond it they stay
+ * in double precision. Quake maps reach +-4096 (Quake 2's limit is 4096 per
+ * axis). */
 #define VIS_FLOAT_RANGE 16384.0
 
 static inline bool vbit_get(const uint64_t *v, int i) { return (v[i >> 6] >> (i & 63)) & 1; }

@@ -56,13 +56,10 @@ static void set_pos(lexer_t *lx, size_t pos)
     lx->col = (int)(pos - lx->line_start) + 1;
 }
 
-bool lexer_next(lexer_t *lx, q2err_t *err)
+/* Skips whitespace and comments from lx->pos, counting lines; returns the
+ * offset of the next token (lx->size at the end). */
+static inline size_t skip_space(lexer_t *lx)
 {
-    if (err) err->msg[0] = 0;
-    if (lx->have_unget) {
-        lx->have_unget = false;
-        return true;
-    }
     const unsigned char *t = (const unsigned char *)lx->text;
     const size_t n = lx->size;
     size_t p = lx->pos;
@@ -80,8 +77,39 @@ bool lexer_next(lexer_t *lx, q2err_t *err)
             p = eol ? (size_t)((const unsigned char *)eol - t) : n;
             continue;
         }
-        break;
+        return p;
     }
+}
+
+/* True if a word token ends at offset p. */
+static inline bool word_ends(const lexer_t *lx, size_t p)
+{
+    const unsigned char *t = (const unsigned char *)lx->text;
+    if (p >= lx->size || (k_class[t[p]] & (LX_SPACE | LX_PUNCT | LX_QUOTE))) return true;
+    return t[p] == '/' && p + 1 < lx->size && t[p + 1] == '/';
+}
+
+/* Makes [start, end) the current unquoted token, ending at `end`. */
+static inline void set_word(lexer_t *lx, size_t start, size_t end)
+{
+    size_t len = end - start;
+    memcpy(lx->token, lx->text + start, len);
+    lx->token[len] = 0;
+    lx->token_len = len;
+    lx->quoted = false;
+    set_pos(lx, end);
+}
+
+bool lexer_next(lexer_t *lx, q2err_t *err)
+{
+    if (err) err->msg[0] = 0;
+    if (lx->have_unget) {
+        lx->have_unget = false;
+        return true;
+    }
+    const unsigned char *t = (const unsigned char *)lx->text;
+    const size_t n = lx->size;
+    size_t p = skip_space(lx);
     set_pos(lx, p);
     lx->quoted = false;
     lx->token[0] = 0;
@@ -119,18 +147,15 @@ bool lexer_next(lexer_t *lx, q2err_t *err)
         start = p;
         for (;;) {
             while (p < n && !(k_class[t[p]] & (LX_SPACE | LX_PUNCT | LX_QUOTE | LX_SLASH))) p++;
-            if (p < n && t[p] == '/' && !(p + 1 < n && t[p + 1] == '/')) {
-                p++;
-                continue;
-            }
-            break;
+            if (word_ends(lx, p)) break;
+            p++; /* a single '/' inside a word */
         }
-        len = p - start;
-        if (len > LEXER_TOKEN_MAX) {
+        if (p - start > LEXER_TOKEN_MAX) {
             set_pos(lx, start + LEXER_TOKEN_MAX);
             return lexer_error(lx, err, "token longer than %d characters", LEXER_TOKEN_MAX);
         }
-        set_pos(lx, p);
+        set_word(lx, start, p);
+        return true;
     }
     memcpy(lx->token, t + start, len);
     lx->token[len] = 0;
@@ -163,12 +188,12 @@ bool lexer_expect(lexer_t *lx, const char *s, q2err_t *err)
 static const double k_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
                                    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-bool lexer_fast_decimal(const char *s, size_t len, double *out)
+/* Converts the plain decimal at the start of [p, end) when the conversion
+ * is exact (see lexer_fast_decimal) and returns where it stopped, or NULL
+ * when there is no such number there. The caller bounds end - p, which
+ * keeps the digit counts in int range. */
+static inline const unsigned char *decimal_prefix(const unsigned char *p, const unsigned char *end, double *out)
 {
-    /* Longer tokens never take the fast path (at most 19 significant
-     * digits); the bound also keeps the digit counts below in int range. */
-    if (len > 4096) return false;
-    const unsigned char *p = (const unsigned char *)s, *end = p + len;
     bool neg = false;
     if (p < end && (*p == '-' || *p == '+')) {
         neg = *p == '-';
@@ -201,7 +226,7 @@ bool lexer_fast_decimal(const char *s, size_t len, double *out)
         digits += (int)(p - f0);
         exp10 = -(int)(p - f0);
     }
-    if (digits == 0 || sig > 19) return false;
+    if (digits == 0 || sig > 19) return NULL;
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
         bool eneg = false;
@@ -212,28 +237,59 @@ bool lexer_fast_decimal(const char *s, size_t len, double *out)
         const unsigned char *e0 = p;
         int e = 0;
         while (p < end && (d = (unsigned)*p - '0') < 10) {
-            if (e > 10000) return false; /* far outside the fast range anyway */
+            if (e > 10000) return NULL; /* far outside the fast range anyway */
             e = e * 10 + (int)d;
             p++;
         }
-        if (p == e0) return false;
+        if (p == e0) return NULL; /* "1e" is not a number strtod reads whole */
         exp10 += eneg ? -e : e;
     }
-    if (p != end) return false;
     /* Exactly representable mantissa and power: the one operation below is
      * correctly rounded, as strtod's result is. */
-    if (m > ((uint64_t)1 << 53) || exp10 < -22 || exp10 > 22) return false;
+    if (m > ((uint64_t)1 << 53) || exp10 < -22 || exp10 > 22) return NULL;
     double v = (double)m;
     if (exp10 > 0)
         v *= k_pow10[exp10];
     else if (exp10 < 0)
         v /= k_pow10[-exp10];
     *out = neg ? -v : v;
+    return p;
+}
+
+bool lexer_fast_decimal(const char *s, size_t len, double *out)
+{
+    /* Longer strings never take the fast path (at most 19 significant
+     * digits). */
+    if (len > 4096) return false;
+    const unsigned char *p = (const unsigned char *)s, *end = p + len;
+    double v = 0;
+    const unsigned char *stop = decimal_prefix(p, end, &v);
+    if (!stop || stop != end) return false;
+    *out = v;
     return true;
 }
 
 bool lexer_number(lexer_t *lx, double *out, const char *what, q2err_t *err)
 {
+    /* The common case, a plain decimal, is converted while it is scanned;
+     * anything else (a pushed-back token, a word, an inexact number) goes
+     * through lexer_next and strtod. */
+    if (!lx->have_unget) {
+        size_t p = skip_space(lx);
+        set_pos(lx, p);
+        const unsigned char *t = (const unsigned char *)lx->text;
+        size_t lim = lx->size - p > LEXER_TOKEN_MAX ? p + LEXER_TOKEN_MAX : lx->size;
+        double v = 0;
+        const unsigned char *e = p < lx->size ? decimal_prefix(t + p, t + lim, &v) : NULL;
+        if (e && word_ends(lx, (size_t)(e - t))) {
+            if (err) err->msg[0] = 0;
+            lx->tok_line = lx->line;
+            lx->tok_col = lx->col;
+            set_word(lx, p, (size_t)(e - t));
+            *out = v;
+            return true;
+        }
+    }
     if (!lexer_next(lx, err)) {
         if (err && err->msg[0]) return false;
         return lexer_error(lx, err, "expected %s but the file ended", what);

@@ -517,10 +517,12 @@ static void test_parse_numbers_match_strtod(void **state)
             ints[s][k] = r % 3 == 0 ? (long long)(r >> 1) * 2 : (long long)(int)r / 1000;
         }
         char(*t)[48] = tok[s];
-        n += (size_t)snprintf(text + n, cap - n,
-                              "( %s %s %s ) ( %s %s %s ) ( %s %s %s ) tex%d %s %s %s %s %s %lld %lld %lld\n", t[0], t[1],
-                              t[2], t[3], t[4], t[5], t[6], t[7], t[8], s, t[9], t[10], t[11], t[12], t[13], ints[s][0],
-                              ints[s][1], ints[s][2]);
+        /* Every other line packs numbers against brackets, tabs and a
+         * comment: a number ends wherever a word ends. */
+        const char *fmt = s & 1 ? "(%s\t%s %s)(%s %s %s)( %s %s %s) tex%d %s %s %s %s %s %lld %lld %lld// c\r\n"
+                                : "( %s %s %s ) ( %s %s %s ) ( %s %s %s ) tex%d %s %s %s %s %s %lld %lld %lld\n";
+        n += (size_t)snprintf(text + n, cap - n, fmt, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], s, t[9],
+                              t[10], t[11], t[12], t[13], ints[s][0], ints[s][1], ints[s][2]);
     }
     n += (size_t)snprintf(text + n, cap - n, "}\n}\n");
     assert_true(n < cap);
@@ -568,6 +570,10 @@ static void test_error_positions(void **state)
         {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1e\n}\n}\n", "bad.map:3:41:", "(a number)"},
         {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1 0 0 1e\n}\n}\n", "bad.map:3:47:", "(an integer)"},
         {"{\n\"a\" \"b\n\"c\" \"d\"\n}\n", "bad.map:2:5:", "unterminated"},
+        /* A number followed by more word characters is one bad word. */
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 1.5x\n}\n}\n", "bad.map:3:41:", "found '1.5x'"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 2/3\n}\n}\n", "bad.map:3:41:", "found '2/3'"},
+        {"{\n{\n( 0 0 0 ) ( 0 1 0 ) ( 1 0 0 ) t 0 0 0 1 7e5e\n}\n}\n", "bad.map:3:41:", "found '7e5e'"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         map_t map;

@@ -93,7 +93,12 @@ static inline bool word_ends(const lexer_t *lx, size_t p)
 static inline void set_word(lexer_t *lx, size_t start, size_t end)
 {
     size_t len = end - start;
-    memcpy(lx->token, lx->text + start, len);
+    /* Most tokens are short: a fixed 16-byte copy (bytes past the token
+     * are overwritten by the terminator or ignored) needs no library call. */
+    if (len < 16 && lx->size - start >= 16)
+        memcpy(lx->token, lx->text + start, 16);
+    else
+        memcpy(lx->token, lx->text + start, len);
     lx->token[len] = 0;
     lx->token_len = len;
     lx->quoted = false;

@@ -79,6 +79,61 @@ static int axial_index(vec3_t n)
     return -1;
 }
 
+int winding_front_points(const vec3_t *p, int n, vec3_t normal, double dist, const double *dists, const int *sides,
+                         vec3_t *out)
+{
+    int axis = axial_index(normal);
+    int m = 0;
+    for (int i = 0; i < n; i++) {
+        vec3_t p1 = p[i];
+        if (sides[i] == SIDE_ON) {
+            out[m++] = p1;
+            continue;
+        }
+        if (sides[i] == SIDE_FRONT) out[m++] = p1;
+        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
+        vec3_t p2 = p[(i + 1) % n];
+        double t = dists[i] / (dists[i] - dists[i + 1]);
+        vec3_t mid = vec_lerp(p1, p2, t);
+        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
+        out[m++] = mid;
+    }
+    return m;
+}
+
+void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
+                         const int counts[3], winding_t **front, winding_t **back)
+{
+    int n = w->numpoints;
+    int axis = axial_index(normal);
+    /* Each crossing edge adds one point to both sides; counting them keeps
+     * the buffers exact even for (invalid) non-convex input. */
+    int crossings = 0;
+    for (int i = 0; i < n; i++)
+        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
+    winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+    winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    for (int i = 0; i < n; i++) {
+        vec3_t p1 = w->p[i];
+        if (sides[i] == SIDE_ON) {
+            f->p[f->numpoints++] = p1;
+            b->p[b->numpoints++] = p1;
+            continue;
+        }
+        if (sides[i] == SIDE_FRONT) f->p[f->numpoints++] = p1;
+        if (sides[i] == SIDE_BACK) b->p[b->numpoints++] = p1;
+        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
+        vec3_t p2 = w->p[(i + 1) % n];
+        double t = dists[i] / (dists[i] - dists[i + 1]);
+        vec3_t mid = vec_lerp(p1, p2, t);
+        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
+        f->p[f->numpoints++] = mid;
+        b->p[b->numpoints++] = mid;
+    }
+    *front = f;
+    *back = b;
+}
+
 void winding_split(const winding_t *w, vec3_t normal, double dist, double eps, winding_t **front,
                    winding_t **back)
 {
@@ -115,33 +170,7 @@ void winding_split(const winding_t *w, vec3_t normal, double dist, double eps, w
     } else if (counts[SIDE_BACK] == 0) {
         *front = winding_copy(w);
     } else {
-        int axis = axial_index(normal);
-        /* Each crossing edge adds one point to both sides; counting them
-         * keeps the buffers exact even for (invalid) non-convex input. */
-        int crossings = 0;
-        for (int i = 0; i < n; i++)
-            if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
-        winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
-        winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
-        for (int i = 0; i < n; i++) {
-            vec3_t p1 = w->p[i];
-            if (sides[i] == SIDE_ON) {
-                f->p[f->numpoints++] = p1;
-                b->p[b->numpoints++] = p1;
-                continue;
-            }
-            if (sides[i] == SIDE_FRONT) f->p[f->numpoints++] = p1;
-            if (sides[i] == SIDE_BACK) b->p[b->numpoints++] = p1;
-            if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
-            vec3_t p2 = w->p[(i + 1) % n];
-            double t = dists[i] / (dists[i] - dists[i + 1]);
-            vec3_t mid = vec_lerp(p1, p2, t);
-            if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
-            f->p[f->numpoints++] = mid;
-            b->p[b->numpoints++] = mid;
-        }
-        *front = f;
-        *back = b;
+        winding_split_sides(w, normal, dist, dists, sides, counts, front, back);
     }
     if (dists != stackd) free(dists);
     if (sides != stacks) free(sides);

@@ -178,26 +178,8 @@ winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps,
     }
     dists[n] = dists[0];
     sides[n] = sides[0];
-    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
-               : (normal.y == 1.0 || normal.y == -1.0) ? 1
-               : (normal.z == 1.0 || normal.z == -1.0) ? 2
-                                                       : -1;
     vec3_t out[CHAIN_MAX_POINTS * 2];
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        vec3_t p1 = w->p[i];
-        if (sides[i] == SIDE_ON) {
-            out[m++] = p1;
-            continue;
-        }
-        if (sides[i] == SIDE_FRONT) out[m++] = p1;
-        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
-        vec3_t p2 = w->p[(i + 1) % n];
-        double t = dists[i] / (dists[i] - dists[i + 1]);
-        vec3_t mid = vec_lerp(p1, p2, t);
-        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
-        out[m++] = mid;
-    }
+    int m = winding_front_points(w->p, n, normal, dist, dists, sides, out);
     if (m > w->maxpoints) {
         winding_free(w);
         w = winding_alloc(m + CHAIN_SLACK);
@@ -230,10 +212,6 @@ static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
     if (!any_front) return 0;
     dists[n] = dists[0];
     sides[n] = sides[0];
-    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
-               : (normal.y == 1.0 || normal.y == -1.0) ? 1
-               : (normal.z == 1.0 || normal.z == -1.0) ? 2
-                                                       : -1;
     int need = 0;
     for (int i = 0; i < n; i++) {
         if (sides[i] != SIDE_BACK) need++;
@@ -241,21 +219,7 @@ static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
     }
     if (need > CLIP_MAX_POINTS) return -1; /* only for non-convex input */
     vec3_t out[CLIP_MAX_POINTS];
-    int m = 0;
-    for (int i = 0; i < n; i++) {
-        vec3_t p1 = pts[i];
-        if (sides[i] == SIDE_ON) {
-            out[m++] = p1;
-            continue;
-        }
-        if (sides[i] == SIDE_FRONT) out[m++] = p1;
-        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
-        vec3_t p2 = pts[(i + 1) % n];
-        double t = dists[i] / (dists[i] - dists[i + 1]);
-        vec3_t mp = vec_lerp(p1, p2, t);
-        if (axis >= 0) vec_set_comp(&mp, axis, vec_comp(normal, axis) * dist);
-        out[m++] = mp;
-    }
+    int m = winding_front_points(pts, n, normal, dist, dists, sides, out);
     memcpy(pts, out, sizeof(vec3_t) * (size_t)m);
     return m;
 }
@@ -331,34 +295,7 @@ static int split_side_winding(const winding_t *w, vec3_t normal, double dist, wi
     }
     dists[n] = dists[0];
     sides[n] = sides[0];
-    int axis = (normal.x == 1.0 || normal.x == -1.0)   ? 0
-               : (normal.y == 1.0 || normal.y == -1.0) ? 1
-               : (normal.z == 1.0 || normal.z == -1.0) ? 2
-                                                       : -1;
-    int crossings = 0;
-    for (int i = 0; i < n; i++)
-        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
-    winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
-    winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
-    for (int i = 0; i < n; i++) {
-        vec3_t p1 = w->p[i];
-        if (sides[i] == SIDE_ON) {
-            f->p[f->numpoints++] = p1;
-            b->p[b->numpoints++] = p1;
-            continue;
-        }
-        if (sides[i] == SIDE_FRONT) f->p[f->numpoints++] = p1;
-        if (sides[i] == SIDE_BACK) b->p[b->numpoints++] = p1;
-        if (sides[i + 1] == SIDE_ON || sides[i + 1] == sides[i]) continue;
-        vec3_t p2 = w->p[(i + 1) % n];
-        double t = dists[i] / (dists[i] - dists[i + 1]);
-        vec3_t mid = vec_lerp(p1, p2, t);
-        if (axis >= 0) vec_set_comp(&mid, axis, vec_comp(normal, axis) * dist);
-        f->p[f->numpoints++] = mid;
-        b->p[b->numpoints++] = mid;
-    }
-    *front = f;
-    *back = b;
+    winding_split_sides(w, normal, dist, dists, sides, counts, front, back);
     return -1;
 }
 

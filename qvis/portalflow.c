@@ -359,18 +359,22 @@ static inline bool points_behind(const vis_portal_t *t, const plane_t *pl)
     return true;
 }
 
-/* Clears in v the bits of the portals idx[0..n) that lie wholly behind one
- * of the packed planes: each plane is tested against four boxes at once,
- * and the points are read only for a box near a plane and behind none. */
-static void drop_behind(const pack_t *pk, const fbox_t *fbox, const vis_portal_t *portals, const int *idx, int n,
-                        uint64_t *v)
+/* Clears in v the bits of the portals idx[0..n) (distinct) that lie wholly
+ * behind one of the packed planes, and returns how many: each plane is
+ * tested against four boxes at once, and the points are read only for a
+ * box near a plane and behind none. idx has room for n + 3: the last group
+ * is filled up with copies of its last portal, whose lanes are ignored. */
+static int drop_behind(const pack_t *pk, const fbox_t *fbox, const vis_portal_t *portals, int *idx, int n,
+                       uint64_t *v)
 {
+    if (n <= 0) return 0;
+    idx[n] = idx[n + 1] = idx[n + 2] = idx[n - 1];
     const v4f behind = splat(-VIS_EPSILON - FILTER_MARGIN), front = splat(-VIS_EPSILON + FILTER_MARGIN);
     int nearm[PACK_MAX];
+    int dropped = 0;
     for (int i = 0; i < n; i += 4) {
         const int valid = n - i >= 4 ? 15 : (1 << (n - i)) - 1;
-        int u[4];
-        for (int l = 0; l < 4; l++) u[l] = idx[i + ((valid >> l) & 1 ? l : 0)];
+        const int *u = idx + i;
         const fbox_t *b0 = &fbox[u[0]], *b1 = &fbox[u[1]], *b2 = &fbox[u[2]], *b3 = &fbox[u[3]];
         const v4f x = {b0->cx, b1->cx, b2->cx, b3->cx}, y = {b0->cy, b1->cy, b2->cy, b3->cy};
         const v4f z = {b0->cz, b1->cz, b2->cz, b3->cz}, hx = {b0->hx, b1->hx, b2->hx, b3->hx};
@@ -401,8 +405,10 @@ static void drop_behind(const pack_t *pk, const fbox_t *fbox, const vis_portal_t
             int l = __builtin_ctz(drop);
             drop &= drop - 1;
             v[u[l] >> 6] &= ~((uint64_t)1 << (u[l] & 63));
+            dropped++;
         }
     }
+    return dropped;
 }
 
 static void recurse(flow_t *f, int leaf, int d)
@@ -436,8 +442,9 @@ static void recurse(flow_t *f, int leaf, int d)
                     bits &= bits - 1;
                 }
             }
-            drop_behind(f->pk, f->fbox, vis->portals, f->idx, n, prev->might);
-            for (int w = prev->lo; w < prev->hi; w++) left |= prev->might[w] & ~f->seen[w];
+            /* idx holds every unseen portal of the set: some are left
+             * unless all of them were dropped */
+            left = drop_behind(f->pk, f->fbox, vis->portals, f->idx, n, prev->might) < n;
         } else {
             for (int w = prev->lo; w < prev->hi; w++) {
                 uint64_t bits = prev->might[w] & ~f->seen[w];
@@ -584,7 +591,7 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
         plane_t seps[2 * VIS_MAXW];
         uint64_t *tmp = q2_calloc((size_t)deg * words + 1, sizeof *tmp);
         pack_t *pk = q2_malloc(sizeof *pk);
-        int *idx = q2_malloc(((size_t)np + 1) * sizeof *idx);
+        int *idx = q2_malloc(((size_t)np + 4) * sizeof *idx);
 #pragma omp for schedule(dynamic, 8)
         for (int q = 0; q < np; q++) {
             const vis_portal_t *pq = &vis->portals[q];
@@ -726,7 +733,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         {
             flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fbox = fbox, .float_filter = float_filter};
             f.pk = q2_malloc(sizeof *f.pk);
-            f.idx = q2_malloc(((size_t)np + 1) * sizeof *f.idx);
+            f.idx = q2_malloc(((size_t)np + 4) * sizeof *f.idx);
 #pragma omp for schedule(dynamic, 1)
             for (int r = hi - 1; r >= lo; r--) {
                 int pi = order[r].index;

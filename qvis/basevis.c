@@ -56,16 +56,13 @@ static void portal_front(const vis_t *vis, const base_soa_t *a, int pi, double *
     const int np = vis->numportals;
     const size_t words = (size_t)vis->portalwords;
     if (a->use_float) {
-        const float pnx = (float)p->plane.normal.x, pny = (float)p->plane.normal.y, pnz = (float)p->plane.normal.z;
-        const float pd = (float)p->plane.dist;
-        const float pox = (float)p->origin.x, poy = (float)p->origin.y, poz = (float)p->origin.z;
-        const float pr = (float)p->radius - (float)VIS_EPSILON + BASE_FLOAT_MARGIN;
-        const v4f vnx = {pnx, pnx, pnx, pnx}, vny = {pny, pny, pny, pny}, vnz = {pnz, pnz, pnz, pnz};
-        const v4f vd = {pd, pd, pd, pd}, vox = {pox, pox, pox, pox}, voy = {poy, poy, poy, poy};
-        const v4f voz = {poz, poz, poz, poz}, vr = {pr, pr, pr, pr};
+        const v4f vnx = v4_splat(p->plane.normal.x), vny = v4_splat(p->plane.normal.y);
+        const v4f vnz = v4_splat(p->plane.normal.z), vd = v4_splat(p->plane.dist);
+        const v4f vox = v4_splat(p->origin.x), voy = v4_splat(p->origin.y), voz = v4_splat(p->origin.z);
         const float e = -(float)VIS_EPSILON + BASE_FLOAT_MARGIN, se = (float)VIS_EPSILON + BASE_FLOAT_MARGIN;
-        const float spr = (float)p->radius + se;
-        const v4f ve = {e, e, e, e}, vse = {se, se, se, se}, vspr = {spr, spr, spr, spr}, zero = {0, 0, 0, 0};
+        const v4f vr = v4_splat((float)p->radius - (float)VIS_EPSILON + BASE_FLOAT_MARGIN);
+        const v4f vspr = v4_splat((float)p->radius + se);
+        const v4f ve = v4_splat(e), vse = v4_splat(se), zero = {0, 0, 0, 0};
         /* one word of `front` holds sixteen groups; `sure` marks the pairs
          * whose spheres lie wholly on the right sides, which need no exact
          * test */

@@ -90,11 +90,9 @@ typedef struct flow_t {
     int nframes;
     long chains;
     const passages_t *pg;
-    const vec4_t *sph; /* per portal: sphere centre and radius */
-    const struct fbox_t *fbox; /* per portal: its box in single precision */
-    struct pack_t *pk;            /* the filter's planes (one frame at a time) */
-    int *idx;                     /* the filter's portals */
-    bool float_filter;          /* every box within VIS_FLOAT_RANGE */
+    const struct filter_t *ft;
+    struct pack_t *pk; /* the filter's planes (one frame at a time) */
+    int *idx;          /* the filter's portals */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -270,6 +268,14 @@ static frame_t *get_frame(flow_t *f, int d)
     return f->frames[d];
 }
 
+/* Whether every point of t lies more than VIS_EPSILON behind the plane. */
+static inline bool points_behind(const vis_portal_t *t, const plane_t *pl)
+{
+    for (int i = 0; i < t->w->n; i++)
+        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
+    return true;
+}
+
 static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
 {
     double d = vec_dot(t->origin, pl->normal) - pl->dist;
@@ -279,21 +285,19 @@ static bool wholly_behind(const vis_portal_t *t, const plane_t *pl)
     double r = fabs(pl->normal.x) * t->bhalf.x + fabs(pl->normal.y) * t->bhalf.y + fabs(pl->normal.z) * t->bhalf.z;
     if (d + r < -VIS_EPSILON) return true;
     if (d - r >= -VIS_EPSILON) return false;
-    for (int i = 0; i < t->w->n; i++)
-        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
-    return true;
+    return points_behind(t, pl);
 }
 
-/* Whether t lies wholly behind one of the n planes. The spheres are read
- * from a compact array first, since this runs for hundreds of portals per
- * step of a walk. */
-static inline bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const plane_t *pl, int n)
+/* Whether t lies wholly behind one of the n planes, in double precision:
+ * the filter for maps beyond VIS_FLOAT_RANGE. The spheres are read from a
+ * compact array first. */
+static bool behind_any(const vis_t *vis, const vec4_t *sph, int u, const plane_t *const *pl, int n)
 {
     const vec4_t s = sph[u];
     for (int i = 0; i < n; i++) {
-        double d = s.x * pl[i].normal.x + s.y * pl[i].normal.y + s.z * pl[i].normal.z - pl[i].dist;
+        double d = s.x * pl[i]->normal.x + s.y * pl[i]->normal.y + s.z * pl[i]->normal.z - pl[i]->dist;
         if (d - s.w >= -VIS_EPSILON) continue;
-        if (d + s.w < -VIS_EPSILON || wholly_behind(&vis->portals[u], &pl[i])) return true;
+        if (d + s.w < -VIS_EPSILON || wholly_behind(&vis->portals[u], pl[i])) return true;
     }
     return false;
 }
@@ -327,11 +331,13 @@ typedef struct fbox_t {
     float cx, cy, cz, hx, hy, hz;
 } fbox_t;
 
-static inline v4f splat(double x)
-{
-    float f = (float)x;
-    return (v4f){f, f, f, f};
-}
+/* What the filter reads of every portal, fixed for a whole run. */
+typedef struct filter_t {
+    const vis_t *vis;
+    const vec4_t *sph;  /* spheres, for the double-precision path */
+    const fbox_t *fbox; /* boxes, for the single-precision path */
+    bool use_float;     /* every box within VIS_FLOAT_RANGE */
+} filter_t;
 
 static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, int nb)
 {
@@ -339,10 +345,10 @@ static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, 
     for (int i = 0; i < pk->n; i++) {
         const plane_t *pl = i < na ? &a[i] : &b[i - na];
         pk->pl[i] = pl;
-        pk->v[i].nx = splat(pl->normal.x);
-        pk->v[i].ny = splat(pl->normal.y);
-        pk->v[i].nz = splat(pl->normal.z);
-        pk->v[i].nd = splat(pl->dist);
+        pk->v[i].nx = v4_splat(pl->normal.x);
+        pk->v[i].ny = v4_splat(pl->normal.y);
+        pk->v[i].nz = v4_splat(pl->normal.z);
+        pk->v[i].nd = v4_splat(pl->dist);
         /* |x| rounds to the float |(float)x|: clear the sign bits */
         const v4i abs = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
         pk->v[i].ax = (v4f)((v4i)pk->v[i].nx & abs);
@@ -351,27 +357,28 @@ static void pack_planes(pack_t *pk, const plane_t *a, int na, const plane_t *b, 
     }
 }
 
-/* Whether every point of t lies more than VIS_EPSILON behind the plane. */
-static inline bool points_behind(const vis_portal_t *t, const plane_t *pl)
-{
-    for (int i = 0; i < t->w->n; i++)
-        if (vec_dot(t->w->p[i], pl->normal) - pl->dist >= -VIS_EPSILON) return false;
-    return true;
-}
-
 /* Clears in v the bits of the portals idx[0..n) (distinct) that lie wholly
  * behind one of the packed planes, and returns how many: each plane is
  * tested against four boxes at once, and the points are read only for a
  * box near a plane and behind none. idx has room for n + 3: the last group
  * is filled up with copies of its last portal, whose lanes are ignored. */
-static int drop_behind(const pack_t *pk, const fbox_t *fbox, const vis_portal_t *portals, int *idx, int n,
-                       uint64_t *v)
+static int drop_behind(const filter_t *ft, const pack_t *pk, int *idx, int n, uint64_t *v)
 {
     if (n <= 0) return 0;
-    idx[n] = idx[n + 1] = idx[n + 2] = idx[n - 1];
-    const v4f behind = splat(-VIS_EPSILON - FILTER_MARGIN), front = splat(-VIS_EPSILON + FILTER_MARGIN);
-    int nearm[PACK_MAX];
     int dropped = 0;
+    if (!ft->use_float) {
+        for (int i = 0; i < n; i++)
+            if (behind_any(ft->vis, ft->sph, idx[i], pk->pl, pk->n)) {
+                v[idx[i] >> 6] &= ~((uint64_t)1 << (idx[i] & 63));
+                dropped++;
+            }
+        return dropped;
+    }
+    const fbox_t *fbox = ft->fbox;
+    const vis_portal_t *portals = ft->vis->portals;
+    idx[n] = idx[n + 1] = idx[n + 2] = idx[n - 1];
+    const v4f behind = v4_splat(-VIS_EPSILON - FILTER_MARGIN), front = v4_splat(-VIS_EPSILON + FILTER_MARGIN);
+    int nearm[PACK_MAX];
     for (int i = 0; i < n; i += 4) {
         const int valid = n - i >= 4 ? 15 : (1 << (n - i)) - 1;
         const int *u = idx + i;
@@ -431,33 +438,18 @@ static void recurse(flow_t *f, int leaf, int d)
         prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1], prev->sep[0], passv,
                                                prev->nsep[0], NULL)
                                    : 0;
-        uint64_t left = 0;
-        if (f->float_filter) {
-            pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
-            int n = 0;
-            for (int w = prev->lo; w < prev->hi; w++) {
-                uint64_t bits = prev->might[w] & ~f->seen[w];
-                while (bits) {
-                    f->idx[n++] = w * 64 + __builtin_ctzll(bits);
-                    bits &= bits - 1;
-                }
-            }
-            /* idx holds every unseen portal of the set: some are left
-             * unless all of them were dropped */
-            left = drop_behind(f->pk, f->fbox, vis->portals, f->idx, n, prev->might) < n;
-        } else {
-            for (int w = prev->lo; w < prev->hi; w++) {
-                uint64_t bits = prev->might[w] & ~f->seen[w];
-                while (bits) {
-                    int u = w * 64 + __builtin_ctzll(bits);
-                    bits &= bits - 1;
-                    if (behind_any(vis, f->sph, u, prev->sep[0], prev->nsep[0]) ||
-                        behind_any(vis, f->sph, u, prev->sep[1], prev->nsep[1]))
-                        prev->might[w] &= ~((uint64_t)1 << (u & 63));
-                }
-                left |= prev->might[w] & ~f->seen[w];
+        pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
+        int n = 0;
+        for (int w = prev->lo; w < prev->hi; w++) {
+            uint64_t bits = prev->might[w] & ~f->seen[w];
+            while (bits) {
+                f->idx[n++] = w * 64 + __builtin_ctzll(bits);
+                bits &= bits - 1;
             }
         }
+        /* idx holds every unseen portal of the set: some are left unless
+         * all of them were dropped */
+        bool left = drop_behind(f->ft, f->pk, f->idx, n, prev->might) < n;
         if (!left) return; /* nothing new can be found beyond */
     }
 
@@ -568,8 +560,7 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
-static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fbox, bool float_filter,
-                           passages_t *pg)
+static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
 {
     const int np = vis->numportals;
     const size_t words = (size_t)vis->portalwords;
@@ -607,27 +598,16 @@ static void build_passages(const vis_t *vis, const vec4_t *sph, const fbox_t *fb
                 int ns = find_seps(pq->w, pp->w, false, seps, NULL, NULL, 0, ppv);
                 int nb = find_seps(pp->w, pq->w, true, seps + ns, seps, ppv, ns, NULL);
                 const uint64_t *fp = vis->flood + (size_t)p * words;
-                if (float_filter) {
-                    pack_planes(pk, seps, ns, seps + ns, nb);
-                    int n = 0;
-                    for (size_t w = 0; w < words; w++) {
-                        uint64_t bits = out[w] = fq[w] & fp[w];
-                        while (bits) {
-                            idx[n++] = (int)(w * 64) + __builtin_ctzll(bits);
-                            bits &= bits - 1;
-                        }
-                    }
-                    drop_behind(pk, fbox, vis->portals, idx, n, out);
-                } else {
-                    for (size_t w = 0; w < words; w++) {
-                        uint64_t bits = fq[w] & fp[w];
-                        while (bits) {
-                            int t = (int)(w * 64) + __builtin_ctzll(bits);
-                            bits &= bits - 1;
-                            if (!behind_any(vis, sph, t, seps, ns + nb)) vbit_set(out, t);
-                        }
+                pack_planes(pk, seps, ns, seps + ns, nb);
+                int n = 0;
+                for (size_t w = 0; w < words; w++) {
+                    uint64_t bits = out[w] = fq[w] & fp[w];
+                    while (bits) {
+                        idx[n++] = (int)(w * 64) + __builtin_ctzll(bits);
+                        bits &= bits - 1;
                     }
                 }
+                drop_behind(ft, pk, idx, n, out);
             }
             /* keep only the words between the first and last non-zero one */
             size_t total = 0;
@@ -721,7 +701,8 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         if (fabs(p->origin.x) + fabs(p->origin.y) + fabs(p->origin.z) + h.x + h.y + h.z > VIS_FLOAT_RANGE)
             float_filter = false;
     }
-    build_passages(vis, sph, fbox, float_filter, &pg);
+    const filter_t ft = {vis, sph, fbox, float_filter};
+    build_passages(vis, &ft, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
     long chains = 0, done = 0;
@@ -731,7 +712,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .sph = sph, .fbox = fbox, .float_filter = float_filter};
+            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .ft = &ft};
             f.pk = q2_malloc(sizeof *f.pk);
             f.idx = q2_malloc(((size_t)np + 4) * sizeof *f.idx);
 #pragma omp for schedule(dynamic, 1)

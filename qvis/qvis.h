@@ -82,6 +82,13 @@ typedef float v4f __attribute__((vector_size(16)));
 typedef int v4i __attribute__((vector_size(16)));
 _Static_assert(_Alignof(v4f) <= _Alignof(max_align_t), "arrays of v4f live in malloc'ed memory");
 
+/* x rounded to a float, in all four lanes. */
+static inline v4f v4_splat(double x)
+{
+    float f = (float)x;
+    return (v4f){f, f, f, f};
+}
+
 /* One bit per lane set in m. */
 static inline int v4_mask(v4i m)
 {

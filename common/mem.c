@@ -41,17 +41,16 @@ static void hint_huge(void *p, size_t size)
 }
 
 /* Room reserved at the top of the heap, and the most the compile keeps
- * there instead of handing it back (see heap_setup). */
+ * there instead of handing it back (see mem_heap_setup). */
 #define HEAP_RESERVE ((size_t)64 << 20)
 
 /* The tools make and free many small objects (qbsp: hundreds of thousands
  * of windings, brushes and portals), and on e1m1 a fifth of qbsp's time
  * went to the kernel faulting in fresh 4 KiB heap pages one by one (about
- * 7000 faults). With glibc the
- * heap is grown once by HEAP_RESERVE and that range is offered to
- * transparent huge pages (a hint: the kernel may ignore it), so it faults
- * in 2 MiB at a time; freed memory stays in the heap for reuse instead of
- * being trimmed and faulted in again. Pages are only counted once touched,
+ * 7000 faults). With glibc the heap is grown once by HEAP_RESERVE and that
+ * range is offered to transparent huge pages (a hint: the kernel may ignore
+ * it), so it faults in 2 MiB at a time; freed memory stays in the heap for
+ * reuse instead of being trimmed and faulted in again. Pages are only counted once touched,
  * so the reserve costs no resident memory. Elsewhere this does nothing. */
 void mem_heap_setup(void)
 {

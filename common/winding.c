@@ -79,6 +79,22 @@ static int axial_index(vec3_t n)
     return -1;
 }
 
+void winding_classify(const vec3_t *p, int n, vec3_t normal, double dist, double eps, double *dists, int *sides,
+                      int counts[3])
+{
+    counts[SIDE_FRONT] = counts[SIDE_BACK] = counts[SIDE_ON] = 0;
+    for (int i = 0; i < n; i++) {
+        double d = vec_dot(p[i], normal) - dist;
+        dists[i] = d;
+        sides[i] = d > eps ? SIDE_FRONT : d < -eps ? SIDE_BACK : SIDE_ON;
+        counts[sides[i]]++;
+    }
+    if (n > 0) {
+        dists[n] = dists[0];
+        sides[n] = sides[0];
+    }
+}
+
 int winding_front_points(const vec3_t *p, int n, vec3_t normal, double dist, const double *dists, const int *sides,
                          vec3_t *out)
 {
@@ -146,16 +162,8 @@ void winding_split(const winding_t *w, vec3_t normal, double dist, double eps, w
     int stacks[64];
     double *dists = n + 1 <= 64 ? stackd : q2_malloc(sizeof(double) * (size_t)(n + 1));
     int *sides = n + 1 <= 64 ? stacks : q2_malloc(sizeof(int) * (size_t)(n + 1));
-    int counts[3] = {0, 0, 0};
-    for (int i = 0; i < n; i++) {
-        double d = vec_dot(w->p[i], normal) - dist;
-        dists[i] = d;
-        sides[i] = d > eps ? SIDE_FRONT : d < -eps ? SIDE_BACK : SIDE_ON;
-        counts[sides[i]]++;
-    }
-    dists[n] = dists[0];
-    sides[n] = sides[0];
-    *front = *back = NULL;
+    int counts[3];
+    winding_classify(w->p, n, normal, dist, eps, dists, sides, counts);
 
     if (counts[SIDE_FRONT] == 0 && counts[SIDE_BACK] == 0) {
         vec3_t wn;

@@ -43,17 +43,23 @@ int winding_on_side(const winding_t *w, vec3_t normal, double dist, double eps);
 void winding_split(const winding_t *w, vec3_t normal, double dist, double eps, winding_t **front,
                    winding_t **back);
 
+/* winding_split's classification of the points p[0..n): dists[i] their
+ * distances from the plane, sides[i] SIDE_FRONT or SIDE_BACK beyond eps,
+ * else SIDE_ON; counts[side] how many points have each side. Both arrays
+ * hold n + 1 entries: when n > 0, entry n repeats entry 0. */
+void winding_classify(const vec3_t *p, int n, vec3_t normal, double dist, double eps, double *dists, int *sides,
+                      int counts[3]);
+
 /* winding_split's cut, for callers that classified the points themselves
- * (with winding_split's arithmetic): dists[i] and sides[i] (SIDE_FRONT,
- * SIDE_BACK or SIDE_ON) for i < w->numpoints, plus a copy of entry 0 at
- * numpoints; counts[side] how many points have each side. Both counts of
- * SIDE_FRONT and SIDE_BACK must be non-zero. */
+ * with winding_classify. Both counts of SIDE_FRONT and SIDE_BACK must be
+ * non-zero. */
 void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
                          const int counts[3], winding_t **front, winding_t **back);
 
 /* The points of the part of the polygon p[0..n) in front of the plane, as
  * winding_split_sides makes its front half (the same points, in the same
- * order), written to out; returns their count. dists and sides as there. */
+ * order), written to out; returns their count. dists and sides from
+ * winding_classify. */
 int winding_front_points(const vec3_t *p, int n, vec3_t normal, double dist, const double *dists, const int *sides,
                          vec3_t *out);
 

@@ -97,6 +97,21 @@ static inline int box_side_quick(const node_ent_t *e, const plane_t *p)
     return 0;
 }
 
+/* qbsp3's FACING test: PSIDE_BACK | PSIDE_FACING when a side of the brush
+ * lies on the plane, PSIDE_FRONT | PSIDE_FACING when one lies on its
+ * opposite, else 0. */
+static int facing_side(const node_ent_t *e, int planenum)
+{
+    if (!plane_maybe_facing(e, planenum)) return 0;
+    const bspbrush_t *b = e->b;
+    for (int i = 0; i < b->numsides; i++) {
+        int num = b->sides[i].planenum;
+        if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
+        if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
+    }
+    return 0;
+}
+
 static bool side_countable(const side_t *sd) { return sd->texinfo != TEXINFO_NODE && sd->visible && sd->winding; }
 
 /* qbsp3's TestBrushToPlanenum: the side of the plane the brush is on, the
@@ -119,33 +134,19 @@ static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenu
         if (hi > 0) s |= PSIDE_FRONT;
         if (lo < 0) s |= PSIDE_BACK;
         if (!s) s = PSIDE_BACK;
-        if (plane_maybe_facing(e, planenum))
-            for (int i = 0; i < b->numsides; i++) {
-                int num = b->sides[i].planenum;
-                if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
-                if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
-            }
+        int f = facing_side(e, planenum);
+        if (f) return f;
         if (s != PSIDE_BOTH) return s;
-        goto count_splits;
+    } else {
+        /* A box clearly on one side cannot have a side on the plane. */
+        s = box_side_quick(e, plane);
+        if (s) return s;
+        s = box_on_plane_side(&b->bounds, plane);
+        if (s != PSIDE_BOTH) return s;
+        int f = facing_side(e, planenum);
+        if (f) return f;
     }
-    /* A box clearly on one side cannot have a side on the plane. */
-    s = box_side_quick(e, plane);
-    if (s) return s;
-    s = box_on_plane_side(&b->bounds, plane);
-    if (s != PSIDE_BOTH) {
-        double d = s == PSIDE_FRONT ? (plane->type < 3 ? vec_comp(b->bounds.mins, plane->type) - plane->dist : 1)
-                                    : (plane->type < 3 ? plane->dist - vec_comp(b->bounds.maxs, plane->type) : 1);
-        if (plane->type >= 3 || d > ON_EPSILON) return s;
-    }
-    if (plane_maybe_facing(e, planenum))
-        for (int i = 0; i < b->numsides; i++) {
-            int num = b->sides[i].planenum;
-            if (num == planenum) return PSIDE_BACK | PSIDE_FACING;
-            if (num == (planenum ^ 1)) return PSIDE_FRONT | PSIDE_FACING;
-        }
-    if (s != PSIDE_BOTH) return s;
 
-count_splits:;
     double d_front = 0, d_back = 0;
     if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0) {
         int axis = plane->type;
@@ -218,14 +219,33 @@ enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL,
  * candidates) are spread over the threads as a task loop. */
 #define PARALLEL_EVAL_WORK 20000
 
-/* eval_plane's value from its counts. */
-static int plane_value(int front, int back, int facing, int splits, int epsilonbrush, bool hintsplit, bool axial,
-                       const side_t *side)
+/* What eval_plane counts over a node's brushes for one plane. */
+typedef struct tally_t {
+    int front, back, facing, splits, epsilonbrush;
+    bool hintsplit; /* some hint face would be split */
+} tally_t;
+
+/* Counts one brush the node's bounds did not settle; returns its side. */
+static int tally_brush(const qbsp_t *q, const node_ent_t *e, int pnum, tally_t *t)
 {
-    int value = 5 * facing - 5 * splits - abs(front - back);
+    int bsplits;
+    bool hintsplit;
+    int s = test_brush_to_plane(q, e, pnum, &bsplits, &hintsplit, &t->epsilonbrush);
+    t->splits += bsplits;
+    if (hintsplit) t->hintsplit = true;
+    if (s & PSIDE_FACING) t->facing++;
+    if (s & PSIDE_FRONT) t->front++;
+    if (s & PSIDE_BACK) t->back++;
+    return s;
+}
+
+/* eval_plane's value from its counts. */
+static int plane_value(const tally_t *t, bool axial, const side_t *side)
+{
+    int value = 5 * t->facing - 5 * t->splits - abs(t->front - t->back);
     if (axial) value += 5;
-    value -= epsilonbrush * 1000;
-    if (hintsplit && !(side->surf & SURF_HINT)) value = -9999999;
+    value -= t->epsilonbrush * 1000;
+    if (t->hintsplit && !(side->surf & SURF_HINT)) value = -9999999;
     return value;
 }
 
@@ -236,12 +256,10 @@ static int plane_value(int front, int back, int facing, int splits, int epsilonb
  * `testside` is given it receives each brush's side of the plane. */
 static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, const side_t *side, int *testside)
 {
-    int front = 0, back = 0, facing = 0, splits = 0, epsilonbrush = 0;
-    bool hintsplit_any = false;
+    tally_t t = {0};
     const plane_t *pl = plane_table_get(&q->planes, pnum);
     int axis = pl->type < 3 ? pl->type : -1;
     for (int k = 0; k < n; k++) {
-        int s;
         if (axis >= 0) {
             /* Most brushes are clearly on one side: decided from the packed
              * bounds without touching the brush. */
@@ -249,26 +267,19 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
             double hi = vec_comp(ent[k].bounds.maxs, axis) - pl->dist;
             if (lo > ON_EPSILON) {
                 if (testside) testside[k] = PSIDE_FRONT;
-                front++;
+                t.front++;
                 continue;
             }
             if (hi < -ON_EPSILON) {
                 if (testside) testside[k] = PSIDE_BACK;
-                back++;
+                t.back++;
                 continue;
             }
         }
-        int bsplits;
-        bool hintsplit;
-        s = test_brush_to_plane(q, &ent[k], pnum, &bsplits, &hintsplit, &epsilonbrush);
-        splits += bsplits;
-        if (hintsplit) hintsplit_any = true;
+        int s = tally_brush(q, &ent[k], pnum, &t);
         if (testside) testside[k] = s;
-        if (s & PSIDE_FACING) facing++;
-        if (s & PSIDE_FRONT) front++;
-        if (s & PSIDE_BACK) back++;
     }
-    return plane_value(front, back, facing, splits, epsilonbrush, hintsplit_any, axis >= 0, side);
+    return plane_value(&t, axis >= 0, side);
 }
 
 typedef struct cand_t {
@@ -371,19 +382,9 @@ static void sweep_axis(const qbsp_t *q, const node_ent_t *ent, int n, int axis, 
             pos[last] = p;
             pos[k] = -1;
         }
-        int front = n - entered, back = left, facing = 0, splits = 0, epsilonbrush = 0;
-        bool hintsplit_any = false;
-        for (int i = 0; i < nact; i++) {
-            int bsplits;
-            bool hintsplit;
-            int s = test_brush_to_plane(q, &ent[act[i]], cd->pnum, &bsplits, &hintsplit, &epsilonbrush);
-            splits += bsplits;
-            if (hintsplit) hintsplit_any = true;
-            if (s & PSIDE_FACING) facing++;
-            if (s & PSIDE_FRONT) front++;
-            if (s & PSIDE_BACK) back++;
-        }
-        cd->value = plane_value(front, back, facing, splits, epsilonbrush, hintsplit_any, true, cd->side);
+        tally_t t = {.front = n - entered, .back = left};
+        for (int i = 0; i < nact; i++) tally_brush(q, &ent[act[i]], cd->pnum, &t);
+        cd->value = plane_value(&t, true, cd->side);
     }
     free(act);
 }

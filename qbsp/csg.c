@@ -156,28 +156,14 @@ winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps,
     if (n + 1 > CHAIN_MAX_POINTS) return winding_clip(w, normal, dist, eps, keep_on);
     /* winding_on_side's and winding_split's classification, once. */
     double dists[CHAIN_MAX_POINTS + 1];
-    int sides[CHAIN_MAX_POINTS + 1];
-    bool front = false, back = false;
-    for (int i = 0; i < n; i++) {
-        double d = vec_dot(w->p[i], normal) - dist;
-        dists[i] = d;
-        if (d > eps) {
-            sides[i] = SIDE_FRONT;
-            front = true;
-        } else if (d < -eps) {
-            sides[i] = SIDE_BACK;
-            back = true;
-        } else {
-            sides[i] = SIDE_ON;
-        }
-    }
+    int sides[CHAIN_MAX_POINTS + 1], counts[3];
+    winding_classify(w->p, n, normal, dist, eps, dists, sides, counts);
+    bool front = counts[SIDE_FRONT] > 0, back = counts[SIDE_BACK] > 0;
     if (!back && (front || keep_on)) return w;
     if (!back || !front) {
         winding_free(w);
         return NULL;
     }
-    dists[n] = dists[0];
-    sides[n] = sides[0];
     vec3_t out[CHAIN_MAX_POINTS * 2];
     int m = winding_front_points(w->p, n, normal, dist, dists, sides, out);
     if (m > w->maxpoints) {
@@ -199,19 +185,10 @@ winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps,
 static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
 {
     double dists[CLIP_MAX_POINTS + 1];
-    int sides[CLIP_MAX_POINTS + 1];
-    bool any_front = false, any_back = false;
-    for (int i = 0; i < n; i++) {
-        double d = vec_dot(pts[i], normal) - dist;
-        dists[i] = d;
-        sides[i] = d > 0 ? SIDE_FRONT : d < 0 ? SIDE_BACK : SIDE_ON;
-        if (d > 0) any_front = true;
-        else if (d < 0) any_back = true;
-    }
-    if (!any_back) return any_front ? n : 0; /* in front, or on the plane: dropped */
-    if (!any_front) return 0;
-    dists[n] = dists[0];
-    sides[n] = sides[0];
+    int sides[CLIP_MAX_POINTS + 1], counts[3];
+    winding_classify(pts, n, normal, dist, 0, dists, sides, counts);
+    if (!counts[SIDE_BACK]) return counts[SIDE_FRONT] ? n : 0; /* in front, or on the plane: dropped */
+    if (!counts[SIDE_FRONT]) return 0;
     int need = 0;
     for (int i = 0; i < n; i++) {
         if (sides[i] != SIDE_BACK) need++;
@@ -273,14 +250,8 @@ static int split_side_winding(const winding_t *w, vec3_t normal, double dist, wi
         return -1;
     }
     double dists[CHAIN_MAX_POINTS + 1];
-    int sides[CHAIN_MAX_POINTS + 1];
-    int counts[3] = {0, 0, 0};
-    for (int i = 0; i < n; i++) {
-        double d = vec_dot(w->p[i], normal) - dist;
-        dists[i] = d;
-        sides[i] = d > 0 ? SIDE_FRONT : d < 0 ? SIDE_BACK : SIDE_ON;
-        counts[sides[i]]++;
-    }
+    int sides[CHAIN_MAX_POINTS + 1], counts[3];
+    winding_classify(w->p, n, normal, dist, 0, dists, sides, counts);
     if (counts[SIDE_FRONT] == 0 && counts[SIDE_BACK] == 0) {
         winding_split(w, normal, dist, 0, front, back); /* on the plane: by its facing */
         return -1;
@@ -293,8 +264,6 @@ static int split_side_winding(const winding_t *w, vec3_t normal, double dist, wi
         *front = (winding_t *)w;
         return SIDE_FRONT;
     }
-    dists[n] = dists[0];
-    sides[n] = sides[0];
     winding_split_sides(w, normal, dist, dists, sides, counts, front, back);
     return -1;
 }

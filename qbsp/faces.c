@@ -23,13 +23,12 @@ qbsp_emit_t *emit_get(qbsp_t *q)
 #define FACE_BLOCK_BYTES ((size_t)60 << 10)
 #define FACES_PER_BLOCK (FACE_BLOCK_BYTES / sizeof(face_t))
 
-static void *face_block_alloc(void) { return q2_malloc(FACE_BLOCK_BYTES); }
 
 face_t *emit_new_face(qbsp_t *q)
 {
     qbsp_emit_t *em = emit_get(q);
     if (em->numface_blocks == 0 || em->face_block_used == FACES_PER_BLOCK) {
-        ARRAY_PUSH(em->face_blocks, em->numface_blocks, em->cap_face_blocks, face_block_alloc());
+        ARRAY_PUSH(em->face_blocks, em->numface_blocks, em->cap_face_blocks, q2_malloc(FACE_BLOCK_BYTES));
         em->face_block_used = 0;
     }
     face_t *f = (face_t *)em->face_blocks[em->numface_blocks - 1] + em->face_block_used++;

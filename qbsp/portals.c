@@ -16,15 +16,12 @@
 #define BASE_WINDING_EPSILON 0.001
 #define SPLIT_WINDING_EPSILON 0.001
 #define NODE_PORTAL_EPSILON 0.1
-/* Only portal windings without area are dropped. qbsp3 also dropped
- * slivers with fewer than 3 edges longer than 0.2 (EDGE_LENGTH), but faces
- * are made from portals: a sliver of wall between brushes that came out as
- * its own portal then had no face, a hole into the void (lq_e3m4: a
- * 0.17 x 0.9 triangle, seen by the crack check as a key pixel). */
-static bool portal_winding_tiny(const winding_t *w)
-{
-    return qbsp_winding_tiny(w);
-}
+/* Only portal windings without area (qbsp_winding_tiny) are dropped. qbsp3
+ * also dropped slivers with fewer than 3 edges longer than 0.2
+ * (EDGE_LENGTH), but faces are made from portals: a sliver of wall between
+ * brushes that came out as its own portal then had no face, a hole into
+ * the void (lq_e3m4: a 0.17 x 0.9 triangle, seen by the crack check as a
+ * key pixel). */
 
 static void add_portal_to_nodes(portal_t *p, node_t *front, node_t *back)
 {
@@ -122,7 +119,7 @@ static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
     }
     if (!w) return;
     w = qbsp_chain_fit(w);
-    if (portal_winding_tiny(w)) {
+    if (qbsp_winding_tiny(w)) {
         st->tiny++;
         winding_free(w);
         return;
@@ -162,7 +159,7 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         int whole = winding_whole_side(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
         if (whole != SIDE_CROSS) {
             /* What winding_split would copy to one side, kept as it is. */
-            if (portal_winding_tiny(p->winding)) {
+            if (qbsp_winding_tiny(p->winding)) {
                 winding_free(p->winding);
                 free(p);
                 st->tiny++;
@@ -178,12 +175,12 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         }
         winding_t *fw, *bw;
         winding_split(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
-        if (fw && portal_winding_tiny(fw)) {
+        if (fw && qbsp_winding_tiny(fw)) {
             winding_free(fw);
             fw = NULL;
             st->tiny++;
         }
-        if (bw && portal_winding_tiny(bw)) {
+        if (bw && qbsp_winding_tiny(bw)) {
             winding_free(bw);
             bw = NULL;
             st->tiny++;

@@ -7,11 +7,13 @@
 #include "../common/mem.h"
 #include "soft_raster.h"
 
+static inline bool is_key_pixel(const uint8_t *c) { return c[0] == KEY_R && c[1] == KEY_G && c[2] == KEY_B; }
+
 long count_key_pixels(const uint8_t *rgba, int w, int h)
 {
     long n = 0;
     for (size_t i = 0; i < (size_t)w * h; i++)
-        if (rgba[i * 4] == KEY_R && rgba[i * 4 + 1] == KEY_G && rgba[i * 4 + 2] == KEY_B) n++;
+        if (is_key_pixel(rgba + i * 4)) n++;
     return n;
 }
 
@@ -83,8 +85,7 @@ bool check_cracks_locate(const world_t *w, const refexport_t *ref, const camera_
         counts[i] = count_key_pixels(img, width, height);
         for (int y = 0; y < height && counts[i] && *npx < maxpx; y++)
             for (int x = 0; x < width && *npx < maxpx; x++) {
-                const uint8_t *c = img + ((size_t)y * width + x) * 4;
-                if (c[0] == KEY_R && c[1] == KEY_G && c[2] == KEY_B) px[(*npx)++] = (key_pixel_t){i, x, y};
+                if (is_key_pixel(img + ((size_t)y * width + x) * 4)) px[(*npx)++] = (key_pixel_t){i, x, y};
             }
     }
     free(img);

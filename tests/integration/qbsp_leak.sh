@@ -4,10 +4,7 @@
 # with -leaktest it exits 1 and writes no .bsp.
 set -u
 . "$(dirname "$0")/lib/common.sh"
-q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
-BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
-q2m_scratch
-fail=0
+q2m_begin
 qbsp="$BIN/qbsp"
 
 cp "$DATA/map/q2_leaked.map" "$TMP/leak.map"

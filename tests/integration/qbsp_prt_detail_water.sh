@@ -7,10 +7,7 @@
 # of sight between the clusters and must find no hidden pair.
 set -u
 . "$(dirname "$0")/lib/common.sh"
-q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
-BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
-q2m_scratch
-fail=0
+q2m_begin
 
 cp "$DATA/qbsp/water_illusionary.map" "$TMP/w.map"
 "$BIN/qbsp" -threads 2 -quiet "$TMP/w.map" >/dev/null 2>&1 || bad "qbsp failed"

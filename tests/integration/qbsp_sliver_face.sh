@@ -6,10 +6,7 @@
 # the crack check sees from the room (12 key pixels from 24 units away).
 set -u
 . "$(dirname "$0")/lib/common.sh"
-q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
-BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
-q2m_scratch
-fail=0
+q2m_begin
 
 cp "$DATA/qbsp/sliver_funnel.map" "$TMP/s.map"
 "$BIN/qbsp" -threads 2 -quiet "$TMP/s.map" >/dev/null 2>&1 || bad "qbsp failed"

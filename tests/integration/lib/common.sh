@@ -20,6 +20,16 @@ q2m_scratch() {
     mkdir -p "$Q2MAP_TMP"
 }
 
+# The usual start of a test of the built programs on test data: checks
+# the variables, sets BIN (absolute), DATA and TMP, empties TMP and clears
+# the failure flag for bad().
+q2m_begin() {
+    q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
+    BIN=$(cd "$Q2MAP_BIN" && pwd) DATA=$Q2MAP_DATA TMP=$Q2MAP_TMP
+    q2m_scratch
+    fail=0
+}
+
 # Stop at the first failure.
 fail() {
     echo "FAIL: $*" >&2

@@ -285,7 +285,7 @@ static void check_faces(checker_t *c)
         /* Engines never read lightmaps of warped and sky surfaces (qrad3
          * leaves them pointing at offset 0), so their offsets are not
          * checked. */
-        if (warp_sky || f->lightofs == -1 || numstyles == 0) continue;
+        if (warp_sky || f->lightofs == -1 || numstyles == 0 || bsp_is_unlit(b)) continue;
         if (f->lightofs < 0) {
             problem(c, "face %d: lightofs %d is negative (only -1 means none)", i, f->lightofs);
             continue;
@@ -436,6 +436,42 @@ int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ct
     check_brushes(&c);
     check_areas(&c);
     check_limits(&c);
+    return c.count;
+}
+
+/* Peculiarities that leave a bsp usable: other compilers' files have them
+ * and engines load them, so they are reported apart from problems. Call
+ * only on a bsp that bsp_check passed. */
+int bsp_check_notes(const bsp_t *b, bsp_report_fn report, void *ctx)
+{
+    checker_t c = {b, report, ctx, 0, 0};
+    if (bsp_is_unlit(b)) {
+        int styled = 0;
+        for (int i = 0; i < b->numfaces; i++) styled += b->faces[i].styles[0] != 255;
+        if (styled)
+            problem(&c, "unlit: no lighting lump, %d of %d faces list light styles (as qbsp3 and q2tools-220 leave "
+                    "them); engines draw it fullbright, a light stage lays the lightmaps out anew", styled,
+                    b->numfaces);
+    }
+    int degenerate = 0;
+    for (int i = 1; i < b->numedges; i++) degenerate += b->edges[i].v[0] == b->edges[i].v[1];
+    if (degenerate) problem(&c, "%d edges start and end at the same vertex (never walked by a face loop)", degenerate);
+
+    unsigned char *used = q2_calloc(b->numplanes ? (size_t)b->numplanes : 1, 1);
+    for (int i = 0; i < b->numnodes; i++) used[b->nodes[i].planenum] = 1;
+    for (int i = 0; i < b->numfaces; i++) used[b->faces[i].planenum] = 1;
+    for (int i = 0; i < b->numbrushsides; i++) used[b->brushsides[i].planenum] = 1;
+    int unused = 0;
+    /* Planes come in pairs (a plane and its flip); only a pair with neither
+     * half used is dead weight. */
+    for (int i = 0; i + 1 < b->numplanes; i += 2) unused += !used[i] && !used[i + 1];
+    free(used);
+    if (unused) problem(&c, "%d plane pairs are used by no node, face or brush side", unused);
+
+    long long model_faces = 0;
+    for (int i = 0; i < b->nummodels; i++) model_faces += b->models[i].numfaces;
+    if (model_faces != b->numfaces)
+        problem(&c, "the models own %lld faces of %d (the rest are drawn by no model)", model_faces, b->numfaces);
     return c.count;
 }
 

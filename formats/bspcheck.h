@@ -14,6 +14,16 @@
 #include "../common/error.h"
 #include "bspfile.h"
 
+/* What each stage of every toolchain leaves behind, as opposed to broken:
+ * an unlit bsp has no lighting lump (qbsp3 and q2tools-220 leave every
+ * face's styles set and lightofs 0 then; ericw-tools and q2map write
+ * styles 255 and lightofs -1), an unvised one no visibility lump. Engines
+ * load both: lightofs is only followed when the lump exists, and a missing
+ * PVS sees everything. So face lightmap offsets are checked only against a
+ * lighting lump that is there. */
+static inline bool bsp_is_unlit(const bsp_t *b) { return b->lightdatasize == 0; }
+static inline bool bsp_is_unvised(const bsp_t *b) { return b->visdatasize == 0; }
+
 /* Called once per problem with a one-line description (no newline). */
 typedef void (*bsp_report_fn)(void *ctx, const char *problem);
 
@@ -21,6 +31,11 @@ typedef void (*bsp_report_fn)(void *ctx, const char *problem);
  * are passed to `report` (0 means no limit); the rest are only counted.
  * `report` may be NULL. */
 int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx);
+
+/* Reports what is odd but sound (another compiler's habits: faces of an
+ * unlit bsp listing styles, degenerate edges, unused planes, faces outside
+ * every model); returns how many. For a bsp that bsp_check passed. */
+int bsp_check_notes(const bsp_t *bsp, bsp_report_fn report, void *ctx);
 
 /* For programs that read a bsp someone else wrote (qvis, qrad, qview):
  * false with the first problem bsp_check finds, naming the file, so broken

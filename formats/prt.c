@@ -72,6 +72,44 @@ static bool read_portal(lexer_t *lx, const prt_t *prt, int index, prt_portal_t *
     return true;
 }
 
+/* PRT2: one line per cluster listing its leafs, ended by -1. PRT1-AM: the
+ * cluster of each leaf in turn. Either way every leaf gets one cluster. */
+static bool read_cluster_map(lexer_t *lx, prt_t *out, q2err_t *err)
+{
+    out->leaf_cluster = q2_malloc((out->numleafs ? (size_t)out->numleafs : 1) * sizeof *out->leaf_cluster);
+    for (int i = 0; i < out->numleafs; i++) out->leaf_cluster[i] = -1;
+    if (out->format == PRT_FORMAT_PRT1_AM) {
+        for (int i = 0; i < out->numleafs; i++) {
+            int c;
+            if (!next_or_eof(lx, "a cluster number of the leaf map", err)) return false;
+            lexer_unget(lx);
+            if (!lexer_int(lx, &c, "a cluster number of the leaf map", err)) return false;
+            if (c < 0 || c >= out->numclusters)
+                return lexer_error(lx, err, "leaf %d: cluster %d is out of range (the file has %d clusters)", i, c,
+                                   out->numclusters);
+            out->leaf_cluster[i] = c;
+        }
+        return true;
+    }
+    for (int c = 0; c < out->numclusters; c++) {
+        for (;;) {
+            int leaf;
+            if (!next_or_eof(lx, "a leaf number of the cluster map (or -1)", err)) return false;
+            lexer_unget(lx);
+            if (!lexer_int(lx, &leaf, "a leaf number of the cluster map", err)) return false;
+            if (leaf == -1) break;
+            if (leaf < 0 || leaf >= out->numleafs)
+                return lexer_error(lx, err, "cluster %d: leaf %d is out of range (the file has %d leafs)", c, leaf,
+                                   out->numleafs);
+            if (out->leaf_cluster[leaf] != -1)
+                return lexer_error(lx, err, "cluster %d: leaf %d is already in cluster %d", c, leaf,
+                                   out->leaf_cluster[leaf]);
+            out->leaf_cluster[leaf] = c;
+        }
+    }
+    return true;
+}
+
 bool prt_read_memory(const char *text, size_t size, const char *name, prt_t *out, q2err_t *err)
 {
     memset(out, 0, sizeof *out);
@@ -84,25 +122,41 @@ bool prt_read_memory(const char *text, size_t size, const char *name, prt_t *out
         if (!(err && err->msg[0])) lexer_error(lx, err, "empty portal file (expected the PRT1 header)");
         goto done;
     }
-    if (lx->quoted || strcmp(lx->token, "PRT1") != 0) {
-        if (strcmp(lx->token, "PRT2") == 0 || strcmp(lx->token, "PRT1-AM") == 0)
-            lexer_error(lx, err, "'%s' is a Quake 1 portal format; Quake 2 tools write PRT1", lx->token);
-        else
-            lexer_error(lx, err, "bad header: expected 'PRT1' but found '%.40s'", lx->token);
+    /* ericw-tools writes plain PRT1 for Quake 2, and PRT2 / PRT1-AM only in
+     * its Quake 1 modes with detail: both still number portals by cluster
+     * and append a leaf-to-cluster map, which is read and kept so the
+     * caller can compare it with the bsp's own leaf clusters. */
+    if (!lx->quoted && strcmp(lx->token, "PRT1") == 0) {
+        out->format = PRT_FORMAT_PRT1;
+    } else if (!lx->quoted && strcmp(lx->token, "PRT2") == 0) {
+        out->format = PRT_FORMAT_PRT2;
+    } else if (!lx->quoted && strcmp(lx->token, "PRT1-AM") == 0) {
+        out->format = PRT_FORMAT_PRT1_AM;
+    } else {
+        lexer_error(lx, err, "bad header: expected 'PRT1', 'PRT2' or 'PRT1-AM' but found '%.40s'", lx->token);
         goto done;
     }
+    if (out->format == PRT_FORMAT_PRT2 && !read_count(lx, &out->numleafs, "the number of leafs", err)) goto done;
     if (!read_count(lx, &out->numclusters, "the number of clusters", err)) goto done;
     if (!read_count(lx, &out->numportals, "the number of portals", err)) goto done;
-    /* Every portal takes well over 16 bytes of text; a count the file cannot
-     * hold is reported here rather than after allocating for it. */
+    if (out->format == PRT_FORMAT_PRT1_AM && !read_count(lx, &out->numleafs, "the number of leafs", err)) goto done;
+    /* Every portal takes well over 16 bytes of text and every map entry at
+     * least 2; counts the file cannot hold are reported here rather than
+     * after allocating for them. */
     if ((size_t)out->numportals > size / 16) {
         lexer_error(lx, err, "the header claims %d portals but the file is only %zu bytes", out->numportals, size);
+        goto done;
+    }
+    if ((size_t)out->numleafs > size / 2 || (size_t)out->numclusters > size) {
+        lexer_error(lx, err, "the header claims %d leafs and %d clusters but the file is only %zu bytes",
+                    out->numleafs, out->numclusters, size);
         goto done;
     }
     out->portals = q2_calloc(out->numportals ? (size_t)out->numportals : 1, sizeof *out->portals);
     for (int i = 0; i < out->numportals; i++) {
         if (!read_portal(lx, out, i, &out->portals[i], err)) goto done;
     }
+    if (out->format != PRT_FORMAT_PRT1 && !read_cluster_map(lx, out, err)) goto done;
     if (lexer_next(lx, err)) {
         lexer_error(lx, err, "counts do not match: more data after the %d portals the header announced ('%.40s')",
                     out->numportals, lx->token);
@@ -177,5 +231,6 @@ void prt_free(prt_t *prt)
     if (prt->portals)
         for (int i = 0; i < prt->numportals; i++) winding_free(prt->portals[i].winding);
     free(prt->portals);
+    free(prt->leaf_cluster);
     memset(prt, 0, sizeof *prt);
 }

@@ -1,4 +1,5 @@
-/* Portal files (.prt, PRT1 with clusters as Quake 2 tools write them):
+/* Portal files (.prt, PRT1 with clusters as Quake 2 tools write them; the
+ * PRT2 and PRT1-AM variants are read too):
  *   PRT1\n<numclusters>\n<numportals>\n
  *   <numpoints> <clusterA> <clusterB> (x y z) (x y z) ...\n
  * As qbsp3 writes them, the winding's plane (clockwise points, see
@@ -18,10 +19,21 @@ typedef struct prt_portal_t {
     winding_t *winding;
 } prt_portal_t;
 
+typedef enum prt_format_t {
+    PRT_FORMAT_PRT1,    /* every Quake 2 compiler: portals between clusters */
+    PRT_FORMAT_PRT2,    /* ericw-tools' Quake 1 detail format: leaf count first, cluster map after */
+    PRT_FORMAT_PRT1_AM, /* ericw-tools' (and Hexen 2's) variant: leaf count third, one cluster per leaf after */
+} prt_format_t;
+
 typedef struct prt_t {
     int numclusters;
     int numportals;
     prt_portal_t *portals;
+    /* PRT2 and PRT1-AM only (else 0 and NULL): the cluster of each leaf,
+     * numbered from the first leaf after the solid leaf 0. */
+    int numleafs;
+    int *leaf_cluster;
+    prt_format_t format;
 } prt_t;
 
 /* Errors name the file and line: bad header, counts that do not match,

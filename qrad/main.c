@@ -219,6 +219,11 @@ int main(int argc, char **argv)
     texdb_t *texdb = texdb_create(vfs, &log);
     log_info(&log, "qrad %s: %s, %d threads, %d bounces%s", QRAD_VERSION, path, opts.threads, opts.bounce,
              opts.extra ? ", extra" : "");
+    /* Whatever another light tool or a qbsp left in the faces' styles and
+     * offsets, the lightmaps are laid out anew. */
+    if (!bsp_is_unlit(&bsp))
+        log_verbose(&log, "relighting: the %d-byte lighting lump and every face's styles are replaced",
+                    bsp.lightdatasize);
     qrad_t stats;
     bool ok = qrad_run(&bsp, &opts, texdb, &log, &st, &stats, &err);
     if (ok) {

@@ -74,6 +74,22 @@ static bool write_json(const char *path, const stage_times_t *st, const vis_t *v
     return atomic_commit(&af, err);
 }
 
+/* A Quake 2 bsp carries each leaf's cluster itself, so the leaf map of a
+ * PRT2 or PRT1-AM file is only compared with it: the portals are what qvis
+ * reads. */
+static void note_cluster_map(const prt_t *prt, const bsp_t *bsp, const char *prtpath, log_t *log)
+{
+    const char *name = prt->format == PRT_FORMAT_PRT2 ? "PRT2" : "PRT1-AM";
+    int differ = 0;
+    if (prt->numleafs == bsp->numleafs - 1)
+        for (int i = 0; i < prt->numleafs; i++) differ += prt->leaf_cluster[i] != bsp->leafs[i + 1].cluster;
+    if (prt->numleafs != bsp->numleafs - 1 || differ)
+        log_warn(log, "%s: %s leaf map (%d leafs) does not match the bsp's %d leafs (%d differ); using the bsp's "
+                 "clusters", prtpath, name, prt->numleafs, bsp->numleafs - 1, differ);
+    else
+        log_verbose(log, "%s: %s portal file; its leaf map matches the bsp's leaf clusters", prtpath, name);
+}
+
 /* Sample points per cluster for -checkpvs: enough to find a hidden cluster
  * pair in practice, few enough to check base1-sized maps in seconds. */
 #define CHECKPVS_SAMPLES 8
@@ -233,6 +249,7 @@ int main(int argc, char **argv)
         bsp_free(&bsp);
         return 1;
     }
+    if (prt.format != PRT_FORMAT_PRT1) note_cluster_map(&prt, &bsp, prtpath, &log);
     vis_t vis;
     if (!vis_init(&vis, &prt, threads, level, &log, &err)) {
         log_error(&log, "%s: %s", prtpath, err.msg);

@@ -140,7 +140,13 @@ static void test_prt_malformed(void **state)
     static const bad_prt_t cases[] = {
         {"", "empty", 1},
         {"PRT9\n1\n0\n", "bad header", 1},
-        {"PRT2\n1\n2\n0\n", "Quake 1", 1},
+        {"PRT2\n1\n2\n0\n", "truncated", 5},
+        /* PRT2 cluster maps: a leaf out of range, a leaf in two clusters */
+        {"PRT2\n2\n2\n0\n0 -1\n2 -1\n", "out of range", 6},
+        {"PRT2\n2\n2\n0\n0 -1\n0 -1\n", "already in cluster 0", 6},
+        /* PRT1-AM: a cluster out of range, a map cut short */
+        {"PRT1-AM\n2\n0\n2\n0 2\n", "out of range", 5},
+        {"PRT1-AM\n2\n0\n3\n0 1\n", "truncated", 6},
         {"PRT1\nx\n0\n", "number of clusters", 2},
         {"PRT1\n-1\n0\n", "negative", 2},
         {"PRT1\n2\n", "truncated", 3},
@@ -170,6 +176,33 @@ static void test_prt_malformed(void **state)
         if (strncmp(err.msg, where, strlen(where)) != 0 || !strstr(err.msg, cases[i].phrase))
             fail_msg("case %zu: '%s' (expected %s ... %s)", i, err.msg, where, cases[i].phrase);
         assert_null(prt.portals);
+    }
+}
+
+/* ericw-tools' Quake 1 detail variants: the same portals between clusters
+ * as PRT1, with the leaf count in another place and a cluster map after. */
+static void test_prt_variants(void **state)
+{
+    (void)state;
+    static const char portal[] = "3 0 1 (0 0 0) (0 1 0) (0 1 1)\n";
+    char prt2[256], am[256];
+    snprintf(prt2, sizeof prt2, "PRT2\n3\n2\n1\n%s2 0 -1\n1 -1\n", portal);
+    snprintf(am, sizeof am, "PRT1-AM\n2\n1\n3\n%s0 1 0\n", portal);
+    const char *texts[2] = {prt2, am};
+    const prt_format_t formats[2] = {PRT_FORMAT_PRT2, PRT_FORMAT_PRT1_AM};
+    const int want[2][3] = {{0, 1, 0}, {0, 1, 0}};
+    for (int k = 0; k < 2; k++) {
+        prt_t prt;
+        q2err_t err;
+        if (!prt_read_memory(texts[k], strlen(texts[k]), "v.prt", &prt, &err)) fail_msg("%s", err.msg);
+        assert_int_equal(prt.format, formats[k]);
+        assert_int_equal(prt.numclusters, 2);
+        assert_int_equal(prt.numportals, 1);
+        assert_int_equal(prt.numleafs, 3);
+        assert_int_equal(prt.portals[0].cluster[1], 1);
+        assert_int_equal(prt.portals[0].winding->numpoints, 3);
+        for (int i = 0; i < 3; i++) assert_int_equal(prt.leaf_cluster[i], want[k][i]);
+        prt_free(&prt);
     }
 }
 
@@ -224,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_prt_round_trip),
         cmocka_unit_test(test_prt_reference_files),
         cmocka_unit_test(test_prt_malformed),
+        cmocka_unit_test(test_prt_variants),
         cmocka_unit_test(test_pointfiles),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -252,6 +252,7 @@ static void map_prt(const map_t *m, vec3_t off, prt_t *prt)
     int n = 0;
     for (int a = 0; a < 3; a++)
         for (int ci = 0; ci < m->ncells; ci++) n += m->face[a][ci].has;
+    memset(prt, 0, sizeof *prt);
     prt->numclusters = m->ncells;
     prt->numportals = n;
     prt->portals = q2_calloc((size_t)n + 1, sizeof *prt->portals);
@@ -769,7 +770,7 @@ static void test_sliver(void **state)
         for (int o = 0; o < 3; o++) {
             double dl = deltas[di];
             vec3_t off = offsets[o];
-            prt_t prt = {3, 2, q2_calloc(2, sizeof(prt_portal_t))};
+            prt_t prt = {.numclusters = 3, .numportals = 2, .portals = q2_calloc(2, sizeof(prt_portal_t))};
             const vec3_t a[4] = {{0, 0, 0}, {0, 0, 64}, {0, 64, 64}, {0, 64, 0}};
             const vec3_t b[4] = {{-64, 10, 0}, {dl, 10, 0}, {dl, 10, 1}, {-64, 10, 1}};
             for (int k = 0; k < 2; k++) {

@@ -91,6 +91,15 @@ static int count_entities(const bsp_t *b)
     return n;
 }
 
+/* What stage a bsp stands at, in the words bspinfo --check prints. */
+static const char *bsp_state_words(const bsp_t *b)
+{
+    if (bsp_is_unvised(b) && bsp_is_unlit(b)) return "unvised, unlit (as a qbsp writes it)";
+    if (bsp_is_unvised(b)) return "unvised (no visibility lump: engines draw every cluster)";
+    if (bsp_is_unlit(b)) return "unlit (no lighting lump: engines draw it fullbright)";
+    return "vised and lit";
+}
+
 static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
 {
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
@@ -105,6 +114,7 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
         printf("  entities:   %d\n", ents);
     else
         printf("  entities:   (unparsable entity lump)\n");
+    printf("  state:      %s\n", bsp_state_words(b));
     printf("  models:     %d (world faces %d)\n", b->nummodels, st->worldfaces);
     printf("  areas:      %d, area portals %d\n", b->numareas, b->numareaportals);
     if (st->have_vis)
@@ -132,7 +142,7 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
 }
 
 static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_stats_t *st, bool check,
-                       const problems_t *probs, int nproblems)
+                       const problems_t *probs, int nproblems, const problems_t *notes)
 {
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
     lump_counts(b, counts, bytes);
@@ -148,6 +158,8 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
     }
     jsonw_object_end(w);
     jsonw_int(w, "extra_bytes", (long long)b->extrasize);
+    jsonw_bool(w, "unvised", bsp_is_unvised(b));
+    jsonw_bool(w, "unlit", bsp_is_unlit(b));
     jsonw_int(w, "entities", count_entities(b));
     jsonw_int(w, "models", b->nummodels);
     jsonw_int(w, "world_faces", st->worldfaces);
@@ -186,6 +198,9 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
         jsonw_int(w, "problem_count", nproblems);
         jsonw_array_begin(w, "problems");
         for (int i = 0; i < probs->count; i++) jsonw_string(w, NULL, probs->lines[i]);
+        jsonw_array_end(w);
+        jsonw_array_begin(w, "notes");
+        for (int i = 0; i < notes->count; i++) jsonw_string(w, NULL, notes->lines[i]);
         jsonw_array_end(w);
     }
     jsonw_object_end(w);
@@ -258,22 +273,27 @@ int main(int argc, char **argv)
         }
         bsp_stats_t st;
         bsp_compute_stats(&bsp, &st);
-        problems_t probs = {0};
+        problems_t probs = {0}, notes = {0};
         int nproblems = 0;
         if (check) {
             nproblems = bsp_check(&bsp, MAX_REPORTED_PROBLEMS, collect_problem, &probs);
             if (nproblems) status = 1;
+            else bsp_check_notes(&bsp, collect_problem, &notes);
         }
         if (json) {
-            print_json(&w, path, &bsp, &st, check, &probs, nproblems);
+            print_json(&w, path, &bsp, &st, check, &probs, nproblems, &notes);
         } else if (check) {
             for (int k = 0; k < probs.count; k++) printf("%s: %s\n", path, probs.lines[k]);
             if (nproblems > probs.count) printf("%s: ... and %d more problems\n", path, nproblems - probs.count);
-            if (nproblems == 0) fprintf(stderr, "%s: valid\n", path);
+            /* Notes and the verdict go to stderr: stdout lists only problems,
+             * so an empty stdout still means a valid file. */
+            for (int k = 0; k < notes.count; k++) fprintf(stderr, "%s: note: %s\n", path, notes.lines[k]);
+            if (nproblems == 0) fprintf(stderr, "%s: valid, %s\n", path, bsp_state_words(&bsp));
         } else {
             print_text(path, &bsp, &st);
         }
         problems_free(&probs);
+        problems_free(&notes);
         bsp_free(&bsp);
     }
     if (json) {

@@ -37,9 +37,10 @@ __attribute__((format(printf, 2, 3))) static void problem(checker_t *c, const ch
     c->report(c->ctx, buf);
 }
 
+/* An empty range reads nothing, wherever it starts. */
 static bool range_ok(long long first, long long num, long long total)
 {
-    return first >= 0 && num >= 0 && first + num <= total;
+    return first >= 0 && num >= 0 && (num == 0 || first + num <= total);
 }
 
 static bool floats_finite(const float *v, int n)

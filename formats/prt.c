@@ -140,14 +140,14 @@ bool prt_read_memory(const char *text, size_t size, const char *name, prt_t *out
     if (!read_count(lx, &out->numclusters, "the number of clusters", err)) goto done;
     if (!read_count(lx, &out->numportals, "the number of portals", err)) goto done;
     if (out->format == PRT_FORMAT_PRT1_AM && !read_count(lx, &out->numleafs, "the number of leafs", err)) goto done;
-    /* Every portal takes well over 16 bytes of text and every map entry at
-     * least 2; counts the file cannot hold are reported here rather than
-     * after allocating for them. */
+    /* Every portal takes well over 16 bytes of text, every leaf map entry at
+     * least 2 and every PRT2 cluster line 3 ("-1\n"); counts the file cannot
+     * hold are reported here rather than after allocating for them. */
     if ((size_t)out->numportals > size / 16) {
         lexer_error(lx, err, "the header claims %d portals but the file is only %zu bytes", out->numportals, size);
         goto done;
     }
-    if ((size_t)out->numleafs > size / 2 || (size_t)out->numclusters > size) {
+    if ((size_t)out->numleafs > size / 2 || (out->format == PRT_FORMAT_PRT2 && (size_t)out->numclusters > size / 3)) {
         lexer_error(lx, err, "the header claims %d leafs and %d clusters but the file is only %zu bytes",
                     out->numleafs, out->numclusters, size);
         goto done;

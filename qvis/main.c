@@ -82,7 +82,11 @@ static void note_cluster_map(const prt_t *prt, const bsp_t *bsp, const char *prt
     const char *name = prt->format == PRT_FORMAT_PRT2 ? "PRT2" : "PRT1-AM";
     int differ = 0;
     if (prt->numleafs == bsp->numleafs - 1)
-        for (int i = 0; i < prt->numleafs; i++) differ += prt->leaf_cluster[i] != bsp->leafs[i + 1].cluster;
+        for (int i = 0; i < prt->numleafs; i++) {
+            /* Solid leafs have no cluster; PRT1-AM cannot say so. */
+            int want = bsp->leafs[i + 1].cluster;
+            differ += want >= 0 && prt->leaf_cluster[i] != want;
+        }
     if (prt->numleafs != bsp->numleafs - 1 || differ)
         log_warn(log, "%s: %s leaf map (%d leafs) does not match the bsp's %d leafs (%d differ); using the bsp's "
                  "clusters", prtpath, name, prt->numleafs, bsp->numleafs - 1, differ);

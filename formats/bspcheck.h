@@ -17,7 +17,7 @@
 /* What each stage of every toolchain leaves behind, as opposed to broken:
  * an unlit bsp has no lighting lump (qbsp3 and q2tools-220 leave every
  * face's styles set and lightofs 0 then; ericw-tools and q2map write
- * styles 255 and lightofs -1), an unvised one no visibility lump. Engines
+ * lightofs -1), an unvised one no visibility lump. Engines
  * load both: lightofs is only followed when the lump exists, and a missing
  * PVS sees everything. So face lightmap offsets are checked only against a
  * lighting lump that is there. */

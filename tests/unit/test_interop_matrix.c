@@ -272,9 +272,8 @@ static void run_case(const mcase_t *c)
         }
         bsp_free(&b);
         free(out.data);
-    } else {
-        free(in.data);
     }
+    free(in.data);
     check_bspinfo(what, bsp, dir);
     check_qview(what, bsp, dir, "output");
 }

@@ -570,6 +570,14 @@ static bool bounds_disjoint(const aabb_t *a, const aabb_t *b)
            a->mins.z >= b->maxs.z - ON_EPSILON || a->maxs.z <= b->mins.z + ON_EPSILON;
 }
 
+/* _noclipfaces: brushes of one entity and one contents leave each other
+ * whole, so the faces between them survive. */
+static bool keep_faces_between(const bspbrush_t *a, const bspbrush_t *b)
+{
+    const mapbrush_t *x = a->original, *y = b->original;
+    return x->noclipfaces && y->noclipfaces && x->entitynum == y->entitynum && x->contents == y->contents;
+}
+
 static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
 {
     /* qbsp3's ChopBrushes: the first brush is compared with every later
@@ -588,6 +596,7 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             bspbrush_t *b2 = l.e[j].b;
             if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
             if (brushes_disjoint(b1, b2)) continue;
+            if (keep_faces_between(b1, b2)) continue;
             bspbrush_t *sub = NULL, *sub2 = NULL;
             int c1 = 999999, c2 = 999999;
             if (brush_ge(b2, b1)) {

@@ -399,6 +399,8 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
     /* The inside of a window is not drawn from another window. */
     if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;
+    /* _mirrorinside 0: nothing is drawn for a view from inside the brush. */
+    if (p->sidebrush && p->sidebrush->mirror_off && p->inside == pside) return NULL;
     if (!p->winding) return NULL;
     face_t *f = emit_new_face(q);
     f->texinfo = side->texinfo;

@@ -7,6 +7,7 @@
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
+#include "prepare.h"
 #include "texinfo.h"
 
 /* A side winding that still reaches this far was never clipped by the
@@ -154,6 +155,10 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     out->brushnum = mb->entity_brush_index;
     out->line = mb->line;
     out->outputnumber = -1;
+    if (q->ent_flags) {
+        out->mirror_off = (q->ent_flags[e] & ENT_MIRROR_OFF) != 0;
+        out->noclipfaces = (q->ent_flags[e] & ENT_NOCLIPFACES) != 0;
+    }
     out->original_sides = q2_calloc(mb->numsides > 0 ? (size_t)mb->numsides : 1, sizeof(side_t));
 
     int first_real = -1, contents = 0, trans = 0;
@@ -380,6 +385,7 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
 bool load_map(qbsp_t *q, const char *path, q2err_t *err)
 {
     if (!map_read_file(path, &q->map, err)) return false;
+    if (!prepare_map(q, err)) return false;
     return load_brushes(q, err);
 }
 
@@ -392,6 +398,8 @@ void load_free(qbsp_t *q)
     free(q->ent_firstbrush);
     free(q->ent_numbrushes);
     free(q->ent_origin);
+    free(q->ent_flags);
+    q->ent_flags = NULL;
     q->ent_firstbrush = q->ent_numbrushes = NULL;
     q->ent_origin = NULL;
 }

@@ -9,6 +9,7 @@
 #include "../common/jsonw.h"
 #include "../common/mem.h"
 #include "../common/threads.h"
+#include "../formats/keytable.h"
 #include "../formats/q2defs.h"
 #include "../formats/vfs.h"
 #include "areas.h"
@@ -50,6 +51,7 @@ static void usage(FILE *f)
             "  -json FILE     write stage timings and counts as JSON\n"
             "  -deps FILE     write a Makefile rule: the .bsp depends on the map and textures\n"
             "  -log FILE      also write every message to FILE\n"
+            "  -keys          print the table of map keys q2map knows (docs/keys.md)\n"
             "  -help, -version\n");
 }
 
@@ -430,6 +432,9 @@ int main(int argc, char **argv)
     } while (0)
         if (!strcmp(a, "-help") || !strcmp(a, "-h")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-keys")) {
+            keytable_write_markdown(stdout);
             return 0;
         } else if (!strcmp(a, "-version")) {
             printf("qbsp (q2map) %s\n", QBSP_VERSION);

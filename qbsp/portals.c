@@ -366,6 +366,30 @@ int portals_fill_outside(tree_t *tree) { return fill_outside_r(tree->headnode); 
 
 /* --- Visible sides ------------------------------------------------------------- */
 
+/* A brush of a _noclipfaces entity in either leaf with a side on the
+ * portal's plane, when both leaves hold the same visible contents: the
+ * face between two such brushes is drawn (ericw-tools' _noclipfaces). */
+static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
+{
+    int c = visible_contents(p->nodes[0]->contents);
+    if (!c || c != visible_contents(p->nodes[1]->contents)) return false;
+    for (int j = 0; j < 2; j++) {
+        for (const bspbrush_t *bb = p->nodes[j]->brushlist; bb; bb = bb->next) {
+            mapbrush_t *brush = bb->original;
+            if (!brush->noclipfaces || !(brush->contents & c)) continue;
+            for (int i = 0; i < brush->numsides; i++) {
+                side_t *side = &brush->original_sides[i];
+                if (side->bevel || side->texinfo == TEXINFO_NODE || (side->planenum & ~1) != planenum) continue;
+                p->side = side;
+                p->sidebrush = brush;
+                p->inside = (signed char)j;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 /* qbsp3's FindPortalSide: the side of a brush in either leaf, of the
  * strongest visible contents that changes across the portal, lying on the
  * portal's plane (or failing that the closest in direction). */
@@ -374,10 +398,18 @@ static void find_portal_side(const qbsp_t *q, portal_t *p)
     int viscontents = visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents);
     p->sidefound = true;
     p->side = NULL;
-    if (!viscontents) return;
+    p->sidebrush = NULL;
+    p->inside = -1;
     int planenum = p->onnode->planenum;
+    if (!viscontents) {
+        if (q->any_noclipfaces) noclip_portal_side(q, p, planenum);
+        return;
+    }
+    /* The node holding the contents that change is inside the brush. */
+    signed char inside = (p->nodes[0]->contents & viscontents) ? 0 : 1;
     const plane_t *p1 = plane_table_get(&q->planes, planenum);
     side_t *bestside = NULL;
+    const mapbrush_t *bestbrush = NULL;
     double bestdot = 0;
     for (int j = 0; j < 2; j++) {
         const node_t *n = p->nodes[j];
@@ -389,6 +421,8 @@ static void find_portal_side(const qbsp_t *q, portal_t *p)
                 if (side->bevel || side->texinfo == TEXINFO_NODE) continue;
                 if ((side->planenum & ~1) == planenum) {
                     p->side = side;
+                    p->sidebrush = brush;
+                    p->inside = inside;
                     return;
                 }
                 const plane_t *p2 = plane_table_get(&q->planes, side->planenum & ~1);
@@ -396,11 +430,14 @@ static void find_portal_side(const qbsp_t *q, portal_t *p)
                 if (dot > bestdot) {
                     bestdot = dot;
                     bestside = side;
+                    bestbrush = brush;
                 }
             }
         }
     }
     p->side = bestside;
+    p->sidebrush = bestbrush;
+    p->inside = bestside ? inside : -1;
 }
 
 static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)

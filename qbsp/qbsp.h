@@ -2,6 +2,8 @@
  * from stage to stage (map brushes -> bsp brushes -> tree -> portals ->
  * faces -> .bsp). One stage per file:
  *
+ *   prepare.c   the parsed .map as meant: key warnings, TrenchBroom layers,
+ *               external maps, regions, per-entity face flags
  *   load.c      .map -> entities, map brushes (planes, texinfo, contents)
  *   csg.c       overlapping brushes clipped by contents priority
  *   brushbsp.c  recursive partition into a tree of convex leaves
@@ -80,6 +82,8 @@ typedef struct mapbrush_t {
     int numsides;
     side_t *original_sides; /* numsides entries (bevels appended last) */
     int outputnumber;  /* index in the .bsp brushes lump */
+    bool mirror_off;   /* _mirrorinside 0: no faces seen from inside */
+    bool noclipfaces;  /* _noclipfaces 1: same-contents brushes of the entity keep the faces between them */
 } mapbrush_t;
 
 #define MAX_FACE_POINTS 64
@@ -144,6 +148,8 @@ typedef struct portal_t {
     winding_t *winding;
     bool sidefound;
     side_t *side;            /* the visible side this portal makes a face for */
+    const mapbrush_t *sidebrush; /* the brush of side */
+    signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
     face_t *face[2];
 } portal_t;
 
@@ -152,6 +158,9 @@ typedef struct tree_t {
     node_t outside_node;     /* the void */
     aabb_t bounds;
 } tree_t;
+
+/* qbsp_t.ent_flags bits. */
+enum { ENT_MIRROR_OFF = 1, ENT_NOCLIPFACES = 2 };
 
 /* The compile context. Created by main, threaded through every stage. */
 typedef struct qbsp_t {
@@ -168,6 +177,8 @@ typedef struct qbsp_t {
     /* brushes of entity e are mapbrushes[firstbrush[e] .. +numbrushes[e]] */
     int *ent_firstbrush, *ent_numbrushes;
     vec3_t *ent_origin;      /* per entity, from "origin" or origin brushes */
+    unsigned char *ent_flags; /* per entity, ENT_* from prepare.c */
+    bool any_noclipfaces;    /* some entity has ENT_NOCLIPFACES */
 
     dtexinfo_t *texinfo;
     int numtexinfo, cap_texinfo;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
@@ -325,9 +326,10 @@ static bool import_external_map(qbsp_t *q, int e, q2err_t *err)
     char dir[Q2_PATH_MAX], path[Q2_PATH_MAX];
     path_dirname(dir, sizeof dir, q->map.path);
     if (file[0] == '/' || !path_join(path, sizeof path, dir, file)) snprintf(path, sizeof path, "%s", file);
-    if (!file_exists(path))
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return q2err_set(err, q->map.path, key_line(&me->ent, "_external_map"), 0,
-                         "entity %d (misc_external_map): external map \"%s\" not found (looked for %s)", e, file, path);
+                         "entity %d (misc_external_map): external map \"%s\" not found or not a file (looked for %s)", e, file, path);
     map_t ext;
     q2err_t xerr;
     q2err_clear(&xerr);

@@ -94,6 +94,14 @@ qbsp_case map_long_texture_entity.map 1 'map_long_texture_entity\.map:[0-9]+'
 qbsp_case map_unclosed_entity.map 1 'map_unclosed_entity\.map:[0-9]+'
 qbsp_case map_key_no_value.map 1 'map_key_no_value\.map:[0-9]+'
 qbsp_case map_utf16.map 1 'map_utf16\.map'
+# Compiler keys (issue 13): a missing prefab names both files and the line;
+# bad values are warned about with entity, key and line, then defaulted.
+qbsp_case map_external_missing.map 1 'map_external_missing\.map:64:.*no_such_prefab\.map.*not found'
+qbsp_case map_external_dir.map 1 'map_external_dir\.map:64:.*external map "\."'
+qbsp_case map_external_self.map 0 'wrote map_external_self\.bsp'
+qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:60: entity 2 \(func_wall\): key "_mirrorinside" "yes".*using 1'
+qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:76: entity 3 \(misc_external_map\): key "_external_map_scale" "0 0 0"'
+qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:3: entity 0 \(worldspawn\): key "_tb_layer_omit_from_export" "nan"'
 qbsp_case good_room.map 2 'bogus' -bogus
 qbsp_case good_room.map 2 'threads' -threads
 qbsp_case good_room.map 2 'threads' -threads abc

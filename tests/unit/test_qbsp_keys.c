@@ -767,13 +767,13 @@ static void check_map_keys(const char *dir)
         if (!nu) continue;
         char *text = read_text(p);
         result_t r;
-        char name[64];
+        char name[Q2_PATH_MAX];
         snprintf(name, sizeof name, "keys_%.*s", (int)(len - 4), de->d_name);
         compile_text(name, text, "-onlyents", &r);
         free(text);
         for (int u = 0; u < nu; u++) {
             char k[96];
-            snprintf(k, sizeof k, "key \"%s\"", unknown[u]);
+            snprintf(k, sizeof k, "key \"%.63s\"", unknown[u]);
             if (count_lines_with(r.log, k, "warning:") < 1) fail_msg("%s: key %s is neither in the table nor warned about", p, unknown[u]);
         }
         result_free(&r);

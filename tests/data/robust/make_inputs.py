@@ -122,6 +122,19 @@ def maps():
     write("map_key_no_value.map", world(room(), '"message"\n'))
     # UTF-16 file (a common editor mistake).
     write("map_utf16.map", g.encode("utf-16"))
+    # Compiler keys (issue 13): a prefab file that is not there, or is a
+    # directory (errors naming the map and line), a prefab that is the map
+    # itself (its brushes once more), and bad values (warned, defaults).
+    ext = '{\n"classname" "misc_external_map"\n"origin" "0 0 64"\n"_external_map" "%s"\n}\n'
+    write("map_external_missing.map", g + ext % "no_such_prefab.map")
+    write("map_external_dir.map", g + ext % ".")
+    write("map_external_self.map", g + ext % "map_external_self.map")
+    write("map_key_bad_values.map", world(room(), '"_tb_layer_omit_from_export" "nan"\n"_sunlight" "5"\n')
+          + point("info_player_start", "0 0 0")
+          + '{\n"classname" "func_wall"\n"_mirrorinside" "yes"\n"_noclipfaces" "-3"\n"_omitbrushes" "1e9"\n'
+          + box((0, 0, 0), (32, 32, 32)) + "}\n"
+          + '{\n"classname" "misc_external_map"\n"origin" "0 0 64"\n"_external_map" "map_key_bad_values.map"\n'
+          + '"_external_map_scale" "0 0 0"\n"_external_map_angles" "1e999 0 0"\n"_external_map_classname" "func_wall"\n}\n')
 
 
 LUMP = {"entities": 0, "planes": 1, "vertexes": 2, "visibility": 3, "nodes": 4,

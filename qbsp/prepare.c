@@ -121,6 +121,7 @@ static void omit_tb_layers(qbsp_t *q)
     int *ids = q2_calloc((size_t)n, sizeof *ids);
     int *parent = q2_calloc((size_t)n, sizeof *parent);
     signed char *omit = q2_calloc((size_t)n, 1);
+    bool *omit_final = q2_calloc((size_t)n, sizeof *omit_final);
     bool any = false;
     for (int e = 0; e < n; e++) {
         const entity_t *ent = &q->map.entities[e].ent;
@@ -142,17 +143,21 @@ static void omit_tb_layers(qbsp_t *q)
     int brushes = 0, ents = 0;
     for (int e = 1; e < n; e++) {
         int c = e, steps = 0;
-        bool out = omit[e];
-        while (!out && steps++ < n) {
+        bool out = false;
+        while (steps++ < n) {
+            /* A layer is top-level: its own flag decides. */
+            if (is_tb(&q->map.entities[c].ent, "_tb_layer")) {
+                out = omit[c] != 0;
+                break;
+            }
             int p = parent[c];
             if (p < 0) {
                 out = default_omitted;
                 break;
             }
-            if (omit[p]) out = true;
             c = p;
         }
-        if (out) omit[e] = 2;
+        omit_final[e] = out;
     }
     if (default_omitted) {
         brushes += q->map.entities[0].numbrushes;
@@ -160,7 +165,7 @@ static void omit_tb_layers(qbsp_t *q)
         q->map.entities[0].numbrushes = 0;
     }
     for (int e = n - 1; e >= 1; e--) {
-        if (!omit[e]) continue;
+        if (!omit_final[e]) continue;
         brushes += q->map.entities[e].numbrushes;
         if (ids[e] < 0) ents++;
         remove_entity(q, e);
@@ -172,6 +177,7 @@ done:
     free(ids);
     free(parent);
     free(omit);
+    free(omit_final);
 }
 
 /* ------------------------------------------------------- 3. _omitbrushes */

@@ -287,6 +287,36 @@ static void test_key_tb_layer_omit(void **state)
     result_free(&off);
 }
 
+/* `_tb_layer_omit_from_export` on worldspawn leaves out TrenchBroom's
+ * default layer: worldspawn's own brushes and the entities in no layer. */
+static void test_key_tb_default_layer(void **state)
+{
+    (void)state;
+    mtext_t m = {0};
+    result_t r;
+    mt_printf(&m, "{\n\"classname\" \"worldspawn\"\n\"_tb_layer_omit_from_export\" \"1\"\n");
+    mt_box(&m, 100, 100, 0, 140, 140, 128, "e1u1/wall", "");
+    mt_printf(&m, "}\n{\n\"classname\" \"light\"\n\"origin\" \"200 200 128\"\n}\n");
+    mt_printf(&m, "{\n\"classname\" \"func_group\"\n\"_tb_type\" \"_tb_layer\"\n\"_tb_id\" \"2\"\n");
+    mt_box(&m, -16, -16, -16, 528, 528, 0, "e1u1/floor", "");
+    mt_box(&m, -16, -16, 256, 528, 528, 272, "e1u1/ceil", "");
+    mt_box(&m, -16, -16, 0, 0, 528, 256, "e1u1/wall", "");
+    mt_box(&m, 512, -16, 0, 528, 528, 256, "e1u1/wall", "");
+    mt_box(&m, 0, -16, 0, 512, 0, 256, "e1u1/wall", "");
+    mt_box(&m, 0, 512, 0, 512, 528, 256, "e1u1/wall", "");
+    mt_printf(&m, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 32 40\"\n\"_tb_layer\" \"2\"\n}\n");
+    compile_mt("tb_default", &m, NULL, &r);
+    need_bsp(&r);
+    assert_int_equal(point_contents(&r.bsp, 0, vec3(120, 120, 64)) & CONTENTS_SOLID, 0);
+    assert_int_not_equal(point_contents(&r.bsp, 0, vec3(-8, 256, 128)) & CONTENTS_SOLID, 0);
+    entity_t e;
+    assert_false(lump_entity(&r.bsp, -1, "light", &e));
+    assert_true(lump_entity(&r.bsp, -1, "info_player_start", &e));
+    entity_free(&e);
+    assert_int_equal(count_lines_with(r.log, "1 brushes and 1 entities", NULL), 1);
+    result_free(&r);
+}
+
 /* Groups and layers are func_groups: their brushes join the world model
  * and the entities are not written. */
 static void test_key_tb_group_merge(void **state)
@@ -813,6 +843,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_key_tb_layer_omit),  cmocka_unit_test(test_key_tb_group_merge),
+        cmocka_unit_test(test_key_tb_default_layer),
         cmocka_unit_test(test_key_mirrorinside),   cmocka_unit_test(test_key_noclipfaces),
         cmocka_unit_test(test_key_omitbrushes),    cmocka_unit_test(test_key_external_map),
         cmocka_unit_test(test_key_region),         cmocka_unit_test(test_key_antiregion),

@@ -1,8 +1,9 @@
-/* libFuzzer target: the .map parser and the texture projection of every side
- * it accepts. */
+/* libFuzzer target: the .map parser, the texture projection of every side
+ * it accepts and the key table's verdict on every key. */
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../formats/keytable.h"
 #include "../../formats/mapfile.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -10,6 +11,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     map_t map;
     q2err_t err;
     if (!map_parse((const char *)data, size, "fuzz.map", &map, &err)) return 0;
+    for (int e = 0; e < map.numentities; e++) {
+        const entity_t *ent = &map.entities[e].ent;
+        unsigned kind = keytable_entity_kind(entity_classname(ent), map.entities[e].numbrushes > 0);
+        for (int k = 0; k < ent->numpairs; k++) {
+            char why[256];
+            keytable_key_warning(ent->pairs[k].key, kind, why, sizeof why);
+        }
+    }
     for (int e = 0; e < map.numentities; e++)
         for (int b = 0; b < map.entities[e].numbrushes; b++) {
             const map_brush_t *br = &map.entities[e].brushes[b];

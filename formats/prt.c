@@ -13,7 +13,6 @@
  * dozen points (MAX_POINTS_ON_WINDING is 64 there); a bound keeps a corrupt
  * count from asking for gigabytes. */
 #define PRT_MAX_POINTS 4096
-#define PRT_FILE_MAX ((size_t)1024 * 1024 * 1024)
 
 static bool next_or_eof(lexer_t *lx, const char *expected, q2err_t *err)
 {

@@ -36,6 +36,9 @@ typedef struct prt_t {
     prt_format_t format;
 } prt_t;
 
+/* Largest .prt read (bytes). */
+#define PRT_FILE_MAX ((size_t)1024 * 1024 * 1024)
+
 /* Errors name the file and line: bad header, counts that do not match,
  * cluster numbers out of range, too few points, non-finite coordinates,
  * a truncated file. */

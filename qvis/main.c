@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/log.h"
@@ -45,7 +46,7 @@ static bool parse_int(const char *s, int *out)
 }
 
 static bool write_json(const char *path, const stage_times_t *st, const vis_t *vis, const vis_result_t *res,
-                       bool fast, int threads, q2err_t *err)
+                       bool fast, int threads, const dist_t *dist, q2err_t *err)
 {
     atomic_file_t af;
     if (!atomic_open(&af, path, err)) return false;
@@ -69,6 +70,7 @@ static bool write_json(const char *path, const stage_times_t *st, const vis_t *v
     jsonw_double(&w, "avg_hearable", res->avg_hearable);
     jsonw_int(&w, "asymmetric_pairs_removed", res->asym_removed);
     jsonw_int(&w, "vis_bytes", res->lumpsize);
+    dist_json(dist, &w);
     jsonw_object_end(&w);
     fputc('\n', af.f);
     return atomic_commit(&af, err);
@@ -154,6 +156,120 @@ static int check_pvs(const char *bsppath, int threads, log_t *log)
     return 0;
 }
 
+/* Everything after option parsing, on every rank; only rank 0 writes. */
+static int run(const char *bsppath, int threads, int level, bool fast, const char *json, dist_t *dist, log_t *logp)
+{
+    log_t *log = logp;
+    bool root = dist_is_root(dist);
+    stage_times_t st;
+    stages_init(&st);
+    q2err_t err;
+    q2err_clear(&err);
+
+    char prtpath[Q2_PATH_MAX];
+    if (!path_replace_ext(prtpath, sizeof prtpath, bsppath, ".prt")) {
+        log_error(log, "%s: path too long", bsppath);
+        return 1;
+    }
+    stages_mark(&st, "load");
+    bsp_t bsp;
+    bsp_init(&bsp);
+    if (!dist_root_bool(dist, !json || !root || path_dir_writable(json, &err))) {
+        log_error(log, "%s", err.msg);
+        return 1;
+    }
+    /* rank 0 reads the files and sends them to the other ranks */
+    uint8_t *data;
+    size_t size;
+    bool read_ok = dist_read_file(dist, bsppath, BSP_MAX_FILE_SIZE, &data, &size, &err) &&
+                   bsp_read_memory(data, size, bsppath, &bsp, &err);
+    free(data);
+    if (!read_ok || !bsp_validate(&bsp, bsppath, &err)) {
+        log_error(log, "%s", err.msg);
+        bsp_free(&bsp);
+        return 1;
+    }
+    prt_t prt;
+    memset(&prt, 0, sizeof prt);
+    if (!dist_root_bool(dist, file_exists(prtpath))) {
+        log_error(log, "%s: portal file not found (run qbsp first)", prtpath);
+        bsp_free(&bsp);
+        return 1;
+    }
+    read_ok = dist_read_file(dist, prtpath, PRT_FILE_MAX, &data, &size, &err) &&
+              prt_read_memory((const char *)data, size, prtpath, &prt, &err);
+    free(data);
+    if (!read_ok) {
+        log_error(log, "%s", err.msg);
+        bsp_free(&bsp);
+        return 1;
+    }
+    int bspclusters = vis_bsp_leaf_clusters(&bsp);
+    if (prt.numclusters != bspclusters) {
+        log_error(log, "%s: %d clusters, but %s's leafs use %d: the portal file belongs to another compile",
+                  prtpath, prt.numclusters, bsppath, bspclusters);
+        prt_free(&prt);
+        bsp_free(&bsp);
+        return 1;
+    }
+    if (prt.format != PRT_FORMAT_PRT1) note_cluster_map(&prt, &bsp, prtpath, log);
+    vis_t vis;
+    if (!vis_init(&vis, &prt, threads, level, log, &err)) {
+        log_error(log, "%s: %s", prtpath, err.msg);
+        prt_free(&prt);
+        bsp_free(&bsp);
+        return 1;
+    }
+    prt_free(&prt);
+    vis.dist = dist;
+    log_info(log, "%s: %d clusters, %d portals, %d threads%s", bsppath, vis.numclusters, vis.numportals / 2,
+             threads, fast ? ", fast" : "");
+    if (dist_size(dist) > 1) log_info(log, "%d MPI ranks share the portal flow", dist_size(dist));
+
+    stages_mark(&st, "base");
+    vis_base(&vis, log);
+    stages_mark(&st, "flow");
+    vis_flow(&vis, fast, log);
+    stages_mark(&st, "merge");
+    vis_result_t res;
+    vis_cluster_rows(&vis, &res);
+    vis_hearable(&res, threads);
+    if (!vis_build_lump(&res, &err)) {
+        log_error(log, "%s: %s", bsppath, err.msg);
+        vis_result_free(&res);
+        vis_free(&vis);
+        bsp_free(&bsp);
+        return 1;
+    }
+    /* the last exchange: from here on only rank 0 has anything to do */
+    dist_collect(dist);
+    stages_mark(&st, "write");
+    free(bsp.visdata);
+    bsp.visdata = res.lump;
+    bsp.visdatasize = res.lumpsize;
+    res.lump = NULL;
+    bool ok = !root || bsp_write_file(bsppath, &bsp, &err);
+    stages_end(&st);
+    if (!ok) {
+        log_error(log, "%s", err.msg);
+    } else {
+        log_info(log, "%d clusters: average visible %.1f, max %d, average hearable %.1f; vis %d bytes; %.2f s",
+                 res.numclusters, res.avg_visible, res.max_visible, res.avg_hearable, bsp.visdatasize,
+                 stages_total(&st));
+        log_verbose(log, "base %.3f s, flow %.3f s (%ld chains), %ld one-sided pairs cleared",
+                    st.stage[1].seconds, st.stage[2].seconds, vis.chains, res.asym_removed);
+        dist_log_summary(dist, log);
+        if (root && json && !write_json(json, &st, &vis, &res, fast, threads, dist, &err)) {
+            log_error(log, "%s", err.msg);
+            ok = false;
+        }
+    }
+    vis_result_free(&res);
+    vis_free(&vis);
+    bsp_free(&bsp);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
     int threads = 0, level = VIS_LEVEL_DEFAULT;
@@ -207,102 +323,23 @@ int main(int argc, char **argv)
     threads = threads_resolve(threads);
     mem_heap_setup();
 
-    log_t log;
-    log_init(&log, lvl, stdout, stderr);
-    stage_times_t st;
-    stages_init(&st);
     q2err_t err;
     q2err_clear(&err);
-
-    if (checkpvs) return check_pvs(bsppath, threads, &log);
-
-    char prtpath[Q2_PATH_MAX];
-    if (!path_replace_ext(prtpath, sizeof prtpath, bsppath, ".prt")) {
-        log_error(&log, "%s: path too long", bsppath);
+    dist_t *dist;
+    if (!dist_start(&dist, "qvis", threads, &err)) {
+        fprintf(stderr, "qvis: %s\n", err.msg);
         return 1;
     }
-    stages_mark(&st, "load");
-    bsp_t bsp;
-    bsp_init(&bsp);
-    if (json && !path_dir_writable(json, &err)) {
-        log_error(&log, "%s", err.msg);
-        return 1;
-    }
-    if (!bsp_read_file(bsppath, &bsp, &err) || !bsp_validate(&bsp, bsppath, &err)) {
-        log_error(&log, "%s", err.msg);
-        bsp_free(&bsp);
-        return 1;
-    }
-    prt_t prt;
-    memset(&prt, 0, sizeof prt);
-    if (!file_exists(prtpath)) {
-        log_error(&log, "%s: portal file not found (run qbsp first)", prtpath);
-        bsp_free(&bsp);
-        return 1;
-    }
-    if (!prt_read_file(prtpath, &prt, &err)) {
-        log_error(&log, "%s", err.msg);
-        bsp_free(&bsp);
-        return 1;
-    }
-    int bspclusters = vis_bsp_leaf_clusters(&bsp);
-    if (prt.numclusters != bspclusters) {
-        log_error(&log, "%s: %d clusters, but %s's leafs use %d: the portal file belongs to another compile",
-                  prtpath, prt.numclusters, bsppath, bspclusters);
-        prt_free(&prt);
-        bsp_free(&bsp);
-        return 1;
-    }
-    if (prt.format != PRT_FORMAT_PRT1) note_cluster_map(&prt, &bsp, prtpath, &log);
-    vis_t vis;
-    if (!vis_init(&vis, &prt, threads, level, &log, &err)) {
-        log_error(&log, "%s: %s", prtpath, err.msg);
-        prt_free(&prt);
-        bsp_free(&bsp);
-        return 1;
-    }
-    prt_free(&prt);
-    log_info(&log, "%s: %d clusters, %d portals, %d threads%s", bsppath, vis.numclusters, vis.numportals / 2,
-             threads, fast ? ", fast" : "");
-
-    stages_mark(&st, "base");
-    vis_base(&vis, &log);
-    stages_mark(&st, "flow");
-    vis_flow(&vis, fast, &log);
-    stages_mark(&st, "merge");
-    vis_result_t res;
-    vis_cluster_rows(&vis, &res);
-    vis_hearable(&res, threads);
-    if (!vis_build_lump(&res, &err)) {
-        log_error(&log, "%s: %s", bsppath, err.msg);
-        vis_result_free(&res);
-        vis_free(&vis);
-        bsp_free(&bsp);
-        return 1;
-    }
-    stages_mark(&st, "write");
-    free(bsp.visdata);
-    bsp.visdata = res.lump;
-    bsp.visdatasize = res.lumpsize;
-    res.lump = NULL;
-    bool ok = bsp_write_file(bsppath, &bsp, &err);
-    stages_end(&st);
-    if (!ok) {
-        log_error(&log, "%s", err.msg);
-    } else {
-        log_info(&log, "%d clusters: average visible %.1f, max %d, average hearable %.1f; vis %d bytes; %.2f s",
-                 res.numclusters, res.avg_visible, res.max_visible, res.avg_hearable, bsp.visdatasize,
-                 stages_total(&st));
-        log_verbose(&log, "base %.3f s, flow %.3f s (%ld chains), %ld one-sided pairs cleared",
-                    st.stage[1].seconds, st.stage[2].seconds, vis.chains, res.asym_removed);
-        if (json && !write_json(json, &st, &vis, &res, fast, threads, &err)) {
-            log_error(&log, "%s", err.msg);
-            ok = false;
-        }
-    }
-    vis_result_free(&res);
-    vis_free(&vis);
-    bsp_free(&bsp);
+    /* Ranks other than 0 work silently: they see the same input, so rank 0
+     * reports every error they could meet. */
+    bool root = dist_is_root(dist);
+    log_t log;
+    log_init(&log, root ? lvl : LOG_QUIET, root ? stdout : NULL, root ? stderr : NULL);
+    int rc;
+    if (checkpvs) rc = root ? check_pvs(bsppath, threads, &log) : 0;
+    else rc = run(bsppath, threads, level, fast, json, dist, &log);
     log_close(&log);
-    return ok ? 0 : 1;
+    dist_stop(dist);
+    return rc;
 }
+

@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 #define FLOW_WAVES 16
@@ -669,6 +670,37 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     free(rev);
 }
 
+/* A wave's results as they travel between ranks: each portal's see row. */
+typedef struct wave_t {
+    vis_t *vis;
+    const rank_t *order;
+    int hi;
+} wave_t;
+
+static int wave_portal(const wave_t *w, long k) { return w->order[w->hi - 1 - k].index; }
+
+static size_t wave_row_size(void *ctx, long k)
+{
+    const wave_t *w = ctx;
+    (void)k;
+    return (size_t)w->vis->portalwords * sizeof(uint64_t);
+}
+
+static void wave_row_pack(void *ctx, long k, uint8_t *out)
+{
+    const wave_t *w = ctx;
+    memcpy(out, w->vis->see + (size_t)wave_portal(w, k) * w->vis->portalwords, wave_row_size(ctx, k));
+}
+
+static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
+{
+    wave_t *w = ctx;
+    int pi = wave_portal(w, k);
+    uint64_t *row = w->vis->see + (size_t)pi * w->vis->portalwords;
+    memcpy(row, in, size);
+    w->vis->portals[pi].numsee = vbits_count(row, w->vis->portalwords);
+}
+
 void vis_flow(vis_t *vis, bool fast, log_t *log)
 {
     int np = vis->numportals;
@@ -708,22 +740,23 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     long chains = 0, done = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
+    static const dist_codec_t codec = {wave_row_size, wave_row_pack, wave_row_unpack};
     for (int wv = 0; wv < nwaves; wv++) {
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
+        /* item k of the wave is order[hi - 1 - k]: the hardest portals first */
+        wave_t wave = {vis, order, hi};
+        dist_loop_t *dl = dist_loop_begin(vis->dist, hi - lo, &codec, &wave);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
             flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .ft = &ft};
             f.pk = q2_malloc(sizeof *f.pk);
             f.idx = q2_malloc(((size_t)np + 4) * sizeof *f.idx);
-#pragma omp for schedule(dynamic, 1)
-            for (int r = hi - 1; r >= lo; r--) {
-                int pi = order[r].index;
+            long k;
+            while (dist_loop_next(dl, &k)) {
+                int pi = order[hi - 1 - k].index;
                 portal_flow(&f, pi);
                 vis->portals[pi].numsee = vbits_count(vis->see + (size_t)pi * words, (int)words);
-                long dn;
-#pragma omp atomic capture
-                dn = ++done;
-                progress_update(&prog, dn);
+                progress_update(&prog, done + dist_loop_finished(dl));
             }
             chains += f.chains;
             for (int i = 0; i < f.nframes; i++) {
@@ -734,10 +767,13 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
             free(f.pk);
             free(f.idx);
         }
+        dist_loop_end(dl);
+        done += hi - lo;
         /* results of this wave may narrow the walks of the next ones */
         narrow_masks(vis, mask, order, lo, hi);
     }
     progress_end(&prog);
+    dist_sum_long(vis->dist, &chains, 1);
     vis->chains = chains;
     free(mask);
     for (int i = 0; i < np; i++) free(pg.store[i]);

@@ -71,6 +71,7 @@ typedef struct vis_t {
     uint64_t *flood; /* numportals * portalwords: might-see portals */
     uint64_t *see;   /* numportals * portalwords: portals seen (flow result) */
     int threads;
+    struct dist_t *dist; /* ranks sharing the flow (common/dist.h); NULL: this process alone */
     int level;       /* 0..4: separator clips applied during flow */
     int waves;       /* flow waves (portalflow.c) */
     long chains;     /* recursion steps during flow, for the report */

@@ -1,0 +1,570 @@
+/* dist.h over MPI (when built with Q2MAP_HAVE_MPI and started by a
+ * launcher), or over nothing (one rank, the loop a shared counter).
+ *
+ * Rank 0 serves block requests from a helper thread while its own OpenMP
+ * threads compute, so MPI is asked for MPI_THREAD_SERIALIZED: during a loop
+ * only that helper talks on rank 0, and on another rank only the thread that
+ * holds the loop's lock. Every wait polls with a short sleep instead of
+ * blocking in MPI: Open MPI's blocking calls spin, and a spinning rank would
+ * take a core from the threads of a rank sharing its host. */
+#include "dist.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "mem.h"
+#include "timer.h"
+
+#ifdef Q2MAP_HAVE_MPI
+#include <mpi.h>
+#endif
+
+struct dist_t {
+    int rank, size;
+    bool mpi; /* joined an MPI job (even of one rank) */
+    int threads;
+    const char *program;
+    dist_rank_stats_t self;
+    int *rank_threads;        /* per rank, for block sizes (rank 0) */
+    dist_rank_stats_t *all;   /* rank 0, after dist_collect */
+    long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
+};
+
+struct dist_loop_t {
+    dist_t *d;
+    long n;
+    const dist_codec_t *codec;
+    void *ctx;
+    pthread_mutex_t lock;
+    long next;         /* rank 0 (or one rank): next unclaimed item */
+    long finished;     /* items this rank finished */
+    long remote_done;  /* rank 0: items other ranks reported finished */
+    double t0, tlast;
+    /* ranks other than 0: the current block and every block received */
+    long blo, bhi;
+    bool exhausted;
+    long *blocks;      /* pairs lo, hi */
+    int nblocks, capblocks;
+    long requests;
+#ifdef Q2MAP_HAVE_MPI
+    pthread_t server;
+    bool server_on;
+#endif
+};
+
+bool dist_available(void)
+{
+#ifdef Q2MAP_HAVE_MPI
+    return true;
+#else
+    return false;
+#endif
+}
+
+int dist_rank(const dist_t *d) { return d ? d->rank : 0; }
+/* A NULL dist_t is one rank, for callers (tests, -checkpvs) without a job. */
+static inline bool solo(const dist_t *d) { return !d || d->size == 1; }
+int dist_size(const dist_t *d) { return d ? d->size : 1; }
+
+#ifdef Q2MAP_HAVE_MPI
+enum { TAG_REQ = 101, TAG_BLOCK = 102 };
+
+/* How long a waiting rank sleeps between polls: short against any block of
+ * work, long enough that the polling costs nothing measurable. */
+#define DIST_POLL_NS 100000L
+
+static void nap(void)
+{
+    struct timespec ts = {0, DIST_POLL_NS};
+    nanosleep(&ts, NULL);
+}
+
+static _Noreturn void die(const dist_t *d, const char *what, int code)
+{
+    char msg[MPI_MAX_ERROR_STRING] = "";
+    int len = 0;
+    MPI_Error_string(code, msg, &len);
+    fprintf(stderr, "%s: rank %d on host %s: MPI failed in %s: %s; ending the job (output left unchanged)\n",
+            d->program, d->rank, d->self.host, what, msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    abort();
+}
+
+#define CHECK(d, what, call)                  \
+    do {                                      \
+        int rc_ = (call);                     \
+        if (rc_ != MPI_SUCCESS) die(d, what, rc_); \
+    } while (0)
+
+static void wait_req(dist_t *d, const char *what, MPI_Request *rq)
+{
+    for (;;) {
+        int flag = 0;
+        CHECK(d, what, MPI_Test(rq, &flag, MPI_STATUS_IGNORE));
+        if (flag) return;
+        nap();
+    }
+}
+
+/* Broadcasts from rank 0 in pieces that fit MPI's int counts. */
+static void bcast_bytes(dist_t *d, void *buf, size_t len)
+{
+    const size_t chunk = (size_t)1 << 30;
+    for (size_t off = 0; off < len; off += chunk) {
+        size_t n = len - off < chunk ? len - off : chunk;
+        MPI_Request rq;
+        CHECK(d, "MPI_Ibcast", MPI_Ibcast((uint8_t *)buf + off, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Ibcast", &rq);
+    }
+    if (d->rank == 0) d->self.bytes_sent += (uint64_t)len * (uint64_t)(d->size - 1);
+}
+
+/* The launchers set these; without one MPI_Init is never called, so a
+ * plain run is exactly the program without MPI. */
+static bool launched_by_mpi(void)
+{
+    static const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
+        if (getenv(vars[i])) return true;
+    return false;
+}
+#endif
+
+bool dist_start(dist_t **out, const char *program, int threads, q2err_t *err)
+{
+    dist_t *d = q2_calloc(1, sizeof *d);
+    d->rank = 0;
+    d->size = 1;
+    d->threads = threads > 0 ? threads : 1;
+    d->program = program;
+    d->fault_rank = -1;
+    d->self.threads = d->threads;
+    if (gethostname(d->self.host, sizeof d->self.host - 1) != 0) snprintf(d->self.host, sizeof d->self.host, "?");
+    d->self.host[sizeof d->self.host - 1] = 0;
+#ifdef Q2MAP_HAVE_MPI
+    if (launched_by_mpi()) {
+        int provided = 0;
+        if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED, &provided) != MPI_SUCCESS) {
+            free(d);
+            return q2err_set(err, NULL, 0, 0, "MPI_Init_thread failed");
+        }
+        d->mpi = true;
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &d->size);
+        if (provided < MPI_THREAD_SERIALIZED) {
+            fprintf(stderr, "%s: rank %d on host %s: this MPI offers no thread support (level %d)\n", program,
+                    d->rank, d->self.host, provided);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        d->rank_threads = q2_calloc((size_t)d->size, sizeof(int));
+        CHECK(d, "MPI_Allgather", MPI_Allgather(&d->threads, 1, MPI_INT, d->rank_threads, 1, MPI_INT, MPI_COMM_WORLD));
+        const char *f = getenv("Q2MAP_DIST_FAULT");
+        if (f && *f) d->fault_rank = strtol(f, NULL, 10);
+    }
+#endif
+    (void)err;
+    *out = d;
+    return true;
+}
+
+void dist_stop(dist_t *d)
+{
+    if (!d) return;
+#ifdef Q2MAP_HAVE_MPI
+    if (d->mpi) {
+        MPI_Request rq;
+        /* a barrier that sleeps: ranks leave together, and none spins */
+        CHECK(d, "MPI_Ibarrier", MPI_Ibarrier(MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Ibarrier", &rq);
+        MPI_Finalize();
+    }
+#endif
+    free(d->rank_threads);
+    free(d->all);
+    free(d);
+}
+
+bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err)
+{
+    *data = NULL;
+    *size = 0;
+    if (solo(d)) return file_read_all(path, max_size, data, size, err);
+#ifdef Q2MAP_HAVE_MPI
+    double t = time_now();
+    /* header: ok flag and length; on failure the message follows instead */
+    uint64_t head[2] = {0, 0};
+    bool ok = true;
+    if (d->rank == 0) {
+        ok = file_read_all(path, max_size, data, size, err);
+        head[0] = ok;
+        head[1] = ok ? (uint64_t)*size : (uint64_t)sizeof *err;
+    }
+    bcast_bytes(d, head, sizeof head);
+    ok = head[0] != 0;
+    if (!ok) {
+        bcast_bytes(d, err, sizeof *err);
+    } else {
+        if (d->rank != 0) {
+            *size = (size_t)head[1];
+            *data = q2_malloc(*size + 1);
+        }
+        bcast_bytes(d, *data, *size);
+    }
+    d->self.comm_seconds += time_now() - t;
+    return ok;
+#else
+    return false;
+#endif
+}
+
+bool dist_root_bool(dist_t *d, bool v)
+{
+#ifdef Q2MAP_HAVE_MPI
+    if (!solo(d)) {
+        int x = v;
+        bcast_bytes(d, &x, sizeof x);
+        return x != 0;
+    }
+#endif
+    (void)d;
+    return v;
+}
+
+void dist_sum_long(dist_t *d, long *v, int n)
+{
+#ifdef Q2MAP_HAVE_MPI
+    if (!solo(d) && n > 0) {
+        long *tmp = q2_malloc(sizeof(long) * (size_t)n);
+        MPI_Request rq;
+        CHECK(d, "MPI_Iallreduce", MPI_Iallreduce(v, tmp, n, MPI_LONG, MPI_SUM, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Iallreduce", &rq);
+        memcpy(v, tmp, sizeof(long) * (size_t)n);
+        free(tmp);
+        d->self.bytes_sent += sizeof(long) * (size_t)n;
+    }
+#endif
+    (void)d;
+    (void)v;
+    (void)n;
+}
+
+#ifdef Q2MAP_HAVE_MPI
+/* Rank 0's block server: answers requests until every other rank was told
+ * the loop is out of work. A request carries the asker's finished count. */
+static void *serve_blocks(void *arg)
+{
+    dist_loop_t *l = arg;
+    dist_t *d = l->d;
+    int total_threads = 0;
+    for (int r = 0; r < d->size; r++) total_threads += d->rank_threads[r];
+    long *done_by = q2_calloc((size_t)d->size, sizeof(long));
+    int open = d->size - 1;
+    while (open > 0) {
+        int flag = 0;
+        MPI_Status stt;
+        CHECK(d, "MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &stt));
+        if (!flag) {
+            nap();
+            continue;
+        }
+        long fin = 0;
+        int src = stt.MPI_SOURCE;
+        CHECK(d, "MPI_Recv", MPI_Recv(&fin, 1, MPI_LONG, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        long blk[2];
+        pthread_mutex_lock(&l->lock);
+        l->remote_done += fin - done_by[src];
+        done_by[src] = fin;
+        long remaining = l->n - l->next;
+        /* guided: a share of what is left in proportion to the asker's
+         * threads, halved so that the last blocks are small enough for
+         * fast and slow hosts to finish together */
+        long b = remaining * d->rank_threads[src] / (2L * total_threads);
+        if (b < d->rank_threads[src]) b = d->rank_threads[src];
+        if (b > remaining) b = remaining;
+        blk[0] = l->next;
+        blk[1] = l->next + b;
+        l->next += b;
+        pthread_mutex_unlock(&l->lock);
+        if (b == 0) open--;
+        MPI_Request rq;
+        CHECK(d, "MPI_Isend", MPI_Isend(blk, 2, MPI_LONG, src, TAG_BLOCK, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Isend", &rq);
+        d->self.bytes_sent += sizeof blk;
+    }
+    free(done_by);
+    return NULL;
+}
+#endif
+
+dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
+{
+    dist_loop_t *l = q2_calloc(1, sizeof *l);
+    l->d = d;
+    l->n = n;
+    l->codec = codec;
+    l->ctx = ctx;
+    pthread_mutex_init(&l->lock, NULL);
+    l->t0 = l->tlast = time_now();
+#ifdef Q2MAP_HAVE_MPI
+    if (!solo(d) && d->rank == 0) {
+        if (pthread_create(&l->server, NULL, serve_blocks, l) != 0) {
+            fprintf(stderr, "%s: rank 0 on host %s: cannot start the block server thread\n", d->program, d->self.host);
+            MPI_Abort(MPI_COMM_WORLD, 1);
+        }
+        l->server_on = true;
+    }
+#endif
+    return l;
+}
+
+bool dist_loop_next(dist_loop_t *l, long *item)
+{
+    dist_t *d = l->d;
+    if (solo(d) || d->rank == 0) {
+        pthread_mutex_lock(&l->lock);
+        long i = l->next < l->n ? l->next++ : -1;
+        pthread_mutex_unlock(&l->lock);
+        if (i < 0) return false;
+        *item = i;
+        return true;
+    }
+#ifdef Q2MAP_HAVE_MPI
+    pthread_mutex_lock(&l->lock);
+    while (l->blo >= l->bhi && !l->exhausted) {
+        l->requests++;
+        if (d->fault_rank == d->rank && l->requests == 2) raise(SIGKILL); /* tests: a rank dying mid-job */
+        long fin = l->finished, blk[2];
+        MPI_Request rq;
+        CHECK(d, "MPI_Isend", MPI_Isend(&fin, 1, MPI_LONG, 0, TAG_REQ, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Isend", &rq);
+        CHECK(d, "MPI_Irecv", MPI_Irecv(blk, 2, MPI_LONG, 0, TAG_BLOCK, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Irecv", &rq);
+        d->self.bytes_sent += sizeof fin;
+        if (blk[1] <= blk[0]) {
+            l->exhausted = true;
+            break;
+        }
+        l->blo = blk[0];
+        l->bhi = blk[1];
+        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, blk[0]);
+        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, blk[1]);
+    }
+    bool got = l->blo < l->bhi;
+    if (got) *item = l->blo++;
+    pthread_mutex_unlock(&l->lock);
+    return got;
+#else
+    return false;
+#endif
+}
+
+long dist_loop_finished(dist_loop_t *l)
+{
+    pthread_mutex_lock(&l->lock);
+    long f = ++l->finished;
+    l->tlast = time_now();
+    long all = f + l->remote_done;
+    pthread_mutex_unlock(&l->lock);
+    return all;
+}
+
+#ifdef Q2MAP_HAVE_MPI
+/* Packs items: sizes (uint64 each), then the results, back to back. */
+static uint8_t *pack_items(dist_loop_t *l, const long *items, long count, size_t *len)
+{
+    uint64_t *sz = q2_malloc(sizeof(uint64_t) * (size_t)(count + 1));
+    size_t total = sizeof(uint64_t) * (size_t)count;
+    for (long k = 0; k < count; k++) {
+        sz[k] = l->codec->size(l->ctx, items[k]);
+        total += sz[k];
+    }
+    uint8_t *buf = q2_malloc(total + 1), *p = buf + sizeof(uint64_t) * (size_t)count;
+    memcpy(buf, sz, sizeof(uint64_t) * (size_t)count);
+    for (long k = 0; k < count; k++) {
+        l->codec->pack(l->ctx, items[k], p);
+        p += sz[k];
+    }
+    free(sz);
+    *len = total;
+    return buf;
+}
+
+static void unpack_items(dist_loop_t *l, const long *items, long count, const uint8_t *buf, const uint8_t *skip)
+{
+    const uint8_t *p = buf + sizeof(uint64_t) * (size_t)count;
+    for (long k = 0; k < count; k++) {
+        uint64_t s;
+        memcpy(&s, buf + sizeof(uint64_t) * (size_t)k, sizeof s);
+        if (!skip || !skip[items[k]]) l->codec->unpack(l->ctx, items[k], p, (size_t)s);
+        p += s;
+    }
+}
+
+/* Every rank's results reach rank 0 (gather), which then sends all of them,
+ * in item order, to every rank (broadcast). */
+static void exchange(dist_loop_t *l)
+{
+    dist_t *d = l->d;
+    long mine = 0;
+    long *items = NULL;
+    if (d->rank != 0) {
+        for (int b = 0; b < l->nblocks; b += 2) mine += l->blocks[b + 1] - l->blocks[b];
+        items = q2_malloc(sizeof(long) * (size_t)(mine + 1));
+        long k = 0;
+        for (int b = 0; b < l->nblocks; b += 2)
+            for (long i = l->blocks[b]; i < l->blocks[b + 1]; i++) items[k++] = i;
+    }
+    /* gather: each rank's item count and packed size, then items and data */
+    size_t len = 0;
+    uint8_t *buf = d->rank != 0 ? pack_items(l, items, mine, &len) : NULL;
+    if (len > (size_t)1 << 30) die(d, "packing results (over 1 GiB from one rank in one loop)", MPI_ERR_COUNT);
+    long head[2] = {mine, (long)len}, *heads = NULL;
+    if (d->rank == 0) heads = q2_malloc(sizeof(long) * 2 * (size_t)d->size);
+    MPI_Request rq;
+    CHECK(d, "MPI_Igather", MPI_Igather(head, 2, MPI_LONG, heads, 2, MPI_LONG, 0, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Igather", &rq);
+    int *icount = NULL, *bcount = NULL, *ioff = NULL, *boff = NULL;
+    long *allitems = NULL;
+    uint8_t *allbuf = NULL;
+    if (d->rank == 0) {
+        icount = q2_calloc((size_t)d->size, sizeof(int));
+        bcount = q2_calloc((size_t)d->size, sizeof(int));
+        ioff = q2_calloc((size_t)d->size, sizeof(int));
+        boff = q2_calloc((size_t)d->size, sizeof(int));
+        long ni = 0, nb = 0;
+        for (int r = 0; r < d->size; r++) {
+            icount[r] = (int)heads[2 * r];
+            bcount[r] = (int)heads[2 * r + 1];
+            ioff[r] = (int)ni;
+            boff[r] = (int)nb;
+            ni += icount[r];
+            nb += bcount[r];
+        }
+        if (nb > INT32_MAX) die(d, "gathering results (over 2 GiB in one loop)", MPI_ERR_COUNT);
+        allitems = q2_malloc(sizeof(long) * (size_t)(ni + 1));
+        allbuf = q2_malloc((size_t)nb + 1);
+    } else {
+        d->self.bytes_sent += sizeof head + sizeof(long) * (size_t)mine + len;
+    }
+    CHECK(d, "MPI_Igatherv", MPI_Igatherv(items, (int)mine, MPI_LONG, allitems, icount, ioff, MPI_LONG, 0,
+                                          MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Igatherv", &rq);
+    CHECK(d, "MPI_Igatherv", MPI_Igatherv(buf, (int)len, MPI_BYTE, allbuf, bcount, boff, MPI_BYTE, 0, MPI_COMM_WORLD,
+                                          &rq));
+    wait_req(d, "MPI_Igatherv", &rq);
+    if (d->rank == 0)
+        for (int r = 1; r < d->size; r++)
+            unpack_items(l, allitems + ioff[r], icount[r], allbuf + boff[r], NULL);
+    free(buf);
+    free(allitems);
+    free(allbuf);
+    free(icount);
+    free(bcount);
+    free(ioff);
+    free(boff);
+    free(heads);
+    /* broadcast: all results in item order; a rank skips its own */
+    long *every = q2_malloc(sizeof(long) * (size_t)(l->n + 1));
+    for (long i = 0; i < l->n; i++) every[i] = i;
+    uint64_t total = 0;
+    uint8_t *all = NULL;
+    if (d->rank == 0) {
+        size_t t;
+        all = pack_items(l, every, l->n, &t);
+        total = t;
+    }
+    bcast_bytes(d, &total, sizeof total);
+    if (d->rank != 0) all = q2_malloc((size_t)total + 1);
+    bcast_bytes(d, all, (size_t)total);
+    if (d->rank != 0) {
+        uint8_t *own = q2_calloc((size_t)l->n + 1, 1);
+        for (long k = 0; k < mine; k++) own[items[k]] = 1;
+        unpack_items(l, every, l->n, all, own);
+        free(own);
+    }
+    free(all);
+    free(every);
+    free(items);
+}
+#endif
+
+void dist_loop_end(dist_loop_t *l)
+{
+    dist_t *d = l->d;
+    if (d) {
+        d->self.items += l->finished;
+        d->self.work_seconds += l->tlast - l->t0;
+    }
+#ifdef Q2MAP_HAVE_MPI
+    if (l->server_on) pthread_join(l->server, NULL);
+    if (!solo(d)) {
+        double t = time_now();
+        exchange(l);
+        d->self.comm_seconds += time_now() - t;
+    }
+#endif
+    pthread_mutex_destroy(&l->lock);
+    free(l->blocks);
+    free(l);
+}
+
+const dist_rank_stats_t *dist_collect(dist_t *d)
+{
+    free(d->all);
+    d->all = NULL;
+    if (d->rank == 0) d->all = q2_calloc((size_t)d->size, sizeof *d->all);
+#ifdef Q2MAP_HAVE_MPI
+    if (d->size > 1) {
+        MPI_Request rq;
+        CHECK(d, "MPI_Igather", MPI_Igather(&d->self, (int)sizeof d->self, MPI_BYTE, d->all, (int)sizeof d->self,
+                                            MPI_BYTE, 0, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Igather", &rq);
+        return d->all;
+    }
+#endif
+    if (d->all) d->all[0] = d->self;
+    return d->all;
+}
+
+void dist_log_summary(const dist_t *d, log_t *log)
+{
+    if (!d->all || !d->mpi) return;
+    for (int r = 0; r < d->size; r++) {
+        const dist_rank_stats_t *s = &d->all[r];
+        log_info(log, "rank %d on %s: %d threads, %ld items, %.2f s working, %.2f s exchanging, %llu bytes sent", r,
+                 s->host, s->threads, s->items, s->work_seconds, s->comm_seconds, (unsigned long long)s->bytes_sent);
+    }
+}
+
+void dist_json(const dist_t *d, jsonw_t *w)
+{
+    if (!d->all || !d->mpi) return;
+    uint64_t bytes = 0;
+    for (int r = 0; r < d->size; r++) bytes += d->all[r].bytes_sent;
+    jsonw_object_begin(w, "mpi");
+    jsonw_int(w, "ranks", d->size);
+    jsonw_int(w, "bytes_sent", (long long)bytes);
+    jsonw_array_begin(w, "per_rank");
+    for (int r = 0; r < d->size; r++) {
+        const dist_rank_stats_t *s = &d->all[r];
+        jsonw_object_begin(w, NULL);
+        jsonw_int(w, "rank", r);
+        jsonw_string(w, "host", s->host);
+        jsonw_int(w, "threads", s->threads);
+        jsonw_int(w, "items", s->items);
+        jsonw_double(w, "work_seconds", s->work_seconds);
+        jsonw_double(w, "comm_seconds", s->comm_seconds);
+        jsonw_int(w, "bytes_sent", (long long)s->bytes_sent);
+        jsonw_object_end(w);
+    }
+    jsonw_array_end(w);
+    jsonw_object_end(w);
+}

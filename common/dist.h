@@ -1,0 +1,94 @@
+/* Work spread over several processes (MPI ranks, usually one per host), or
+ * none: the one interface qvis and qrad use for both.
+ *
+ * A program started by mpirun or srun (with a build that has MPI, see
+ * docs/distributed.md) runs as `size` ranks; started any other way it is a
+ * single rank and nothing here talks to anyone. Stages only see loops over
+ * item indices: rank 0 hands out blocks of indices to whichever rank asks
+ * (its own threads take them one at a time), each rank's OpenMP threads pull
+ * items with dist_loop_next, and dist_loop_end gives every rank every item's
+ * result, unpacked through the stage's codec in item order. A stage whose
+ * items read only inputs and results of earlier loops therefore computes the
+ * same bytes at any rank count, as at any thread count.
+ *
+ * Errors: calls that can fail on bad input (dist_read_file) return q2err_t
+ * with the same message on every rank. A failure of MPI itself (a peer that
+ * died, a broken link) cannot be recovered from and leaves the other ranks
+ * waiting, so it ends the whole job through MPI_Abort after a line on stderr
+ * naming this rank and host; the programs write their output only after the
+ * last exchange, atomically, so the .bsp is left as it was. */
+#ifndef Q2M_DIST_H
+#define Q2M_DIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "jsonw.h"
+#include "log.h"
+
+typedef struct dist_t dist_t;
+typedef struct dist_loop_t dist_loop_t;
+
+/* What a rank did, for the summary and -json (collected by dist_collect). */
+typedef struct dist_rank_stats_t {
+    char host[64];
+    int threads;
+    long items;          /* loop items this rank computed */
+    double work_seconds; /* inside loops, from begin to the last item */
+    double comm_seconds; /* exchanging results at the ends of loops, reading input */
+    uint64_t bytes_sent; /* payload this rank handed to MPI (a broadcast counts once per receiver) */
+} dist_rank_stats_t;
+
+/* True when this build can run under mpirun. */
+bool dist_available(void);
+
+/* Joins the job when started by an MPI launcher, else a single rank.
+ * `threads` is this rank's OpenMP thread count (blocks are sized by it). */
+bool dist_start(dist_t **out, const char *program, int threads, q2err_t *err);
+/* Leaves the job; every rank calls it once, after its last exchange. */
+void dist_stop(dist_t *d);
+
+int dist_rank(const dist_t *d);
+int dist_size(const dist_t *d);
+static inline bool dist_is_root(const dist_t *d) { return dist_rank(d) == 0; }
+
+/* Rank 0 reads the file and sends it to the others, so hosts need no
+ * shared filesystem. On failure every rank gets rank 0's error. */
+bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
+/* Rank 0's value of v, on every rank. */
+bool dist_root_bool(dist_t *d, bool v);
+/* Sums n values over the ranks, in place on every rank. */
+void dist_sum_long(dist_t *d, long *v, int n);
+
+/* How a loop's results travel: size of item i's result on the rank that
+ * computed it, packing it, and storing it on a rank that did not. */
+typedef struct dist_codec_t {
+    size_t (*size)(void *ctx, long item);
+    void (*pack)(void *ctx, long item, uint8_t *out);
+    void (*unpack)(void *ctx, long item, const uint8_t *in, size_t size);
+} dist_codec_t;
+
+/* A loop over items 0..n-1. All ranks begin and end it together. */
+dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx);
+/* The next item for the calling thread (any thread, any number of them);
+ * false when the loop has no more work for this rank. */
+bool dist_loop_next(dist_loop_t *l, long *item);
+/* Marks one item finished; returns the items known finished job-wide (for
+ * progress on rank 0; only this rank's elsewhere). */
+long dist_loop_finished(dist_loop_t *l);
+/* Exchanges the results so that every rank holds all of them, and frees
+ * the loop. */
+void dist_loop_end(dist_loop_t *l);
+
+/* Gathers every rank's statistics on rank 0 (all ranks call it; afterwards
+ * rank 0 may print them); returns the array of dist_size entries on rank 0,
+ * NULL elsewhere. */
+const dist_rank_stats_t *dist_collect(dist_t *d);
+/* Rank 0, after dist_collect: one line per rank, and a "ranks" array in a
+ * JSON report. Nothing when there is one rank. */
+void dist_log_summary(const dist_t *d, log_t *log);
+void dist_json(const dist_t *d, jsonw_t *w);
+
+#endif

@@ -34,6 +34,8 @@ struct dist_t {
     int *rank_threads;        /* per rank, for block sizes (rank 0) */
     dist_rank_stats_t *all;   /* rank 0, after dist_collect */
     long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
+    FILE *trace;              /* Q2MAP_DIST_TRACE: per-item costs for scripts/bench_mpi */
+    double tmark;             /* end of the last loop (or the start), for the trace */
 };
 
 struct dist_loop_t {
@@ -52,6 +54,7 @@ struct dist_loop_t {
     long *blocks;      /* pairs lo, hi */
     int nblocks, capblocks;
     long requests;
+    double *tstart, *cost; /* per item, when tracing */
 #ifdef Q2MAP_HAVE_MPI
     pthread_t server;
     bool server_on;
@@ -137,12 +140,12 @@ static bool launched_by_mpi(void)
 }
 #endif
 
-bool dist_start(dist_t **out, const char *program, int threads, q2err_t *err)
+bool dist_start(dist_t **out, const char *program, q2err_t *err)
 {
     dist_t *d = q2_calloc(1, sizeof *d);
     d->rank = 0;
     d->size = 1;
-    d->threads = threads > 0 ? threads : 1;
+    d->threads = 1;
     d->program = program;
     d->fault_rank = -1;
     d->self.threads = d->threads;
@@ -165,19 +168,46 @@ bool dist_start(dist_t **out, const char *program, int threads, q2err_t *err)
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
         d->rank_threads = q2_calloc((size_t)d->size, sizeof(int));
-        CHECK(d, "MPI_Allgather", MPI_Allgather(&d->threads, 1, MPI_INT, d->rank_threads, 1, MPI_INT, MPI_COMM_WORLD));
         const char *f = getenv("Q2MAP_DIST_FAULT");
         if (f && *f) d->fault_rank = strtol(f, NULL, 10);
     }
 #endif
+    const char *tr = getenv("Q2MAP_DIST_TRACE");
+    if (tr && *tr && d->rank == 0) d->trace = fopen(tr, "w");
+    d->tmark = time_now();
     (void)err;
     *out = d;
     return true;
 }
 
+/* The trace: "gap S" for the time between loops (work every rank repeats),
+ * "loop N S" for a loop of N items that took S seconds, then the items'
+ * costs in seconds, one line. */
+static void trace_gap(dist_t *d, double now)
+{
+    if (d && d->trace) fprintf(d->trace, "gap %.6f\n", now - d->tmark);
+}
+
+void dist_set_threads(dist_t *d, int threads)
+{
+    d->threads = d->self.threads = threads > 0 ? threads : 1;
+#ifdef Q2MAP_HAVE_MPI
+    if (d->mpi) {
+        MPI_Request rq;
+        CHECK(d, "MPI_Iallgather",
+              MPI_Iallgather(&d->threads, 1, MPI_INT, d->rank_threads, 1, MPI_INT, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Iallgather", &rq);
+    }
+#endif
+}
+
 void dist_stop(dist_t *d)
 {
     if (!d) return;
+    if (d->trace) {
+        trace_gap(d, time_now());
+        fclose(d->trace);
+    }
 #ifdef Q2MAP_HAVE_MPI
     if (d->mpi) {
         MPI_Request rq;
@@ -223,6 +253,27 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
 #else
     return false;
 #endif
+}
+
+bool dist_share(dist_t *d, uint8_t **data, size_t *size)
+{
+#ifdef Q2MAP_HAVE_MPI
+    if (!solo(d)) {
+        double t = time_now();
+        uint64_t n = d->rank == 0 ? (uint64_t)*size : 0;
+        bcast_bytes(d, &n, sizeof n);
+        if (d->rank != 0) {
+            *size = (size_t)n;
+            *data = q2_malloc(*size + 1);
+        }
+        bcast_bytes(d, *data, *size);
+        d->self.comm_seconds += time_now() - t;
+    }
+#endif
+    (void)d;
+    (void)data;
+    (void)size;
+    return true;
 }
 
 bool dist_root_bool(dist_t *d, bool v)
@@ -313,6 +364,11 @@ dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void 
     l->ctx = ctx;
     pthread_mutex_init(&l->lock, NULL);
     l->t0 = l->tlast = time_now();
+    if (d && d->trace) {
+        trace_gap(d, l->t0);
+        l->tstart = q2_calloc((size_t)n + 1, sizeof(double));
+        l->cost = q2_calloc((size_t)n + 1, sizeof(double));
+    }
 #ifdef Q2MAP_HAVE_MPI
     if (!solo(d) && d->rank == 0) {
         if (pthread_create(&l->server, NULL, serve_blocks, l) != 0) {
@@ -334,6 +390,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (i < 0) return false;
         *item = i;
+        if (l->tstart) l->tstart[i] = time_now();
         return true;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -359,6 +416,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     }
     bool got = l->blo < l->bhi;
     if (got) *item = l->blo++;
+    if (got && l->tstart) l->tstart[*item] = time_now();
     pthread_mutex_unlock(&l->lock);
     return got;
 #else
@@ -366,11 +424,13 @@ bool dist_loop_next(dist_loop_t *l, long *item)
 #endif
 }
 
-long dist_loop_finished(dist_loop_t *l)
+long dist_loop_finished(dist_loop_t *l, long item)
 {
+    double now = time_now();
+    if (l->cost) l->cost[item] = now - l->tstart[item];
     pthread_mutex_lock(&l->lock);
     long f = ++l->finished;
-    l->tlast = time_now();
+    l->tlast = now;
     long all = f + l->remote_done;
     pthread_mutex_unlock(&l->lock);
     return all;
@@ -503,6 +563,15 @@ void dist_loop_end(dist_loop_t *l)
         d->self.items += l->finished;
         d->self.work_seconds += l->tlast - l->t0;
     }
+    if (d && d->trace) {
+        double now = time_now();
+        fprintf(d->trace, "loop %ld %.6f\n", l->n, now - l->t0);
+        for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
+        fputc('\n', d->trace);
+        d->tmark = time_now();
+    }
+    free(l->tstart);
+    free(l->cost);
 #ifdef Q2MAP_HAVE_MPI
     if (l->server_on) pthread_join(l->server, NULL);
     if (!solo(d)) {

@@ -45,8 +45,11 @@ typedef struct dist_rank_stats_t {
 bool dist_available(void);
 
 /* Joins the job when started by an MPI launcher, else a single rank.
- * `threads` is this rank's OpenMP thread count (blocks are sized by it). */
-bool dist_start(dist_t **out, const char *program, int threads, q2err_t *err);
+ * `program` names the messages. */
+bool dist_start(dist_t **out, const char *program, q2err_t *err);
+/* This rank's OpenMP thread count (blocks are sized by it); every rank
+ * calls it once, before the first loop. */
+void dist_set_threads(dist_t *d, int threads);
 /* Leaves the job; every rank calls it once, after its last exchange. */
 void dist_stop(dist_t *d);
 
@@ -57,6 +60,8 @@ static inline bool dist_is_root(const dist_t *d) { return dist_rank(d) == 0; }
 /* Rank 0 reads the file and sends it to the others, so hosts need no
  * shared filesystem. On failure every rank gets rank 0's error. */
 bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
+/* Rank 0's bytes on every rank (allocated there; rank 0's stay its own). */
+bool dist_share(dist_t *d, uint8_t **data, size_t *size);
 /* Rank 0's value of v, on every rank. */
 bool dist_root_bool(dist_t *d, bool v);
 /* Sums n values over the ranks, in place on every rank. */
@@ -75,9 +80,9 @@ dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void 
 /* The next item for the calling thread (any thread, any number of them);
  * false when the loop has no more work for this rank. */
 bool dist_loop_next(dist_loop_t *l, long *item);
-/* Marks one item finished; returns the items known finished job-wide (for
- * progress on rank 0; only this rank's elsewhere). */
-long dist_loop_finished(dist_loop_t *l);
+/* Marks item `item` finished; returns the items known finished job-wide
+ * (for progress on rank 0; only this rank's elsewhere). */
+long dist_loop_finished(dist_loop_t *l, long item);
 /* Exchanges the results so that every rank holds all of them, and frees
  * the loop. */
 void dist_loop_end(dist_loop_t *l);

@@ -291,3 +291,110 @@ void texture_name_color(const char *name, uint8_t rgb[3])
     rgb[1] = (uint8_t)(g * 255.0 + 0.5);
     rgb[2] = (uint8_t)(b * 255.0 + 0.5);
 }
+
+/* texdb_pack/texdb_unpack: every entry as key length, key, meta, image size
+ * and pixels, the .wal_json colour and the average, back to back. */
+typedef struct texwire_t {
+    uint32_t keylen;
+    texmeta_t meta;
+    int32_t width, height;
+    uint8_t has_img, has_color, avg_done, pad;
+    uint8_t color[3];
+    double avg[3];
+} texwire_t;
+
+bool texdb_pack(texdb_t *db, uint8_t **data, size_t *size)
+{
+    omp_set_lock(&db->lock);
+    size_t total = sizeof(uint64_t);
+    for (size_t i = 0; i < db->nslots; i++) {
+        const texentry_t *e = db->slots[i];
+        if (!e) continue;
+        total += sizeof(texwire_t) + strlen(e->key);
+        if (e->has_img) total += (size_t)e->img.width * (size_t)e->img.height * 4;
+    }
+    uint8_t *buf = q2_malloc(total), *p = buf;
+    uint64_t count = db->count;
+    memcpy(p, &count, sizeof count);
+    p += sizeof count;
+    for (size_t i = 0; i < db->nslots; i++) {
+        const texentry_t *e = db->slots[i];
+        if (!e) continue;
+        texwire_t w;
+        memset(&w, 0, sizeof w);
+        w.keylen = (uint32_t)strlen(e->key);
+        w.meta = e->meta;
+        w.has_img = e->has_img;
+        w.width = e->has_img ? e->img.width : 0;
+        w.height = e->has_img ? e->img.height : 0;
+        w.has_color = e->has_color;
+        memcpy(w.color, e->color, 3);
+        w.avg_done = e->avg_done;
+        memcpy(w.avg, e->avg, sizeof w.avg);
+        memcpy(p, &w, sizeof w);
+        p += sizeof w;
+        memcpy(p, e->key, w.keylen);
+        p += w.keylen;
+        size_t px = (size_t)w.width * (size_t)w.height * 4;
+        if (px) memcpy(p, e->img.rgba, px);
+        p += px;
+    }
+    omp_unset_lock(&db->lock);
+    *data = buf;
+    *size = total;
+    return true;
+}
+
+bool texdb_unpack(texdb_t *db, const uint8_t *data, size_t size, q2err_t *err)
+{
+    const uint8_t *p = data, *end = data + size;
+    uint64_t count;
+    if (size < sizeof count) return q2err_set(err, NULL, 0, 0, "texture table: truncated");
+    memcpy(&count, p, sizeof count);
+    p += sizeof count;
+    omp_set_lock(&db->lock);
+    bool ok = true;
+    for (uint64_t k = 0; k < count && ok; k++) {
+        texwire_t w;
+        if ((size_t)(end - p) < sizeof w) {
+            ok = false;
+            break;
+        }
+        memcpy(&w, p, sizeof w);
+        p += sizeof w;
+        size_t px = (size_t)(w.width > 0 ? w.width : 0) * (size_t)(w.height > 0 ? w.height : 0) * 4;
+        if ((size_t)(end - p) < (size_t)w.keylen + px || w.keylen > Q2_PATH_MAX) {
+            ok = false;
+            break;
+        }
+        texentry_t *e = q2_calloc(1, sizeof *e);
+        e->key = q2_malloc((size_t)w.keylen + 1);
+        memcpy(e->key, p, w.keylen);
+        e->key[w.keylen] = 0;
+        p += w.keylen;
+        e->meta = w.meta;
+        e->has_img = w.has_img;
+        if (e->has_img) {
+            e->img.width = w.width;
+            e->img.height = w.height;
+            e->img.rgba = q2_malloc(px + 1);
+            memcpy(e->img.rgba, p, px);
+        }
+        p += px;
+        e->has_color = w.has_color;
+        memcpy(e->color, w.color, 3);
+        e->avg_done = w.avg_done;
+        memcpy(e->avg, w.avg, sizeof e->avg);
+        texentry_t **slot = find_slot(db, e->key);
+        if (*slot) {
+            image_free(&e->img);
+            free(e->key);
+            free(e);
+        } else {
+            insert(db, e);
+        }
+    }
+    omp_unset_lock(&db->lock);
+    if (!ok) return q2err_set(err, NULL, 0, 0, "texture table: truncated");
+    return true;
+}

@@ -73,6 +73,11 @@ const image_t *texdb_image(texdb_t *db, const char *name);
 /* Average colour of the image in 0..1 (for surface lights and radiosity);
  * mid grey (0.5) when no image was found. */
 void texdb_average_color(texdb_t *db, const char *name, double rgb[3]);
+/* Every texture looked up so far (metadata, image, average colour), as
+ * bytes, and those bytes added to another table: rank 0 of a distributed
+ * qrad sends its textures to hosts that have no game data. */
+bool texdb_pack(texdb_t *db, uint8_t **data, size_t *size);
+bool texdb_unpack(texdb_t *db, const uint8_t *data, size_t size, q2err_t *err);
 /* A stable, pleasant flat colour derived from the name (viewer fallback). */
 void texture_name_color(const char *name, uint8_t rgb[3]);
 

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 struct transfer_t {
@@ -39,6 +40,34 @@ static uint32_t hash32(uint32_t x)
 }
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* A patch's transfers as they travel between ranks (common/dist.h). */
+typedef struct transfers_t {
+    qrad_t *q;
+    transfer_t *tr;
+    int nmax; /* slots per patch */
+} transfers_t;
+
+static size_t patch_transfers_size(void *ctx, long pi)
+{
+    const transfers_t *x = ctx;
+    return sizeof(transfer_t) * (size_t)x->q->patches[pi].numtransfers;
+}
+
+static void patch_transfers_pack(void *ctx, long pi, uint8_t *out)
+{
+    const transfers_t *x = ctx;
+    memcpy(out, x->tr + (size_t)pi * x->nmax, patch_transfers_size(ctx, pi));
+}
+
+static void patch_transfers_unpack(void *ctx, long pi, const uint8_t *in, size_t size)
+{
+    transfers_t *x = ctx;
+    patch_t *p = &x->q->patches[pi];
+    p->firsttransfer = (int)pi * x->nmax;
+    p->numtransfers = (int)(size / sizeof(transfer_t));
+    memcpy(x->tr + (size_t)pi * x->nmax, in, size);
+}
 
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
 {
@@ -89,8 +118,12 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
     transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
     long rays = 0;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : rays)
-    for (int pi = 0; pi < total; pi++) {
+    transfers_t tx = {q, tr, Nmax};
+    static const dist_codec_t codec = {patch_transfers_size, patch_transfers_pack, patch_transfers_unpack};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, total, &codec, &tx);
+#pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
+    for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
+        int pi = (int)item;
         patch_t *p = &q->patches[pi];
         vec3_t nrm = p->normal;
         vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
@@ -135,6 +168,8 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         p->firsttransfer = pi * Nmax;
         p->numtransfers = nt;
     }
+    dist_loop_end(dl);
+    dist_sum_long(q->opts->dist, &rays, 1);
     free(hits);
     q->rays += rays;
     q->transfers = tr;

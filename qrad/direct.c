@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/log.h"
 #include "../common/mem.h"
 
@@ -426,6 +427,33 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     return dropped;
 }
 
+/* A face's direct light as it travels between ranks (common/dist.h): its
+ * style count, styles, then numstyles * w*h * 3 floats. */
+static size_t face_light_size(void *ctx, long fi)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    return sizeof(int) * (1 + MAXLIGHTMAPS) + sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3;
+}
+
+static void face_light_pack(void *ctx, long fi, uint8_t *out)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    memcpy(out, &f->numstyles, sizeof(int));
+    memcpy(out + sizeof(int), f->styles, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(out + sizeof(int) * (1 + MAXLIGHTMAPS), f->light, sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3);
+}
+
+static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    const size_t head = sizeof(int) * (1 + MAXLIGHTMAPS);
+    memcpy(&f->numstyles, in, sizeof(int));
+    memcpy(f->styles, in + sizeof(int), sizeof(int) * MAXLIGHTMAPS);
+    free(f->light);
+    f->light = q2_malloc(size - head + sizeof(float));
+    memcpy(f->light, in + head, size - head);
+}
+
 bool qrad_direct(qrad_t *q, q2err_t *err)
 {
     direct_ctx_t dc;
@@ -433,23 +461,29 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
     dc.sees_sky = (q->sun.on || q->sun.dome > 0) ? sky_clusters(q) : NULL;
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
-    long done = 0, rays = 0;
-    int dropped_faces = 0;
-#pragma omp parallel for schedule(dynamic, 4) num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        long r = 0;
-        if (light_face(q, &dc, fi, &r) > 0) dropped_faces++;
-        rays += r;
-        long d;
-#pragma omp atomic capture
-        d = ++done;
-        progress_update(&pr, d);
+    long rays = 0, dropped_faces = 0;
+    static const dist_codec_t codec = {face_light_size, face_light_pack, face_light_unpack};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, q->bsp->numfaces, &codec, q);
+#pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
+    {
+        long fi;
+        while (dist_loop_next(dl, &fi)) {
+            long r = 0;
+            if (light_face(q, &dc, (int)fi, &r) > 0) dropped_faces++;
+            rays += r;
+            progress_update(&pr, dist_loop_finished(dl, fi));
+        }
     }
+    dist_loop_end(dl);
     progress_end(&pr);
     free(dc.sees_sky);
+    long sums[2] = {rays, dropped_faces};
+    dist_sum_long(q->opts->dist, sums, 2);
+    rays = sums[0];
+    dropped_faces = sums[1];
     q->rays += rays;
     if (dropped_faces)
-        log_warn(q->log, "%d faces are reached by more than %d light styles; the highest styles were dropped",
+        log_warn(q->log, "%ld faces are reached by more than %d light styles; the highest styles were dropped",
                  dropped_faces, MAXLIGHTMAPS);
     (void)err;
     return true;

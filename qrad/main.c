@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/threads.h"
@@ -104,7 +105,27 @@ fail:
     return NULL;
 }
 
-int main(int argc, char **argv)
+/* Rank 0 looks up every texture the bsp names (its animation frames are
+ * texinfos too) and sends the table, so the other ranks light with the
+ * same colours without game data of their own. */
+static bool share_textures(dist_t *dist, const bsp_t *bsp, texdb_t *texdb, q2err_t *err)
+{
+    uint8_t *data = NULL;
+    size_t size = 0;
+    if (dist_is_root(dist)) {
+        for (int i = 0; i < bsp->numtexinfo; i++) {
+            double rgb[3];
+            texdb_image(texdb, bsp->texinfo[i].texture);
+            texdb_average_color(texdb, bsp->texinfo[i].texture, rgb);
+        }
+        texdb_pack(texdb, &data, &size);
+    }
+    bool ok = dist_share(dist, &data, &size) && (dist_is_root(dist) || texdb_unpack(texdb, data, size, err));
+    free(data);
+    return ok;
+}
+
+static int qrad_main(int argc, char **argv, dist_t *dist)
 {
     qrad_opts_t opts;
     qrad_opts_default(&opts);
@@ -192,31 +213,49 @@ int main(int argc, char **argv)
         return 2;
     }
     opts.threads = threads_resolve(threads);
+    dist_set_threads(dist, opts.threads);
+    opts.dist = dist;
+    /* Ranks other than 0 work silently: they see the same input, so rank 0
+     * reports every error they could meet. */
+    bool root = dist_is_root(dist);
     log_t log;
-    log_init(&log, level, stdout, stderr);
+    log_init(&log, root ? level : LOG_QUIET, root ? stdout : NULL, root ? stderr : NULL);
     stage_times_t st;
     stages_init(&st);
     q2err_t err;
     bsp_t bsp;
     bsp_init(&bsp);
     stages_mark(&st, "read");
-    if (json && !path_dir_writable(json, &err)) {
+    if (!dist_root_bool(dist, !json || !root || path_dir_writable(json, &err))) {
         log_error(&log, "qrad: %s", err.msg);
         return 1;
     }
-    if (!bsp_read_file(path, &bsp, &err) || !bsp_validate(&bsp, path, &err)) {
+    /* rank 0 reads the bsp (and the textures) and sends them to the others */
+    uint8_t *data;
+    size_t size;
+    bool read_ok = dist_read_file(dist, path, BSP_MAX_FILE_SIZE, &data, &size, &err) &&
+                   bsp_read_memory(data, size, path, &bsp, &err);
+    free(data);
+    if (!read_ok || !bsp_validate(&bsp, path, &err)) {
         log_error(&log, "qrad: %s", err.msg);
         bsp_free(&bsp);
         return 1;
     }
-    bool vfs_failed;
-    vfs_t *vfs = setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed);
-    if (vfs_failed) {
+    bool vfs_failed = false;
+    vfs_t *vfs = root ? setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed) : NULL;
+    if (dist_root_bool(dist, vfs_failed)) {
         log_error(&log, "qrad: %s", err.msg);
         bsp_free(&bsp);
         return 1;
     }
     texdb_t *texdb = texdb_create(vfs, &log);
+    if (dist_size(dist) > 1 && !share_textures(dist, &bsp, texdb, &err)) {
+        log_error(&log, "qrad: %s", err.msg);
+        texdb_free(texdb);
+        vfs_free(vfs);
+        bsp_free(&bsp);
+        return 1;
+    }
     log_info(&log, "qrad %s: %s, %d threads, %d bounces%s", QRAD_VERSION, path, opts.threads, opts.bounce,
              opts.extra ? ", extra" : "");
     /* Whatever another light tool or a qbsp left in the faces' styles and
@@ -225,10 +264,13 @@ int main(int argc, char **argv)
         log_verbose(&log, "relighting: the %d-byte lighting lump and every face's styles are replaced",
                     bsp.lightdatasize);
     qrad_t stats;
+    if (dist_size(dist) > 1) log_info(&log, "%d MPI ranks share the faces and patches", dist_size(dist));
     bool ok = qrad_run(&bsp, &opts, texdb, &log, &st, &stats, &err);
+    /* the last exchange: from here on only rank 0 has anything to do */
+    dist_collect(dist);
     if (ok) {
         stages_mark(&st, "write");
-        ok = bsp_write_file(path, &bsp, &err);
+        ok = !root || bsp_write_file(path, &bsp, &err);
         stages_end(&st);
     }
     if (!ok) {
@@ -237,8 +279,9 @@ int main(int argc, char **argv)
         log_info(&log, "%ld luxels, %d lights, %d patches, %ld rays, %d bytes of lighting, %.2f s", stats.luxels,
                  stats.numlights, stats.numpatches, stats.rays, bsp.lightdatasize, stages_total(&st));
         for (int s = 0; s < st.count; s++) log_verbose(&log, "  %-10s %.3f s", st.stage[s].name, st.stage[s].seconds);
+        dist_log_summary(dist, &log);
     }
-    if (ok && json) {
+    if (ok && json && root) {
         atomic_file_t af;
         if (!atomic_open(&af, json, &err)) {
             log_error(&log, "qrad: %s", err.msg);
@@ -265,6 +308,7 @@ int main(int argc, char **argv)
             for (int s = 0; s < st.count; s++) jsonw_double(&w, st.stage[s].name, st.stage[s].seconds);
             jsonw_double(&w, "total", stages_total(&st));
             jsonw_object_end(&w);
+            dist_json(dist, &w);
             jsonw_object_end(&w);
             fputc('\n', af.f);
             if (!atomic_commit(&af, &err)) {
@@ -278,4 +322,17 @@ int main(int argc, char **argv)
     bsp_free(&bsp);
     log_close(&log);
     return ok ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    q2err_t err;
+    dist_t *dist;
+    if (!dist_start(&dist, "qrad", &err)) {
+        fprintf(stderr, "qrad: %s\n", err.msg);
+        return 1;
+    }
+    int rc = qrad_main(argc, argv, dist);
+    dist_stop(dist);
+    return rc;
 }

@@ -55,6 +55,7 @@ typedef struct qrad_opts_t {
     int bounce_rays; /* rays per patch for bounce transfers */
     double smooth;   /* phong: faces meeting at less than this angle (degrees) share normals; 0 = off */
     double bouncescale; /* multiplies reflectivity in the bounces */
+    struct dist_t *dist; /* ranks sharing the face and patch loops (common/dist.h); NULL: this process alone */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);

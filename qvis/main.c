@@ -326,10 +326,11 @@ int main(int argc, char **argv)
     q2err_t err;
     q2err_clear(&err);
     dist_t *dist;
-    if (!dist_start(&dist, "qvis", threads, &err)) {
+    if (!dist_start(&dist, "qvis", &err)) {
         fprintf(stderr, "qvis: %s\n", err.msg);
         return 1;
     }
+    dist_set_threads(dist, threads);
     /* Ranks other than 0 work silently: they see the same input, so rank 0
      * reports every error they could meet. */
     bool root = dist_is_root(dist);

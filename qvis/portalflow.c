@@ -756,7 +756,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
                 int pi = order[hi - 1 - k].index;
                 portal_flow(&f, pi);
                 vis->portals[pi].numsee = vbits_count(vis->see + (size_t)pi * words, (int)words);
-                progress_update(&prog, done + dist_loop_finished(dl));
+                progress_update(&prog, done + dist_loop_finished(dl, k));
             }
             chains += f.chains;
             for (int i = 0; i < f.nframes; i++) {

@@ -227,6 +227,25 @@ static int cmp_face_key(const void *a, const void *b)
  * weighted by a tent of the distance and by each patch's ray count. So
  * neighbouring faces agree along their shared edges (no seams) and the
  * rays' noise is averaged over several patches (no splotches). */
+/* A face's style-0 light with the bounces added, as it travels between
+ * ranks (common/dist.h); nothing for a face without patches. */
+static size_t face_bounce_size(void *ctx, long fi)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    return f->numpatches ? sizeof(float) * 3 * (size_t)f->w * f->h : 0;
+}
+
+static void face_bounce_pack(void *ctx, long fi, uint8_t *out)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    memcpy(out, f->light, face_bounce_size(ctx, fi));
+}
+
+static void face_bounce_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    memcpy(((qrad_t *)ctx)->faces[fi].light, in, size);
+}
+
 void qrad_bounce_apply(qrad_t *q)
 {
     int P = patch_luxels(q->opts);
@@ -255,8 +274,11 @@ void qrad_bounce_apply(qrad_t *q)
         boxes[fi] = aabb_empty();
         for (int k = 0; k < q->faces[fi].numpoints; k++) aabb_add_point(&boxes[fi], q->faces[fi].points[k]);
     }
-#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
-    for (int fi = 0; fi < nf; fi++) {
+    static const dist_codec_t codec = {face_bounce_size, face_bounce_pack, face_bounce_unpack};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, q);
+#pragma omp parallel num_threads(q->opts->threads)
+    for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
+        const int fi = (int)item;
         rface_t *f = &q->faces[fi];
         if (f->numpatches == 0) continue;
         /* Candidate patches: faces of the same plane whose box comes
@@ -302,6 +324,7 @@ void qrad_bounce_apply(qrad_t *q)
             }
         free(cand);
     }
+    dist_loop_end(dl);
     free(keys);
     free(group_of);
     free(group_end);

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 /* The vertex at corner k of a face: a negative surfedge walks its edge
@@ -231,6 +232,10 @@ static void phong_setup(qrad_t *q)
     free(fill);
 }
 
+static size_t face_samples_size(void *ctx, long fi);
+static void face_samples_pack(void *ctx, long fi, uint8_t *out);
+static void face_samples_unpack(void *ctx, long fi, const uint8_t *in, size_t size);
+
 bool qrad_faces_setup(qrad_t *q, q2err_t *err)
 {
     const bsp_t *bsp = q->bsp;
@@ -315,16 +320,53 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
     if (!ok) return false;
     if (q->opts->smooth > 0) phong_setup(q);
     long total = 0;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
+    static const dist_codec_t codec = {face_samples_size, face_samples_pack, face_samples_unpack};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, bsp->numfaces, &codec, q);
+#pragma omp parallel num_threads(q->opts->threads)
+    for (long fi; dist_loop_next(dl, &fi); dist_loop_finished(dl, fi)) {
         rface_t *f = &q->faces[fi];
-        if (f->lit) {
-            face_samples(q, f);
-            total += (long)f->w * f->h;
-        }
+        if (f->lit) face_samples(q, f);
     }
+    dist_loop_end(dl);
+    for (int fi = 0; fi < bsp->numfaces; fi++)
+        if (q->faces[fi].lit) total += (long)q->faces[fi].w * q->faces[fi].h;
     q->luxels = total;
     return true;
+}
+
+/* A face's sample points, clusters and phong normals as they travel
+ * between ranks (common/dist.h); nothing for a face without a lightmap. */
+static size_t face_samples_size(void *ctx, long fi)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    if (!f->lit) return 0;
+    size_t n = (size_t)f->w * f->h;
+    return n * (sizeof(vec3_t) + sizeof(int) + (f->lnormals ? sizeof(vec3_t) : 0));
+}
+
+static void face_samples_pack(void *ctx, long fi, uint8_t *out)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    if (!f->lit) return;
+    size_t n = (size_t)f->w * f->h;
+    memcpy(out, f->samples, n * sizeof(vec3_t));
+    memcpy(out + n * sizeof(vec3_t), f->clusters, n * sizeof(int));
+    if (f->lnormals) memcpy(out + n * (sizeof(vec3_t) + sizeof(int)), f->lnormals, n * sizeof(vec3_t));
+}
+
+static void face_samples_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    if (!f->lit || size == 0) return;
+    size_t n = (size_t)f->w * f->h;
+    f->samples = q2_malloc(sizeof(vec3_t) * n);
+    f->clusters = q2_malloc(sizeof(int) * n);
+    memcpy(f->samples, in, n * sizeof(vec3_t));
+    memcpy(f->clusters, in + n * sizeof(vec3_t), n * sizeof(int));
+    if (f->vnormals) {
+        f->lnormals = q2_malloc(sizeof(vec3_t) * n);
+        memcpy(f->lnormals, in + n * (sizeof(vec3_t) + sizeof(int)), n * sizeof(vec3_t));
+    }
 }
 
 void qrad_faces_free(qrad_t *q)

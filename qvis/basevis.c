@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 /* True when some point of w lies in front of the plane by more than eps. */
@@ -135,11 +136,31 @@ static void flood(const vis_t *vis, int pi, const uint64_t *front, uint64_t *out
     }
 }
 
+/* A portal's might-see row as it travels between ranks (common/dist.h). */
+static size_t flood_row_size(void *ctx, long i)
+{
+    (void)i;
+    return (size_t)((vis_t *)ctx)->portalwords * sizeof(uint64_t);
+}
+
+static void flood_row_pack(void *ctx, long i, uint8_t *out)
+{
+    const vis_t *vis = ctx;
+    memcpy(out, vis->flood + (size_t)i * vis->portalwords, flood_row_size(ctx, i));
+}
+
+static void flood_row_unpack(void *ctx, long i, const uint8_t *in, size_t size)
+{
+    vis_t *vis = ctx;
+    uint64_t *row = vis->flood + (size_t)i * vis->portalwords;
+    memcpy(row, in, size);
+    vis->portals[i].nummight = vbits_count(row, vis->portalwords);
+}
+
 void vis_base(vis_t *vis, log_t *log)
 {
     progress_t prog;
     progress_begin(&prog, log, "base vis", vis->numportals);
-    long done = 0;
     const int np = vis->numportals;
     base_soa_t a = {0};
     double *store = q2_malloc(((size_t)np + 1) * 8 * sizeof *store);
@@ -177,6 +198,8 @@ void vis_base(vis_t *vis, log_t *log)
             a.fr[g][l] = -1e30f; /* padding: far behind every plane */
         }
     }
+    static const dist_codec_t codec = {flood_row_size, flood_row_pack, flood_row_unpack};
+    dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, vis);
 #pragma omp parallel num_threads(vis->threads)
     {
         uint64_t *front = q2_malloc((size_t)vis->portalwords * sizeof *front);
@@ -185,16 +208,14 @@ void vis_base(vis_t *vis, log_t *log)
         /* each cluster is pushed at most once per flood */
         int *stack = q2_malloc(((size_t)vis->numclusters + 1) * sizeof *stack);
         uint64_t *reached = q2_malloc(((size_t)vis->clusterwords + 1) * sizeof *reached);
-#pragma omp for schedule(dynamic, 16)
-        for (int i = 0; i < vis->numportals; i++) {
+        long item;
+        while (dist_loop_next(dl, &item)) {
+            int i = (int)item;
             uint64_t *out = vis->flood + (size_t)i * vis->portalwords;
             portal_front(vis, &a, i, maybe, front, sure);
             flood(vis, i, front, out, stack, reached);
             vis->portals[i].nummight = vbits_count(out, vis->portalwords);
-            long d;
-#pragma omp atomic capture
-            d = ++done;
-            progress_update(&prog, d);
+            progress_update(&prog, dist_loop_finished(dl, item));
         }
         free(front);
         free(sure);
@@ -202,6 +223,7 @@ void vis_base(vis_t *vis, log_t *log)
         free(stack);
         free(reached);
     }
+    dist_loop_end(dl);
     free(store);
     free(fstore);
     progress_end(&prog);

@@ -561,6 +561,51 @@ static int cmp_rank(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+/* Portal q's passages as they travel between ranks (common/dist.h): lo and
+ * hi of each, then their words. */
+typedef struct passage_ctx_t {
+    const vis_t *vis;
+    passages_t *pg;
+} passage_ctx_t;
+
+static size_t passages_size(void *ctx, long q)
+{
+    const passages_t *pg = ((passage_ctx_t *)ctx)->pg;
+    size_t n = 0;
+    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) n += (size_t)(pg->pass[k].hi - pg->pass[k].lo);
+    return (pg->first[q + 1] - pg->first[q]) * 2 * sizeof(int) + n * sizeof(uint64_t);
+}
+
+static void passages_pack(void *ctx, long q, uint8_t *out)
+{
+    const passages_t *pg = ((passage_ctx_t *)ctx)->pg;
+    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
+        memcpy(out, &pg->pass[k].lo, sizeof(int));
+        memcpy(out + sizeof(int), &pg->pass[k].hi, sizeof(int));
+        out += 2 * sizeof(int);
+    }
+    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
+        size_t n = (size_t)(pg->pass[k].hi - pg->pass[k].lo) * sizeof(uint64_t);
+        memcpy(out, pg->pass[k].bits, n);
+        out += n;
+    }
+}
+
+static void passages_unpack(void *ctx, long q, const uint8_t *in, size_t size)
+{
+    passages_t *pg = ((passage_ctx_t *)ctx)->pg;
+    size_t nk = pg->first[q + 1] - pg->first[q], head = nk * 2 * sizeof(int);
+    uint64_t *st = pg->store[q] = q2_malloc(size - head + sizeof(uint64_t));
+    memcpy(st, in + head, size - head);
+    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
+        memcpy(&pg->pass[k].lo, in, sizeof(int));
+        memcpy(&pg->pass[k].hi, in + sizeof(int), sizeof(int));
+        in += 2 * sizeof(int);
+        pg->pass[k].bits = st;
+        st += pg->pass[k].hi - pg->pass[k].lo;
+    }
+}
+
 static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
 {
     const int np = vis->numportals;
@@ -578,14 +623,17 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
     int deg = 0; /* most portals leading out of one cluster */
     for (int c = 0; c < vis->numclusters; c++)
         if (vis->cluster_first[c + 1] - vis->cluster_first[c] > deg) deg = vis->cluster_first[c + 1] - vis->cluster_first[c];
+    static const dist_codec_t codec = {passages_size, passages_pack, passages_unpack};
+    passage_ctx_t pc = {vis, pg};
+    dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, &pc);
 #pragma omp parallel num_threads(vis->threads)
     {
         plane_t seps[2 * VIS_MAXW];
         uint64_t *tmp = q2_calloc((size_t)deg * words + 1, sizeof *tmp);
         pack_t *pk = q2_malloc(sizeof *pk);
         int *idx = q2_malloc(((size_t)np + 4) * sizeof *idx);
-#pragma omp for schedule(dynamic, 8)
-        for (int q = 0; q < np; q++) {
+        for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
+            const int q = (int)item;
             const vis_portal_t *pq = &vis->portals[q];
             const uint64_t *fq = vis->flood + (size_t)q * words;
             int c = pq->leaf, c0 = vis->cluster_first[c], nk = vis->cluster_first[c + 1] - c0;
@@ -633,6 +681,7 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
         free(pk);
         free(idx);
     }
+    dist_loop_end(dl);
 }
 
 /* After a wave, the masks of every portal narrow by what its portals found.

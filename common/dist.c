@@ -334,10 +334,10 @@ static void *serve_blocks(void *arg)
         l->remote_done += fin - done_by[src];
         done_by[src] = fin;
         long remaining = l->n - l->next;
-        /* guided: a share of what is left in proportion to the asker's
-         * threads, halved so that the last blocks are small enough for
-         * fast and slow hosts to finish together */
-        long b = remaining * d->rank_threads[src] / (2L * total_threads);
+        /* guided: a quarter of the asker's even share (by threads) of
+         * what is left, so that the last blocks are small enough for fast
+         * and slow hosts to finish together */
+        long b = remaining * d->rank_threads[src] / (4L * total_threads);
         if (b < d->rank_threads[src]) b = d->rank_threads[src];
         if (b > remaining) b = remaining;
         blk[0] = l->next;

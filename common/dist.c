@@ -35,7 +35,7 @@ struct dist_t {
     dist_rank_stats_t *all;   /* rank 0, after dist_collect */
     long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
     FILE *trace;              /* Q2MAP_DIST_TRACE: per-item costs for scripts/bench_mpi */
-    double tmark;             /* end of the last loop (or the start), for the trace */
+    double tmark, cpumark;    /* end of the last loop (or the start), for the trace */
 };
 
 struct dist_loop_t {
@@ -140,6 +140,20 @@ static bool launched_by_mpi(void)
 }
 #endif
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double process_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 bool dist_start(dist_t **out, const char *program, q2err_t *err)
 {
     dist_t *d = q2_calloc(1, sizeof *d);
@@ -175,17 +189,21 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
     const char *tr = getenv("Q2MAP_DIST_TRACE");
     if (tr && *tr && d->rank == 0) d->trace = fopen(tr, "w");
     d->tmark = time_now();
+    d->cpumark = process_cpu();
     (void)err;
     *out = d;
     return true;
 }
 
-/* The trace: "gap S" for the time between loops (work every rank repeats),
- * "loop N S" for a loop of N items that took S seconds, then the items'
- * costs in seconds, one line. */
+/* The trace: "gap S C" for the time between loops (work every rank
+ * repeats; S seconds of wall time, C of the process's CPU time), "loop N S
+ * B" for a loop of N items that took S seconds and whose results are B
+ * bytes, then the items' costs in seconds of the computing thread's CPU
+ * time, one line: CPU time, because a loaded machine stretches wall time
+ * at random while the work stays the same. */
 static void trace_gap(dist_t *d, double now)
 {
-    if (d && d->trace) fprintf(d->trace, "gap %.6f\n", now - d->tmark);
+    if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, process_cpu() - d->cpumark);
 }
 
 void dist_set_threads(dist_t *d, int threads)
@@ -390,7 +408,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (i < 0) return false;
         *item = i;
-        if (l->tstart) l->tstart[i] = time_now();
+        if (l->tstart) l->tstart[i] = thread_cpu();
         return true;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -416,7 +434,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     }
     bool got = l->blo < l->bhi;
     if (got) *item = l->blo++;
-    if (got && l->tstart) l->tstart[*item] = time_now();
+    if (got && l->tstart) l->tstart[*item] = thread_cpu();
     pthread_mutex_unlock(&l->lock);
     return got;
 #else
@@ -427,7 +445,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
 long dist_loop_finished(dist_loop_t *l, long item)
 {
     double now = time_now();
-    if (l->cost) l->cost[item] = now - l->tstart[item];
+    if (l->cost) l->cost[item] = thread_cpu() - l->tstart[item];
     pthread_mutex_lock(&l->lock);
     long f = ++l->finished;
     l->tlast = now;
@@ -563,15 +581,6 @@ void dist_loop_end(dist_loop_t *l)
         d->self.items += l->finished;
         d->self.work_seconds += l->tlast - l->t0;
     }
-    if (d && d->trace) {
-        double now = time_now();
-        fprintf(d->trace, "loop %ld %.6f\n", l->n, now - l->t0);
-        for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
-        fputc('\n', d->trace);
-        d->tmark = time_now();
-    }
-    free(l->tstart);
-    free(l->cost);
 #ifdef Q2MAP_HAVE_MPI
     if (l->server_on) pthread_join(l->server, NULL);
     if (!solo(d)) {
@@ -580,6 +589,18 @@ void dist_loop_end(dist_loop_t *l)
         d->self.comm_seconds += time_now() - t;
     }
 #endif
+    if (d && d->trace) {
+        double now = time_now();
+        uint64_t bytes = 0;
+        for (long i = 0; i < l->n; i++) bytes += l->codec->size(l->ctx, i);
+        fprintf(d->trace, "loop %ld %.6f %llu\n", l->n, now - l->t0, (unsigned long long)bytes);
+        for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
+        fputc('\n', d->trace);
+        d->tmark = time_now();
+        d->cpumark = process_cpu();
+    }
+    free(l->tstart);
+    free(l->cost);
     pthread_mutex_destroy(&l->lock);
     free(l->blocks);
     free(l);

@@ -7,8 +7,9 @@ Q2MAP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 Q2MAP_BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libpng-dev
     libcmocka-dev libsdl2-dev libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri python3)
 # Extra packages for the full test run: the viewer's window test (Xvfb,
-# xdotool) and the libFuzzer build (clang with its runtime and OpenMP).
-Q2MAP_TEST_PACKAGES=(xvfb xdotool clang libclang-rt-14-dev libomp-dev)
+# xdotool), the libFuzzer build (clang with its runtime and OpenMP) and
+# Open MPI for qvis and qrad over several ranks (docs/distributed.md).
+Q2MAP_TEST_PACKAGES=(xvfb xdotool clang libclang-rt-14-dev libomp-dev openmpi-bin libopenmpi-dev)
 
 say() { printf '==> %s\n' "$*"; }
 

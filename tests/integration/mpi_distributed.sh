@@ -72,6 +72,17 @@ assert sum(p["items"] for p in three) == total, (one, three)
 assert sum(1 for p in three if p["items"] > 0) >= 2, three
 EOF
 
+# q2map compile -mpi "ARGS" runs qvis and qrad under mpirun ARGS: the same bsp.
+if [ -x "$BIN/q2map" ] && [ -f "$Q2MAP_SRC/maps/q2map_sample.map" ]; then
+    cp "$Q2MAP_SRC/maps/q2map_sample.map" "$TMP/sample.map"
+    "$BIN/q2map" compile "$TMP/sample.map" -quiet -threads 1 -o "$TMP/sample-ref.bsp" >"$TMP/sample-ref.log" 2>&1 ||
+        bad "q2map compile without -mpi failed"
+    Q2MAP_MPIRUN=$Q2MAP_MPIEXEC "$BIN/q2map" compile "$TMP/sample.map" -threads 1 -o "$TMP/sample-mpi.bsp" \
+        -mpi "${MPIRUN[*]:1} -np 2" >"$TMP/sample-mpi.log" 2>&1 || { bad "q2map compile -mpi failed:"; cat "$TMP/sample-mpi.log"; }
+    grep -q "==> $Q2MAP_MPIEXEC .*-np 2 .*qvis" "$TMP/sample-mpi.log" || bad "q2map -mpi did not run qvis under mpirun"
+    cmp "$TMP/sample-ref.bsp" "$TMP/sample-mpi.bsp" || bad "q2map compile -mpi gave another bsp"
+fi
+
 # A rank that dies (Q2MAP_DIST_FAULT: rank 1 kills itself at its second
 # request for work) ends the job: non-zero exit, the rank and host named,
 # the bsp untouched.

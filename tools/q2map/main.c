@@ -44,6 +44,11 @@ typedef struct compile_opts_t {
     bool verbose, quiet, leaktest, novis, norad;
     const char *extra[3][MAX_EXTRA]; /* -qbsp/-qvis/-qrad ARG, per stage */
     int nextra[3];
+    /* -mpi "ARGS": qvis and qrad run as `mpirun ARGS TOOL ...`; the words
+     * of ARGS split at spaces into mpibuf */
+    char mpibuf[1024];
+    const char *mpiv[MAX_EXTRA];
+    int nmpi;
 } compile_opts_t;
 
 typedef struct stage_result_t {
@@ -81,7 +86,9 @@ static void usage(FILE *f)
             "  -log FILE        log file (default: MAP.log beside the map)\n"
             "  -json FILE       stage timings and exit statuses as JSON\n"
             "  -qbsp ARG, -qvis ARG, -qrad ARG\n"
-            "                   pass one more argument to that stage (repeatable)\n");
+            "                   pass one more argument to that stage (repeatable)\n"
+            "  -mpi \"ARGS\"      run qvis and qrad under mpirun ARGS (words split at spaces),\n"
+            "                   e.g. -mpi \"-np 8 --hostfile hosts\"; see docs/distributed.md\n");
 }
 
 static bool argv_push(argv_t *a, const char *s)
@@ -307,6 +314,22 @@ static int parse_compile_args(int argc, char **argv, compile_opts_t *o)
             NEXT_ARG(o->log_path);
         } else if (!strcmp(opt, "-json")) {
             NEXT_ARG(o->json_path);
+        } else if (!strcmp(opt, "-mpi")) {
+            const char *m;
+            NEXT_ARG(m);
+            if (strlen(m) >= sizeof(o->mpibuf)) {
+                fprintf(stderr, "q2map: -mpi arguments too long\n");
+                return 2;
+            }
+            snprintf(o->mpibuf, sizeof(o->mpibuf), "%s", m);
+            o->nmpi = 0;
+            for (char *save = NULL, *w = strtok_r(o->mpibuf, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+                if (o->nmpi >= MAX_EXTRA) {
+                    fprintf(stderr, "q2map: too many -mpi arguments\n");
+                    return 2;
+                }
+                o->mpiv[o->nmpi++] = w;
+            }
         } else if (!strcmp(opt, "-qbsp") || !strcmp(opt, "-qvis") || !strcmp(opt, "-qrad")) {
             int s = opt[2] == 'b' ? 0 : opt[2] == 'v' ? 1 : 2;
             if (o->nextra[s] >= MAX_EXTRA) {
@@ -388,6 +411,12 @@ static int cmd_compile(int argc, char **argv)
 
     for (int s = 0; s < 3 && final_status == 0; s++) {
         argv_t a = {.n = 0};
+        if (s > 0 && o.nmpi > 0) {
+            const char *mpirun = getenv("Q2MAP_MPIRUN");
+            argv_push(&a, mpirun && *mpirun ? mpirun : "mpirun");
+            for (int k = 0; k < o.nmpi; k++)
+                argv_push(&a, o.mpiv[k]);
+        }
         argv_push(&a, tool[s]);
         add_common(&a, &o);
         if (s == 0) {

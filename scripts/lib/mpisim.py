@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Simulates qvis or qrad on R ranks of T threads from a trace of one run
+(Q2MAP_DIST_TRACE, written by common/dist.c at -threads 1): the measured
+cost of every loop item, the time between loops, the bytes of results.
+
+The model follows common/dist.c:
+  - between loops ("gaps") every rank does the same work; it is charged in
+    full, as if none of it ran in parallel (it is partly OpenMP-parallel, so
+    this is pessimistic for every rank count alike);
+  - in a loop, rank 0's threads take items one at a time; another rank asks
+    rank 0 for a block when its threads run out (a round trip of 2 latencies,
+    during which its threads wait) and gets max(T, left / (4 R)) items (a
+    quarter of its even share, as serve_blocks hands out); a thread takes the
+    next item of its rank's block as soon as it is free;
+  - at the end of the loop every other rank sends its results to rank 0
+    (one after another over rank 0's link) and rank 0 broadcasts all
+    results (a binomial tree: ceil(log2 R) steps of the whole payload);
+  - item costs are those measured on one thread of the trace's machine.
+Prints, per rank count, the simulated time, the speedup over one rank of T
+threads and its fraction of linear."""
+import argparse
+import heapq
+import math
+import sys
+
+
+def read_trace(path):
+    segs = []
+    with open(path) as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        w = lines[i].split()
+        if not w:
+            i += 1
+            continue
+        if w[0] == "gap":
+            # the CPU time when the trace has it (robust to a loaded machine)
+            segs.append(("gap", float(w[2] if len(w) > 2 else w[1])))
+            i += 1
+        elif w[0] == "loop":
+            n, nbytes = int(w[1]), int(w[3]) if len(w) > 3 else 0
+            costs = [float(x) for x in lines[i + 1].split()] if n else []
+            if len(costs) != n:
+                sys.exit(f"{path}: loop of {n} items lists {len(costs)} costs")
+            segs.append(("loop", costs, nbytes))
+            i += 2
+        else:
+            sys.exit(f"{path}: line {i + 1}: unexpected '{w[0]}'")
+    return segs
+
+
+def sim_loop(costs, nbytes, R, T, lat, bw):
+    n = len(costs)
+    if n == 0:
+        return 0.0, 0.0
+    nxt = 0  # rank 0's shared counter
+    # per rank: current block [lo, hi), the time its next reply arrives
+    block = [[0, 0] for _ in range(R)]
+    items_of = [0] * R
+    # events: (time a thread is free, rank, thread)
+    ev = [(0.0, r, t) for r in range(R) for t in range(T)]
+    heapq.heapify(ev)
+    busy_until = [0.0] * R  # a rank waiting for a reply holds its lock
+    finish = [0.0] * R
+    while ev:
+        t, r, th = heapq.heappop(ev)
+        if r == 0:
+            if nxt >= n:
+                finish[0] = max(finish[0], t)
+                continue
+            i = nxt
+            nxt += 1
+        else:
+            t = max(t, busy_until[r])
+            lo, hi = block[r]
+            if lo >= hi:
+                if nxt >= n:
+                    finish[r] = max(finish[r], t)
+                    continue
+                left = n - nxt
+                b = max(T, left * T // (4 * R * T))
+                b = min(b, left)
+                t += 2 * lat
+                busy_until[r] = t
+                block[r] = [nxt, nxt + b]
+                nxt += b
+                lo, hi = block[r]
+            i = lo
+            block[r][0] = lo + 1
+        items_of[r] += 1
+        heapq.heappush(ev, (t + costs[i], r, th))
+    end = max(finish)
+    comm = 0.0
+    if R > 1:
+        share = nbytes * (n - items_of[0]) / n  # what the other ranks computed
+        gather = (R - 1) * lat + share / bw
+        bcast = math.ceil(math.log2(R)) * (lat + nbytes / bw)
+        comm = gather + bcast
+    return end + comm, comm
+
+
+def simulate(segs, R, T, lat, bw):
+    total = comm = 0.0
+    for s in segs:
+        if s[0] == "gap":
+            total += s[1]
+        else:
+            t, c = sim_loop(s[1], s[2], R, T, lat, bw)
+            total += t
+            comm += c
+    return total, comm
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("trace")
+    ap.add_argument("--ranks", default="1,4,16,64")
+    ap.add_argument("--threads", type=int, default=16)
+    ap.add_argument("--latency-us", type=float, default=50.0, help="one message, one way (default 50)")
+    ap.add_argument("--gbit", type=float, default=10.0, help="link speed in Gbit/s (default 10)")
+    a = ap.parse_args()
+    segs = read_trace(a.trace)
+    lat, bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
+    gaps = sum(s[1] for s in segs if s[0] == "gap")
+    work = sum(sum(s[1]) for s in segs if s[0] == "loop")
+    nbytes = sum(s[2] for s in segs if s[0] == "loop")
+    print(f"trace: {sum(1 for s in segs if s[0] == 'loop')} loops, {work:.3f} s of items, "
+          f"{gaps:.3f} s between loops (charged unparallelised), {nbytes} bytes of results")
+    print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s")
+    print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")
+    base = None
+    for R in [int(x) for x in a.ranks.split(",")]:
+        t, c = simulate(segs, R, a.threads, lat, bw)
+        if base is None:
+            base = (R, t)
+        sp = base[1] / t * base[0]
+        print(f"{R:>5} {t:>9.3f} {c:>10.3f} {sp:>8.2f} {sp / R:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -78,14 +78,18 @@ int dist_size(const dist_t *d) { return d ? d->size : 1; }
 #ifdef Q2MAP_HAVE_MPI
 enum { TAG_REQ = 101, TAG_BLOCK = 102 };
 
-/* How long a waiting rank sleeps between polls: short against any block of
- * work, long enough that the polling costs nothing measurable. */
-#define DIST_POLL_NS 100000L
+/* How long a waiting rank sleeps between polls: from DIST_POLL_MIN_NS,
+ * doubling up to DIST_POLL_MAX_NS while nothing arrives, so that a quick
+ * answer is seen within tens of microseconds and a long wait (a rank
+ * waiting for the slowest one) costs a few hundred wake-ups a second. */
+#define DIST_POLL_MIN_NS 20000L
+#define DIST_POLL_MAX_NS 2000000L
 
-static void nap(void)
+static void nap(long *ns)
 {
-    struct timespec ts = {0, DIST_POLL_NS};
+    struct timespec ts = {0, *ns};
     nanosleep(&ts, NULL);
+    if (*ns < DIST_POLL_MAX_NS) *ns *= 2;
 }
 
 static _Noreturn void die(const dist_t *d, const char *what, int code)
@@ -108,11 +112,11 @@ static _Noreturn void die(const dist_t *d, const char *what, int code)
 
 static void wait_req(dist_t *d, const char *what, MPI_Request *rq)
 {
-    for (;;) {
+    for (long ns = DIST_POLL_MIN_NS;;) {
         int flag = 0;
         CHECK(d, what, MPI_Test(rq, &flag, MPI_STATUS_IGNORE));
         if (flag) return;
-        nap();
+        nap(&ns);
     }
 }
 
@@ -336,14 +340,20 @@ static void *serve_blocks(void *arg)
     for (int r = 0; r < d->size; r++) total_threads += d->rank_threads[r];
     long *done_by = q2_calloc((size_t)d->size, sizeof(long));
     int open = d->size - 1;
+    /* the server's sleep grows only to 0.5 ms: a request should not wait
+     * long while the asking rank's threads sit idle */
+    const long serve_max = 500000L;
+    long ns = DIST_POLL_MIN_NS;
     while (open > 0) {
         int flag = 0;
         MPI_Status stt;
         CHECK(d, "MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &stt));
         if (!flag) {
-            nap();
+            nap(&ns);
+            if (ns > serve_max) ns = serve_max;
             continue;
         }
+        ns = DIST_POLL_MIN_NS;
         long fin = 0;
         int src = stt.MPI_SOURCE;
         CHECK(d, "MPI_Recv", MPI_Recv(&fin, 1, MPI_LONG, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE));

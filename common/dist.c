@@ -53,6 +53,8 @@ struct dist_loop_t {
     bool exhausted;
     long *blocks;      /* pairs lo, hi */
     int nblocks, capblocks;
+    long *root_items;  /* rank 0 of several: the items its threads took */
+    int nroot, caproot;
     long requests;
     double *tstart, *cost; /* per item, when tracing */
 #ifdef Q2MAP_HAVE_MPI
@@ -337,7 +339,7 @@ static void *serve_blocks(void *arg)
     dist_loop_t *l = arg;
     dist_t *d = l->d;
     int total_threads = 0;
-    for (int r = 0; r < d->size; r++) total_threads += d->rank_threads[r];
+    for (int r = 0; r < d->size; r++) total_threads += d->rank_threads[r] > 0 ? d->rank_threads[r] : 1;
     long *done_by = q2_calloc((size_t)d->size, sizeof(long));
     int open = d->size - 1;
     /* the server's sleep grows only to 0.5 ms: a request should not wait
@@ -365,8 +367,9 @@ static void *serve_blocks(void *arg)
         /* guided: a quarter of the asker's even share (by threads) of
          * what is left, so that the last blocks are small enough for fast
          * and slow hosts to finish together */
-        long b = remaining * d->rank_threads[src] / (4L * total_threads);
-        if (b < d->rank_threads[src]) b = d->rank_threads[src];
+        long t = d->rank_threads[src] > 0 ? d->rank_threads[src] : 1;
+        long b = remaining * t / (4L * total_threads);
+        if (b < t) b = t;
         if (b > remaining) b = remaining;
         blk[0] = l->next;
         blk[1] = l->next + b;
@@ -415,6 +418,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     if (solo(d) || d->rank == 0) {
         pthread_mutex_lock(&l->lock);
         long i = l->next < l->n ? l->next++ : -1;
+        if (i >= 0 && !solo(d)) ARRAY_PUSH(l->root_items, l->nroot, l->caproot, i);
         pthread_mutex_unlock(&l->lock);
         if (i < 0) return false;
         *item = i;
@@ -465,6 +469,12 @@ long dist_loop_finished(dist_loop_t *l, long item)
 }
 
 #ifdef Q2MAP_HAVE_MPI
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
 /* Packs items: sizes (uint64 each), then the results, back to back. */
 static uint8_t *pack_items(dist_loop_t *l, const long *items, long count, size_t *len)
 {
@@ -485,102 +495,88 @@ static uint8_t *pack_items(dist_loop_t *l, const long *items, long count, size_t
     return buf;
 }
 
-static void unpack_items(dist_loop_t *l, const long *items, long count, const uint8_t *buf, const uint8_t *skip)
+static void unpack_items(dist_loop_t *l, const long *items, long count, const uint8_t *buf)
 {
     const uint8_t *p = buf + sizeof(uint64_t) * (size_t)count;
     for (long k = 0; k < count; k++) {
         uint64_t s;
         memcpy(&s, buf + sizeof(uint64_t) * (size_t)k, sizeof s);
-        if (!skip || !skip[items[k]]) l->codec->unpack(l->ctx, items[k], p, (size_t)s);
+        l->codec->unpack(l->ctx, items[k], p, (size_t)s);
         p += s;
     }
 }
 
-/* Every rank's results reach rank 0 (gather), which then sends all of them,
- * in item order, to every rank (broadcast). */
+/* Every rank sends its results to every other (an allgather: each rank's
+ * packed items once, in rank order, which MPI moves in about the time of
+ * one pass of the whole payload over a link, however many ranks), and each
+ * rank stores those it did not compute. Where an item lands depends only
+ * on its index. */
 static void exchange(dist_loop_t *l)
 {
     dist_t *d = l->d;
+    /* this rank's items, ascending */
     long mine = 0;
     long *items = NULL;
-    if (d->rank != 0) {
+    if (d->rank == 0) {
+        mine = l->nroot;
+        items = l->root_items;
+        l->root_items = NULL;
+        qsort(items, (size_t)mine, sizeof *items, cmp_long);
+    } else {
         for (int b = 0; b < l->nblocks; b += 2) mine += l->blocks[b + 1] - l->blocks[b];
         items = q2_malloc(sizeof(long) * (size_t)(mine + 1));
         long k = 0;
         for (int b = 0; b < l->nblocks; b += 2)
             for (long i = l->blocks[b]; i < l->blocks[b + 1]; i++) items[k++] = i;
     }
-    /* gather: each rank's item count and packed size, then items and data */
+    /* one buffer: count, item indices, sizes, results */
     size_t len = 0;
-    uint8_t *buf = d->rank != 0 ? pack_items(l, items, mine, &len) : NULL;
-    if (len > (size_t)1 << 30) die(d, "packing results (over 1 GiB from one rank in one loop)", MPI_ERR_COUNT);
-    long head[2] = {mine, (long)len}, *heads = NULL;
-    if (d->rank == 0) heads = q2_malloc(sizeof(long) * 2 * (size_t)d->size);
+    uint8_t *data = pack_items(l, items, mine, &len);
+    size_t blen = sizeof(uint64_t) * (1 + (size_t)mine) + len;
+    if (blen > (size_t)INT32_MAX) die(d, "packing results (over 2 GiB from one rank in one loop)", MPI_ERR_COUNT);
+    uint8_t *buf = q2_malloc(blen);
+    uint64_t cnt = (uint64_t)mine;
+    memcpy(buf, &cnt, sizeof cnt);
+    for (long k = 0; k < mine; k++) {
+        uint64_t it = (uint64_t)items[k];
+        memcpy(buf + sizeof(uint64_t) * (1 + (size_t)k), &it, sizeof it);
+    }
+    memcpy(buf + sizeof(uint64_t) * (1 + (size_t)mine), data, len);
+    free(data);
+    free(items);
+    int mylen = (int)blen, *lens = q2_malloc(sizeof(int) * (size_t)d->size), *offs = q2_malloc(sizeof(int) * (size_t)d->size);
     MPI_Request rq;
-    CHECK(d, "MPI_Igather", MPI_Igather(head, 2, MPI_LONG, heads, 2, MPI_LONG, 0, MPI_COMM_WORLD, &rq));
-    wait_req(d, "MPI_Igather", &rq);
-    int *icount = NULL, *bcount = NULL, *ioff = NULL, *boff = NULL;
-    long *allitems = NULL;
-    uint8_t *allbuf = NULL;
-    if (d->rank == 0) {
-        icount = q2_calloc((size_t)d->size, sizeof(int));
-        bcount = q2_calloc((size_t)d->size, sizeof(int));
-        ioff = q2_calloc((size_t)d->size, sizeof(int));
-        boff = q2_calloc((size_t)d->size, sizeof(int));
-        long ni = 0, nb = 0;
-        for (int r = 0; r < d->size; r++) {
-            icount[r] = (int)heads[2 * r];
-            bcount[r] = (int)heads[2 * r + 1];
-            ioff[r] = (int)ni;
-            boff[r] = (int)nb;
-            ni += icount[r];
-            nb += bcount[r];
+    CHECK(d, "MPI_Iallgather", MPI_Iallgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Iallgather", &rq);
+    int64_t total = 0;
+    for (int r = 0; r < d->size; r++) {
+        offs[r] = (int)total;
+        total += lens[r];
+    }
+    if (total > INT32_MAX) die(d, "exchanging results (over 2 GiB in one loop)", MPI_ERR_COUNT);
+    uint8_t *all = q2_malloc((size_t)total + 1);
+    CHECK(d, "MPI_Iallgatherv",
+          MPI_Iallgatherv(buf, mylen, MPI_BYTE, all, lens, offs, MPI_BYTE, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Iallgatherv", &rq);
+    d->self.bytes_sent += (uint64_t)blen * (uint64_t)(d->size - 1) + sizeof mylen * (size_t)(d->size - 1);
+    for (int r = 0; r < d->size; r++) {
+        if (r == d->rank) continue;
+        const uint8_t *p = all + offs[r];
+        uint64_t n;
+        memcpy(&n, p, sizeof n);
+        long *its = q2_malloc(sizeof(long) * (size_t)(n + 1));
+        for (uint64_t k = 0; k < n; k++) {
+            uint64_t it;
+            memcpy(&it, p + sizeof(uint64_t) * (1 + k), sizeof it);
+            its[k] = (long)it;
         }
-        if (nb > INT32_MAX) die(d, "gathering results (over 2 GiB in one loop)", MPI_ERR_COUNT);
-        allitems = q2_malloc(sizeof(long) * (size_t)(ni + 1));
-        allbuf = q2_malloc((size_t)nb + 1);
-    } else {
-        d->self.bytes_sent += sizeof head + sizeof(long) * (size_t)mine + len;
-    }
-    CHECK(d, "MPI_Igatherv", MPI_Igatherv(items, (int)mine, MPI_LONG, allitems, icount, ioff, MPI_LONG, 0,
-                                          MPI_COMM_WORLD, &rq));
-    wait_req(d, "MPI_Igatherv", &rq);
-    CHECK(d, "MPI_Igatherv", MPI_Igatherv(buf, (int)len, MPI_BYTE, allbuf, bcount, boff, MPI_BYTE, 0, MPI_COMM_WORLD,
-                                          &rq));
-    wait_req(d, "MPI_Igatherv", &rq);
-    if (d->rank == 0)
-        for (int r = 1; r < d->size; r++)
-            unpack_items(l, allitems + ioff[r], icount[r], allbuf + boff[r], NULL);
-    free(buf);
-    free(allitems);
-    free(allbuf);
-    free(icount);
-    free(bcount);
-    free(ioff);
-    free(boff);
-    free(heads);
-    /* broadcast: all results in item order; a rank skips its own */
-    long *every = q2_malloc(sizeof(long) * (size_t)(l->n + 1));
-    for (long i = 0; i < l->n; i++) every[i] = i;
-    uint64_t total = 0;
-    uint8_t *all = NULL;
-    if (d->rank == 0) {
-        size_t t;
-        all = pack_items(l, every, l->n, &t);
-        total = t;
-    }
-    bcast_bytes(d, &total, sizeof total);
-    if (d->rank != 0) all = q2_malloc((size_t)total + 1);
-    bcast_bytes(d, all, (size_t)total);
-    if (d->rank != 0) {
-        uint8_t *own = q2_calloc((size_t)l->n + 1, 1);
-        for (long k = 0; k < mine; k++) own[items[k]] = 1;
-        unpack_items(l, every, l->n, all, own);
-        free(own);
+        unpack_items(l, its, (long)n, p + sizeof(uint64_t) * (1 + n));
+        free(its);
     }
     free(all);
-    free(every);
-    free(items);
+    free(buf);
+    free(lens);
+    free(offs);
 }
 #endif
 
@@ -613,6 +609,7 @@ void dist_loop_end(dist_loop_t *l)
     free(l->cost);
     pthread_mutex_destroy(&l->lock);
     free(l->blocks);
+    free(l->root_items);
     free(l);
 }
 

@@ -12,15 +12,14 @@ The model follows common/dist.c:
     during which its threads wait) and gets max(T, left / (4 R)) items (a
     quarter of its even share, as serve_blocks hands out); a thread takes the
     next item of its rank's block as soon as it is free;
-  - at the end of the loop every other rank sends its results to rank 0
-    (one after another over rank 0's link) and rank 0 broadcasts all
-    results (a binomial tree: ceil(log2 R) steps of the whole payload);
+  - at the end of the loop the ranks exchange their results (an allgather:
+    modelled as a ring of R - 1 steps of one latency, each rank receiving
+    the (R - 1) / R of the payload it did not compute over its link);
   - item costs are those measured on one thread of the trace's machine.
 Prints, per rank count, the simulated time, the speedup over one rank of T
 threads and its fraction of linear."""
 import argparse
 import heapq
-import math
 import sys
 
 
@@ -93,10 +92,9 @@ def sim_loop(costs, nbytes, R, T, lat, bw):
     end = max(finish)
     comm = 0.0
     if R > 1:
-        share = nbytes * (n - items_of[0]) / n  # what the other ranks computed
-        gather = (R - 1) * lat + share / bw
-        bcast = math.ceil(math.log2(R)) * (lat + nbytes / bw)
-        comm = gather + bcast
+        # a ring allgather: R - 1 steps, each rank receiving everything
+        # but its own share
+        comm = (R - 1) * lat + nbytes * (R - 1) / R / bw
     return end + comm, comm
 
 
@@ -119,15 +117,22 @@ def main():
     ap.add_argument("--threads", type=int, default=16)
     ap.add_argument("--latency-us", type=float, default=50.0, help="one message, one way (default 50)")
     ap.add_argument("--gbit", type=float, default=10.0, help="link speed in Gbit/s (default 10)")
+    ap.add_argument("--scale-items", type=float, default=1.0,
+                    help="what-if: multiply every item's cost and bytes (a bigger job of the same shape); "
+                         "the time between loops stays as measured")
     a = ap.parse_args()
     segs = read_trace(a.trace)
+    if a.scale_items != 1.0:
+        segs = [s if s[0] == "gap" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items))
+                for s in segs]
     lat, bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
     gaps = sum(s[1] for s in segs if s[0] == "gap")
     work = sum(sum(s[1]) for s in segs if s[0] == "loop")
     nbytes = sum(s[2] for s in segs if s[0] == "loop")
     print(f"trace: {sum(1 for s in segs if s[0] == 'loop')} loops, {work:.3f} s of items, "
           f"{gaps:.3f} s between loops (charged unparallelised), {nbytes} bytes of results")
-    print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s")
+    print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
+          + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else ""))
     print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")
     base = None
     for R in [int(x) for x in a.ranks.split(",")]:

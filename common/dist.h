@@ -7,7 +7,8 @@
  * item indices: rank 0 hands out blocks of indices to whichever rank asks
  * (its own threads take them one at a time), each rank's OpenMP threads pull
  * items with dist_loop_next, and dist_loop_end gives every rank every item's
- * result, unpacked through the stage's codec in item order. A stage whose
+ * result, unpacked through the stage's codec in a fixed order (by rank, then
+ * item) into the place the item's index names. A stage whose
  * items read only inputs and results of earlier loops therefore computes the
  * same bytes at any rank count, as at any thread count.
  *

@@ -6,7 +6,8 @@ cost of every loop item, the time between loops, the bytes of results.
 The model follows common/dist.c:
   - between loops ("gaps") every rank does the same work; it is charged in
     full, as if none of it ran in parallel (it is partly OpenMP-parallel, so
-    this is pessimistic for every rank count alike);
+    this is pessimistic; --parallel-gaps divides it by the threads instead,
+    the optimistic bound);
   - in a loop, rank 0's threads take items one at a time; another rank asks
     rank 0 for a block when its threads run out (a round trip of 2 latencies,
     during which its threads wait) and gets max(T, left / (4 R)) items (a
@@ -120,8 +121,13 @@ def main():
     ap.add_argument("--scale-items", type=float, default=1.0,
                     help="what-if: multiply every item's cost and bytes (a bigger job of the same shape); "
                          "the time between loops stays as measured")
+    ap.add_argument("--parallel-gaps", action="store_true",
+                    help="optimistic bound: the time between loops divided by the threads, as if all of it "
+                         "ran in parallel (by default it is charged in full)")
     a = ap.parse_args()
     segs = read_trace(a.trace)
+    if a.parallel_gaps:
+        segs = [("gap", s[1] / a.threads) if s[0] == "gap" else s for s in segs]
     if a.scale_items != 1.0:
         segs = [s if s[0] == "gap" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items))
                 for s in segs]
@@ -130,7 +136,11 @@ def main():
     work = sum(sum(s[1]) for s in segs if s[0] == "loop")
     nbytes = sum(s[2] for s in segs if s[0] == "loop")
     print(f"trace: {sum(1 for s in segs if s[0] == 'loop')} loops, {work:.3f} s of items, "
-          f"{gaps:.3f} s between loops (charged unparallelised), {nbytes} bytes of results")
+          f"{gaps:.3f} s between loops ({'divided by the threads' if a.parallel_gaps else 'charged unparallelised'}), "
+          f"{nbytes} bytes of results")
+    crit = gaps + sum(max(s[1]) for s in segs if s[0] == "loop" and s[1])
+    print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
+          f"so at most {(gaps + work) / crit:.1f} threads in all are busy on average")
     print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
           + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else ""))
     print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")

@@ -46,7 +46,10 @@ typedef struct dist_rank_stats_t {
 bool dist_available(void);
 
 /* Joins the job when started by an MPI launcher, else a single rank.
- * `program` names the messages. */
+ * `program` names the messages. Two variables are read here, for tests and
+ * measurement only: Q2MAP_DIST_FAULT=R makes rank R kill itself at its
+ * second request for work; Q2MAP_DIST_TRACE=FILE makes rank 0 write each
+ * loop's item costs there (scripts/bench_mpi; meaningful for one rank). */
 bool dist_start(dist_t **out, const char *program, q2err_t *err);
 /* This rank's OpenMP thread count (blocks are sized by it); every rank
  * calls it once, before the first loop. */

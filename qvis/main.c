@@ -32,7 +32,9 @@ static void usage(FILE *f)
             "               sample points of every cluster pair the PVS separates; exit 1\n"
             "               if any is unobstructed (a cluster hidden that can be seen)\n"
             "  -help        this text\n"
-            "  -version     print the version\n",
+            "  -version     print the version\n"
+            "Under mpirun (when built with MPI) the ranks share the work and rank 0\n"
+            "alone writes; see docs/distributed.md.\n",
             VIS_LEVEL_DEFAULT);
 }
 

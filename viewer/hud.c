@@ -19,6 +19,11 @@ static const glyph_t font[] = {
     {'S', "011100010001110"}, {'T', "111010010010010"}, {'U', "101101101101111"}, {'V', "101101101101010"},
     {'W', "101101111111101"}, {'X', "101101010101101"}, {'Y', "101101010010010"}, {'Z', "111001010100111"},
     {':', "000010000010000"}, {'.', "000000000000010"}, {'/', "001001010100100"}, {'-', "000000111000000"},
+    {'(', "010100100100010"}, {')', "010001001001010"}, {',', "000000000010100"}, {'_', "000000000000111"},
+    {'\'', "010010000000000"}, {'"', "101101000000000"}, {'=', "000111000111000"}, {'+', "000010111010000"},
+    {'>', "100010001010100"}, {'<', "001010100010001"}, {'!', "010010010000010"}, {'?', "111001010000010"},
+    {'#', "101111101111101"}, {'[', "110100100100110"}, {']', "011001001001011"}, {'%', "101001010100101"},
+    {';', "000010000010100"}, {'*', "000101010101000"},
 };
 
 static const char *glyph(char c)
@@ -56,4 +61,30 @@ void hud_text(uint8_t *rgba, int w, int h, int x, int y, int scale, const char *
                              scale, pass ? rgb : shadow);
         }
     }
+}
+
+int hud_text_rows(int w, int x, int scale, const char *text)
+{
+    int per = (w - x) / (4 * scale);
+    if (per < 1) per = 1;
+    if (per > 511) per = 511;
+    int len = (int)strlen(text);
+    return len == 0 ? 1 : (len + per - 1) / per;
+}
+
+int hud_text_wrap(uint8_t *rgba, int w, int h, int x, int y, int scale, const char *text, const uint8_t rgb[3])
+{
+    int per = (w - x) / (4 * scale);
+    if (per < 1) per = 1;
+    int len = (int)strlen(text), rows = hud_text_rows(w, x, scale, text);
+    char line[512];
+    if (per > 511) per = 511;
+    for (int r = 0; r < rows; r++) {
+        int at = r * per, n = len - at < per ? len - at : per;
+        if (n < 0) n = 0;
+        memcpy(line, text + at, (size_t)n);
+        line[n] = '\0';
+        hud_text(rgba, w, h, x, y + r * HUD_LINE(scale), scale, line, rgb);
+    }
+    return rows;
 }

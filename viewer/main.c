@@ -6,8 +6,11 @@
  *   qview --check-cracks MAP.bsp --views N     key-colour gap check
  *   qview --compare MAP.bsp --views N          soft vs GL difference
  *   qview --bench MAP.bsp --views N            load and render times
+ *   qview --watch MAP.map [compile options]    recompile on save, live window
+ *   qview --watch MAP.map --render-on-change DIR [--max-compiles N]
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +28,34 @@
 #include "checks.h"
 #include "overlays.h"
 #include "refexport.h"
+#include "live.h"
+#include "watch_headless.h"
 #include "window.h"
+
+/* Set by SIGINT/SIGTERM/SIGHUP in headless watch mode so that the loop ends
+ * and the running compile is killed, not left behind; a signal handler can
+ * reach nothing but a global. */
+static volatile sig_atomic_t stop_requested;
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* q2map compile's options that watch mode passes on, and how many
+ * arguments each takes. -o, -log and -json stay qview's own. */
+static int compile_option_args(const char *a)
+{
+    static const struct {
+        const char *name;
+        int nargs;
+    } opts[] = {{"-fast", 0},    {"-final", 0},   {"-threads", 1}, {"-quiet", 0}, {"-verbose", 0},
+                {"-basedir", 1}, {"-gamedir", 1}, {"-leaktest", 0}, {"-novis", 0}, {"-norad", 0},
+                {"-qbsp", 1},    {"-qvis", 1},    {"-qrad", 1}};
+    for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++)
+        if (!strcmp(a, opts[i].name)) return opts[i].nargs;
+    return -1;
+}
 
 static void usage(FILE *f)
 {
@@ -40,6 +70,17 @@ static void usage(FILE *f)
             "  --face-at-center       the face shown at the centre of view 0\n"
             "  --list-textures        the map's texture names, found (with --game) or flat\n"
             "  --image-stats IMG.png  share of non-black pixels and distinct colours of a PNG\n"
+            "  --image-diff A.png B.png  how many pixels differ and their bounding box\n"
+            "  --watch MAP.map [compile options]\n"
+            "                         compile MAP.map (q2map compile -fast) and show it; on each save\n"
+            "                         compile again in the background and swap the result in\n"
+            "                         (F5 compiles now, F6 switches -fast/-final)\n"
+            "  --render-on-change DIR with --watch: no window; DIR/compile_NNN.png and DIR/latest.png\n"
+            "                         after each compile that gives a map\n"
+            "  --max-compiles N       with --watch: stop after N compiles have ended\n"
+            "  --watch-poll           with --watch: poll the files instead of inotify\n"
+            "compile options (with --watch, passed to q2map compile): -fast -final -threads N\n"
+            "  -quiet -verbose -basedir D -gamedir D -leaktest -novis -norad -qbsp A -qvis A -qrad A\n"
             "options:\n"
             "  --shot-dir DIR         where the window's screenshots go (default .)\n"
             "  --renderer soft|gl     (default soft)\n"
@@ -89,10 +130,131 @@ static int image_stats_main(const char *path)
     return 0;
 }
 
+/* How two PNGs of one size differ: the count and bounding box of the
+ * pixels whose colour is not the same; tests use it to say where a
+ * picture changed. Exit 0 when they differ, 1 when equal, 2 on error. */
+static int image_diff_main(const char *pa, const char *pb)
+{
+    image_t im[2] = {{0, 0, NULL}, {0, 0, NULL}};
+    const char *paths[2] = {pa, pb};
+    for (int k = 0; k < 2; k++) {
+        uint8_t *data = NULL;
+        size_t size = 0;
+        q2err_t err;
+        if (!file_read_all(paths[k], (size_t)256 << 20, &data, &size, &err) ||
+            !png_read(data, size, paths[k], &im[k], &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            free(data);
+            image_free(&im[0]);
+            return 2;
+        }
+        free(data);
+    }
+    if (im[0].width != im[1].width || im[0].height != im[1].height) {
+        fprintf(stderr, "qview: %s is %dx%d, %s is %dx%d\n", pa, im[0].width, im[0].height, pb, im[1].width,
+                im[1].height);
+        image_free(&im[0]);
+        image_free(&im[1]);
+        return 2;
+    }
+    long n = 0;
+    int x0 = im[0].width, y0 = im[0].height, x1 = -1, y1 = -1;
+    for (int y = 0; y < im[0].height; y++)
+        for (int x = 0; x < im[0].width; x++) {
+            size_t o = ((size_t)y * im[0].width + x) * 4;
+            if (!memcmp(im[0].rgba + o, im[1].rgba + o, 3)) continue;
+            n++;
+            if (x < x0) x0 = x;
+            if (y < y0) y0 = y;
+            if (x > x1) x1 = x;
+            if (y > y1) y1 = y;
+        }
+    if (n)
+        printf("image diff: %ld pixels differ, box %d %d %d %d\n", n, x0, y0, x1, y1);
+    else
+        printf("image diff: 0 pixels differ\n");
+    image_free(&im[0]);
+    image_free(&im[1]);
+    return n ? 0 : 1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return x < y ? -1 : x > y;
+}
+
+/* --watch: the live session, shown in the window or rendered headless. */
+static int watch_main(const char *map, const char *const *copts, int ncopts, bool final, bool force_poll,
+                      const char *out_dir, int max_compiles, const char *game, const char *renderer, int width,
+                      int height, int threads, int mode, bool wire, bool no_pvs, const camera_t *cam,
+                      const char *shot_dir, log_t *log)
+{
+    q2err_t err;
+    vfs_t *vfs = NULL;
+    if (game) {
+        vfs = vfs_create();
+        if (!vfs_add_gamedir(vfs, game, &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            vfs_free(vfs);
+            return 1;
+        }
+    }
+    texdb_t *db = vfs ? texdb_create(vfs, log) : NULL;
+    live_opts_t lo = {map, copts, ncopts, final, force_poll, db, log};
+    live_t live;
+    if (!live_start(&live, &lo, &err)) {
+        fprintf(stderr, "qview: %s\n", err.msg);
+        texdb_free(db);
+        vfs_free(vfs);
+        return 1;
+    }
+    render_opts_t ropts;
+    render_opts_default(&ropts);
+    ropts.mode = mode;
+    ropts.wireframe = wire;
+    ropts.no_pvs = no_pvs;
+    int rc = 0;
+    if (out_dir) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_stop_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+        sigaction(SIGHUP, &sa, NULL);
+        watch_headless_opts_t ho = {out_dir, max_compiles, width,  height, threads, ref_by_name(renderer),
+                                    ropts,   cam,          &stop_requested, stdout};
+        log_info(log, "qview: watching %s (%s, %s)", map, live_preset_name(&live),
+                 watch_files_polling(live.wf) ? "polling" : "inotify");
+        rc = watch_headless_run(&live, &ho, log);
+        if (stop_requested) log_info(log, "qview: stopped by a signal");
+    } else {
+        window_opts_t wo;
+        memset(&wo, 0, sizeof wo);
+        wo.width = width;
+        wo.height = height;
+        wo.threads = threads;
+        wo.renderer = renderer;
+        wo.shot_dir = shot_dir;
+        wo.render = ropts;
+        wo.start = cam;
+        wo.log = log;
+        wo.live = &live;
+        char title[Q2_PATH_MAX + 16];
+        snprintf(title, sizeof title, "qview: %s", path_basename(map));
+        wo.title = title;
+        log_info(log, "qview: watching %s (%s, %s)", map, live_preset_name(&live),
+                 watch_files_polling(live.wf) ? "polling" : "inotify");
+        if (!window_run(NULL, &wo, &err)) {
+            fprintf(stderr, "qview: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+    live_stop(&live);
+    texdb_free(db);
+    vfs_free(vfs);
+    return rc;
 }
 
 int main(int argc, char **argv)
@@ -103,6 +265,11 @@ int main(int argc, char **argv)
     bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
     bool views_given = false, face_at_center = false, list_textures = false;
     double max_mae = 4.0;
+    bool watch = false, watch_poll = false, watch_final = false;
+    const char *render_on_change = NULL;
+    int max_compiles = 0;
+    const char *copts[argc + 1];
+    int ncopts = 0;
     camera_t cam = {{0, 0, 0}, 0, 0, 90};
     log_level_t level = LOG_NORMAL;
 
@@ -122,6 +289,38 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--out-dir")) {
             NEED(1);
             out_dir = argv[++i];
+        } else if (!strcmp(a, "--watch")) {
+            watch = true;
+        } else if (!strcmp(a, "--watch-poll")) {
+            watch_poll = true;
+        } else if (!strcmp(a, "--render-on-change")) {
+            NEED(1);
+            render_on_change = argv[++i];
+        } else if (!strcmp(a, "--max-compiles")) {
+            NEED(1);
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || end == argv[i] || n < 1 || n > 1000000) {
+                fprintf(stderr, "qview: bad --max-compiles '%s' (1..1000000)\n", argv[i]);
+                return 2;
+            }
+            max_compiles = (int)n;
+        } else if (watch && compile_option_args(a) >= 0) {
+            int k = compile_option_args(a);
+            NEED(k);
+            if (!strcmp(a, "-fast") || !strcmp(a, "-final")) {
+                watch_final = !strcmp(a, "-final");
+            } else {
+                copts[ncopts++] = a;
+                for (int j = 0; j < k; j++) copts[ncopts++] = argv[++i];
+            }
+        } else if (watch && (!strcmp(a, "-o") || !strcmp(a, "-log") || !strcmp(a, "-json"))) {
+            fprintf(stderr, "qview: %s: watch mode keeps its compiles to itself\n", a);
+            return 2;
+        } else if (!strcmp(a, "--image-diff")) {
+            NEED(2);
+            i += 2;
+            return image_diff_main(argv[i - 1], argv[i]);
         } else if (!strcmp(a, "--image-stats")) {
             NEED(1);
             return image_stats_main(argv[++i]);
@@ -223,11 +422,21 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if ((render_on_change || max_compiles || watch_poll) && !watch) {
+        fprintf(stderr, "qview: --render-on-change, --max-compiles and --watch-poll go with --watch\n");
+        return 2;
+    }
     threads = threads_resolve(threads);
     log_t log;
     log_init(&log, level, stdout, stderr);
     q2err_t err;
     q2err_clear(&err);
+    if (watch) {
+        int wrc = watch_main(map, copts, ncopts, watch_final, watch_poll, render_on_change, max_compiles, game,
+                             renderer, width, height, threads, mode, wire, no_pvs, have_cam ? &cam : NULL, shot_dir,
+                             &log);
+        return wrc;
+    }
 
     double t0 = time_now();
     vfs_t *vfs = NULL;
@@ -248,6 +457,7 @@ int main(int argc, char **argv)
         return 1;
     }
     double load_s = time_now() - t0;
+    if (world.unlit) fprintf(stderr, "qview: %s: no lighting data (an unlit bsp): drawn fullbright\n", map);
     log_verbose(&log, "%s: %d faces, %d textures (%d found), %d lit faces, %d clusters, loaded in %.3f s", map,
                 world.numfaces, world.numtextures, world.numtextured, world.numlitfaces, world.numclusters, load_s);
 

@@ -3,6 +3,7 @@
 #ifndef QVIEW_WINDOW_H
 #define QVIEW_WINDOW_H
 
+#include "live.h"
 #include "overlays.h"
 #include "refexport.h"
 
@@ -15,6 +16,11 @@ typedef struct window_opts_t {
     const camera_t *start; /* NULL: the player start */
     const overlays_t *overlays;
     log_t *log;
+    /* Watch mode: worlds come from here as compiles end (w may then be
+     * NULL at the start: the window waits for the first one); F5 compiles
+     * again, F6 switches -fast and -final. */
+    live_t *live;
+    const char *title; /* window title (default "qview") */
 } window_opts_t;
 
 /* Runs until the window is closed or Escape is pressed. */

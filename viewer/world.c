@@ -193,12 +193,17 @@ bool world_from_bsp(world_t *w, bsp_t *bsp, const char *name, texdb_t *db, log_t
         int nstyles = 0;
         while (nstyles < MAXLIGHTMAPS && df->styles[nstyles] != 255) nstyles++;
         bool special = (ti->flags & (SURF_SKY | SURF_WARP)) != 0;
-        if (!special && nstyles > 0 && df->lightofs >= 0 && b->lightdatasize > 0) {
+        if (!special && b->lightdatasize == 0) {
+            /* qbsp's output before qrad: whatever styles and offsets qbsp
+             * left in the face, there is no light to read. */
+            w->numunlitfaces++;
+        } else if (!special && nstyles > 0 && df->lightofs >= 0) {
             int lw = ext.size[0], lh = ext.size[1];
             int64_t need = (int64_t)df->lightofs + (int64_t)lw * lh * 3 * nstyles;
             if (lw > 256 || lh > 256 || need > b->lightdatasize) {
-                log_warn(log, "%s: face %d: lightmap of %dx%d at %d runs past the lighting lump; drawn unlit", name,
-                         i, lw, lh, df->lightofs);
+                if (w->numunlitfaces++ == 0)
+                    log_warn(log, "%s: face %d: lightmap of %dx%d at %d runs past the lighting lump; drawn fullbright",
+                             name, i, lw, lh, df->lightofs);
             } else {
                 f->lm_w = lw;
                 f->lm_h = lh;
@@ -248,6 +253,10 @@ bool world_from_bsp(world_t *w, bsp_t *bsp, const char *name, texdb_t *db, log_t
     }
     free(morg);
     free(face_model);
+    w->unlit = b->lightdatasize == 0 && w->numunlitfaces > 0;
+    if (w->numunlitfaces > 1 && !w->unlit)
+        log_warn(log, "%s: %d faces in all have lightmaps past the lighting lump; drawn fullbright", name,
+                 w->numunlitfaces);
 
     for (int l = 0; l < b->numleafs; l++) {
         const dleaf_t *lf = &b->leafs[l];

@@ -72,6 +72,11 @@ typedef struct world_t {
     uint8_t *pvs; /* numclusters * rowbytes, decompressed */
     entity_list_t ents;
     int numlitfaces, numtextured;
+    /* Faces that want light but have none to read: drawn fullbright. */
+    int numunlitfaces;
+    /* No lighting lump at all (a bsp before qrad): every face is drawn
+     * fullbright and the viewer says so. */
+    bool unlit;
 } world_t;
 
 /* Loads a bsp; textures come from db when it is not NULL (images found

@@ -70,7 +70,8 @@ static void usage(FILE *f)
             "  --face-at-center       the face shown at the centre of view 0\n"
             "  --list-textures        the map's texture names, found (with --game) or flat\n"
             "  --image-stats IMG.png  share of non-black pixels and distinct colours of a PNG\n"
-            "  --image-diff A.png B.png  how many pixels differ and their bounding box\n"
+            "  --image-diff A.png B.png [X0 Y0 X1 Y1]\n"
+            "                         how many pixels differ, their bounding box (and how many in the box)\n"
             "  --watch MAP.map [compile options]\n"
             "                         compile MAP.map (q2map compile -fast) and show it; on each save\n"
             "                         compile again in the background and swap the result in\n"
@@ -133,7 +134,7 @@ static int image_stats_main(const char *path)
 /* How two PNGs of one size differ: the count and bounding box of the
  * pixels whose colour is not the same; tests use it to say where a
  * picture changed. Exit 0 when they differ, 1 when equal, 2 on error. */
-static int image_diff_main(const char *pa, const char *pb)
+static int image_diff_main(const char *pa, const char *pb, const int *region)
 {
     image_t im[2] = {{0, 0, NULL}, {0, 0, NULL}};
     const char *paths[2] = {pa, pb};
@@ -157,13 +158,14 @@ static int image_diff_main(const char *pa, const char *pb)
         image_free(&im[1]);
         return 2;
     }
-    long n = 0;
+    long n = 0, inside = 0;
     int x0 = im[0].width, y0 = im[0].height, x1 = -1, y1 = -1;
     for (int y = 0; y < im[0].height; y++)
         for (int x = 0; x < im[0].width; x++) {
             size_t o = ((size_t)y * im[0].width + x) * 4;
             if (!memcmp(im[0].rgba + o, im[1].rgba + o, 3)) continue;
             n++;
+            if (region && x >= region[0] && y >= region[1] && x <= region[2] && y <= region[3]) inside++;
             if (x < x0) x0 = x;
             if (y < y0) y0 = y;
             if (x > x1) x1 = x;
@@ -173,6 +175,8 @@ static int image_diff_main(const char *pa, const char *pb)
         printf("image diff: %ld pixels differ, box %d %d %d %d\n", n, x0, y0, x1, y1);
     else
         printf("image diff: 0 pixels differ\n");
+    if (region)
+        printf("image diff: %ld pixels differ in %d %d %d %d\n", inside, region[0], region[1], region[2], region[3]);
     image_free(&im[0]);
     image_free(&im[1]);
     return n ? 0 : 1;
@@ -319,8 +323,18 @@ int main(int argc, char **argv)
             return 2;
         } else if (!strcmp(a, "--image-diff")) {
             NEED(2);
-            i += 2;
-            return image_diff_main(argv[i - 1], argv[i]);
+            int region[4], nr = 0;
+            char *end;
+            for (; nr < 4 && i + 3 + nr < argc; nr++) {
+                long v = strtol(argv[i + 3 + nr], &end, 10);
+                if (*end || end == argv[i + 3 + nr]) break;
+                region[nr] = (int)v;
+            }
+            if (nr != 0 && nr != 4) {
+                fprintf(stderr, "qview: --image-diff A B [X0 Y0 X1 Y1]: a region needs four numbers\n");
+                return 2;
+            }
+            return image_diff_main(argv[i + 1], argv[i + 2], nr ? region : NULL);
         } else if (!strcmp(a, "--image-stats")) {
             NEED(1);
             return image_stats_main(argv[++i]);

@@ -58,12 +58,15 @@ static bool screenshot(const char *dir, const uint8_t *rgba, int w, int h, char 
     return q2err_set(err, dir, 0, 0, "too many screenshots already");
 }
 
-static void take_shot(const window_opts_t *o, const uint8_t *frame, int width, int height, int *shots)
+static void take_shot(const window_opts_t *o, const uint8_t *frame, int width, int height, const camera_t *cam,
+                      int *shots)
 {
     char path[Q2_PATH_MAX];
     q2err_t e2;
     if (screenshot(o->shot_dir, frame, width, height, path, sizeof path, &e2)) {
-        log_info(o->log, "qview: screenshot %s", path);
+        /* The camera in full, so that a test can render the same view. */
+        log_info(o->log, "qview: screenshot %s camera %.17g %.17g %.17g %.17g %.17g", path, cam->origin[0],
+                 cam->origin[1], cam->origin[2], cam->yaw, cam->pitch);
         (*shots)++;
     } else {
         log_warn(o->log, "qview: screenshot failed: %s", e2.msg);
@@ -292,7 +295,7 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             }
         }
         frame_ms = (time_now() - t0) * 1000.0;
-        if (shot) take_shot(o, frame, width, height, &shots);
+        if (shot) take_shot(o, frame, width, height, &cam, &shots);
         if (show_hud) {
             char line[256];
             static const uint8_t white[3] = {255, 255, 255}, yellow[3] = {255, 230, 90};
@@ -320,7 +323,7 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
                     y += HUD_LINE(sc) * hud_text_wrap(frame, width, height, 6, y, sc, lh.text[i], lh.rgb[i]);
             }
         }
-        if (shot_hud) take_shot(o, frame, width, height, &shots);
+        if (shot_hud) take_shot(o, frame, width, height, &cam, &shots);
         SDL_UpdateTexture(tex, NULL, frame, width * 4);
         SDL_RenderClear(sr);
         SDL_RenderCopy(sr, tex, NULL, NULL);

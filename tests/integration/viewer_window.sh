@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # qview's window under Xvfb: keys injected with xdotool move the camera,
 # switch the renderer and take screenshots; the screenshots show the map.
+# Then watch mode: the window shows the first compile of a room; after the
+# camera moved, a save with the pillar moved is compiled and swapped in
+# under the same camera: the next screenshot is the moved map from exactly
+# that camera (equal to a headless render of it), and F5 compiles again.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/viewer_room.sh"
 q2m_need Q2MAP_BIN Q2MAP_DATA Q2MAP_TMP
 q2m_scratch
 T="$Q2MAP_TMP"
@@ -39,11 +44,13 @@ QPID=$!
 WID=$(timeout 30 xdotool search --sync --name '^qview$' | head -1) || fail "no qview window"
 xdotool windowfocus --sync "$WID" || true
 
+LOG="$T/qview.log"
 wait_for() { # pattern count
     for i in $(seq 300); do
-        [ "$(grep -c "$1" "$T/qview.log" || true)" -ge "$2" ] && return 0
+        [ "$(grep -c -- "$1" "$LOG" || true)" -ge "$2" ] && return 0
         sleep 0.1
     done
+    cat "$LOG" >&2
     fail "timed out waiting for '$1'"
 }
 xdotool key F12
@@ -74,4 +81,52 @@ for p in "$T/shots"/qview_*.png; do
 done
 # moving and turning changed the picture
 cmp -s "$T/shots/qview_0000.png" "$T/shots/qview_0001.png" && fail "the camera did not move"
-echo "viewer_window: ok ($(grep renderer "$T/qview.log" | tail -1))"
+
+# --- watch mode
+W="$T/watch"
+mkdir -p "$W/tmp"
+viewer_room 0 | viewer_save "$W/room.map"
+LOG="$W/qview.log"
+TMPDIR="$W/tmp" "$Q" --watch "$W/room.map" -threads 2 --size 160x120 --threads 2 --shot-dir "$W/shots" \
+    >"$LOG" 2>&1 &
+QPID=$!
+WID=$(timeout 30 xdotool search --sync --name '^qview: room.map$' | head -1) || fail "no watch window"
+xdotool windowfocus --sync "$WID" || true
+wait_for "compile 1 swapped in" 1
+cam1=$(sed -nE 's/.*compile 1 swapped in.*camera (.*)$/\1/p' "$LOG")
+# move away from the player start, then a screenshot
+xdotool keydown w; sleep 0.2; xdotool keyup w
+xdotool key Left
+xdotool key F12
+wait_for "screenshot" 1
+camA=$(grep "screenshot" "$LOG" | sed -nE '1s/.* camera (.*)$/\1/p')
+[ "$camA" != "$cam1" ] || fail "the camera did not move before the save"
+# the save
+viewer_room 128 | viewer_save "$W/room.map"
+wait_for "compile 2 swapped in" 1
+cam2=$(sed -nE 's/.*compile 2 swapped in.*camera (.*)$/\1/p' "$LOG")
+[ "$cam2" = "$camA" ] || fail "the camera moved with the swap: $camA before, $cam2 after"
+xdotool key F12
+wait_for "screenshot" 2
+camB=$(grep "screenshot" "$LOG" | sed -nE '2s/.* camera (.*)$/\1/p')
+[ "$camB" = "$camA" ] || fail "the camera is not where it was: $camA before, $camB after"
+# F5: one more compile of the same map, swapped in again
+xdotool key F5
+wait_for "compile 3 swapped in" 1
+xdotool key Escape
+for i in $(seq 150); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$QPID" 2>/dev/null && fail "Escape did not close the watch window"
+wait "$QPID" || { cat "$LOG" >&2; fail "qview --watch exited with an error"; }
+QPID=
+r=$(pgrep -f -- "$W/" || true)
+[ -z "$r" ] || fail "left running after the watch window closed: $r"
+[ -z "$(ls -A "$W/tmp")" ] || fail "left in TMPDIR: $(ls -A "$W/tmp")"
+cmp -s "$W/shots/qview_0000.png" "$W/shots/qview_0001.png" && fail "the window was not redrawn with the new map"
+# The moved room compiled by hand and rendered headless from that camera.
+mkdir -p "$W/ref"
+cp "$W/room.map" "$W/ref/room.map"
+"$Q2MAP_BIN/q2map" compile "$W/ref/room.map" -fast -threads 2 -quiet >"$W/ref/log" 2>&1 || fail "reference compile"
+# shellcheck disable=SC2086
+"$Q" "$W/ref/room.bsp" --render "$W/ref/moved.png" --size 160x120 --threads 2 --camera $camB >/dev/null
+cmp -s "$W/shots/qview_0001.png" "$W/ref/moved.png" || fail "after the save the window does not show the moved map"
+echo "viewer_window: ok ($(grep renderer "$T/qview.log" | tail -1); watch: camera kept at $camB)"

@@ -155,7 +155,10 @@ static void end_job(live_t *l, double now, live_update_t *u)
     } else {
         world_t *w = q2_calloc(1, sizeof *w);
         q2err_t err;
-        if (!world_load(w, r->bsp, l->o.db, l->o.log, &err)) {
+        double t0 = time_now();
+        bool loaded = world_load(w, r->bsp, l->o.db, l->o.log, &err);
+        u->load_s = time_now() - t0;
+        if (!loaded) {
             snprintf(l->last_error, sizeof l->last_error, "%s", err.msg);
             free(w);
         } else {
@@ -173,8 +176,11 @@ static void end_job(live_t *l, double now, live_update_t *u)
         }
     }
     u->ok = l->last_ok;
-    if (l->change_t > 0) u->save_to_ready_s = time_now() - l->change_t;
-    (void)now;
+    u->job_s = now - l->job_t0;
+    if (l->change_t > 0) {
+        u->save_to_ready_s = time_now() - l->change_t;
+        u->settle_s = l->job_t0 - l->change_t;
+    }
     compile_job_remove_dir(l->job.dir);
     l->job.dir[0] = '\0';
 }

@@ -52,6 +52,9 @@ typedef struct live_update_t {
     bool started;      /* a compile started */
     int serial;        /* number of the compile that ended or started, from 1 */
     double save_to_ready_s; /* first sight of the save to world loaded; 0 for F5 or the first */
+    double settle_s;        /* ... of which waiting for the files to settle */
+    double job_s;           /* the compile's wall time, q2map's start to its end */
+    double load_s;          /* loading the new bsp */
 } live_update_t;
 
 bool live_start(live_t *l, const live_opts_t *o, q2err_t *err);

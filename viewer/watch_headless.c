@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../common/mem.h"
 #include "../common/timer.h"
@@ -29,7 +30,20 @@ static bool render_png(const world_t *w, const overlays_t *leak, const camera_t 
     o->ref->read_pixels(st, img);
     o->ref->shutdown(st);
     image_t im = {o->width, o->height, img};
-    bool ok = png_write_file(path, &im, err) && png_write_file(latest, &im, err);
+    bool ok = png_write_file(path, &im, err);
+    if (ok) {
+        /* latest.png: the same file under a second name, swapped in whole
+         * (an editor showing it never reads a half-written one); written
+         * again only where hard links do not work. */
+        char tmp[Q2_PATH_MAX + 8];
+        snprintf(tmp, sizeof tmp, "%s.new", latest);
+        unlink(tmp);
+        if (link(path, tmp) == 0) {
+            if (rename(tmp, latest) != 0) ok = q2err_set(err, latest, 0, 0, "cannot rename: %s", strerror(errno));
+        } else {
+            ok = png_write_file(latest, &im, err);
+        }
+    }
     free(img);
     return ok;
 }
@@ -100,7 +114,8 @@ int watch_headless_run(live_t *l, const watch_headless_opts_t *o, log_t *log)
                     compile_stage_text(r, JOB_QVIS, sb[1], sizeof sb[1]),
                     compile_stage_text(r, JOB_QRAD, sb[2], sizeof sb[2]));
             if (u.save_to_ready_s > 0)
-                fprintf(o->out, ", save to picture %.3f s", u.save_to_ready_s + render_s);
+                fprintf(o->out, ", save to picture %.3f s (settle %.3f, compile %.3f, load %.3f, render %.3f)",
+                        u.save_to_ready_s + render_s, u.settle_s, u.job_s, u.load_s, render_s);
             fprintf(o->out, ", %d warnings%s%s: %s\n", r->numwarnings, world->unlit ? ", unlit: drawn fullbright" : "",
                     u.leak.numleak ? ", LEAK shown from its start" : "", path);
             rc = 0;

@@ -265,10 +265,13 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
                 snprintf(title, sizeof title, "%s%s", o->title ? o->title : "qview",
                          w->unlit ? " (unlit: drawn fullbright)" : "");
                 SDL_SetWindowTitle(win, title);
-                log_info(o->log, "qview: compile %d swapped in (%s renderer%s%s), camera %.17g %.17g %.17g %.17g %.17g",
+                char since[64] = "";
+                if (u.save_to_ready_s > 0) snprintf(since, sizeof since, ", %.3f s after the save", u.save_to_ready_s);
+                log_info(o->log,
+                         "qview: compile %d swapped in (%s renderer%s%s%s), camera %.17g %.17g %.17g %.17g %.17g",
                          o->live->finished, slots[cur].ref->name, live_ov.numleak ? ", leak" : "",
-                         w->unlit ? ", unlit: drawn fullbright" : "", cam.origin[0], cam.origin[1], cam.origin[2],
-                         cam.yaw, cam.pitch);
+                         w->unlit ? ", unlit: drawn fullbright" : "", since, cam.origin[0], cam.origin[1],
+                         cam.origin[2], cam.yaw, cam.pitch);
             } else if (u.ended) {
                 log_info(o->log, "qview: compile %d failed: %s%s", o->live->finished, o->live->last_error,
                          w ? "; the last good map stays" : "");

@@ -6,7 +6,8 @@
 # last good picture kept; a leak is reported and shown; two quick saves end
 # with the last one's picture; --max-compiles ends the watch and nothing is
 # left running or on disk; a signal mid-compile ends it cleanly too. Runs
-# once with inotify and once with the polling fallback.
+# once with inotify and once with the polling fallback. A changed texture
+# that the map uses gives a new compile as well.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/viewer_room.sh"
@@ -147,6 +148,23 @@ grep -q "^watch: compile" "$d/watch.log" && fail "the compile ended before the s
 r=$(left_running "$d")
 [ -z "$r" ] || fail "left running after SIGTERM: $(ps -o pid,args -p "$(echo $r | tr ' ' ,)" 2>/dev/null || echo "$r")"
 [ -z "$(ls -A "$d/tmp")" ] || fail "left in TMPDIR after SIGTERM: $(ls -A "$d/tmp")"
+
+# The textures the map used are watched too: a new bricks.wal in the game
+# directory gives a new compile.
+d="$TMP/texture"
+mkdir -p "$d/tmp" "$d/game/textures/bricks"
+cp "$DATA/textures/baseq2/textures/bricks/bricks.wal" "$d/game/textures/bricks/"
+viewer_room 0 | sed 's| wall | bricks/bricks |' | viewer_save "$d/room.map"
+TMPDIR="$d/tmp" "$Q" --watch "$d/room.map" -threads 2 -gamedir "$d/game" --game "$d/game" \
+    --render-on-change "$d/png" --max-compiles 2 --size $SIZE --threads 2 >"$d/watch.log" 2>&1 &
+QPID=$!
+wait_line "$d/watch.log" "^watch: compile 1 (" 1
+viewer_save "$d/game/textures/bricks/bricks.wal" <"$DATA/textures/baseq2/textures/bricks/bricks.wal"
+wait_line "$d/watch.log" "^watch: compile 2 (" 1
+grep -q "^watch: compile 2 (fast): ok" "$d/watch.log" || fail "texture change: $(grep 'compile 2' "$d/watch.log")"
+for _ in $(seq 200); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.05; done
+wait "$QPID" || { cat "$d/watch.log" >&2; fail "texture case: qview exited with an error"; }
+QPID=
 
 # Bad use: the options that go with --watch alone, a missing map.
 "$Q" --render-on-change "$TMP/x" "$TMP/none.map" >/dev/null 2>&1 && fail "--render-on-change without --watch accepted"

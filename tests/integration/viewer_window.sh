@@ -110,9 +110,15 @@ xdotool key F12
 wait_for "screenshot" 2
 camB=$(grep "screenshot" "$LOG" | sed -nE '2s/.* camera (.*)$/\1/p')
 [ "$camB" = "$camA" ] || fail "the camera is not where it was: $camA before, $camB after"
-# F5: one more compile of the same map, swapped in again
+# F5: one more compile of the same map, swapped in again; the render
+# modes work on the new world, and F6 switches the preset and compiles
 xdotool key F5
 wait_for "compile 3 swapped in" 1
+xdotool key m
+wait_for "mode lightmap" 1
+xdotool key F6
+wait_for "preset final" 1
+wait_for "compile 4 swapped in" 1
 xdotool key Escape
 for i in $(seq 150); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$QPID" 2>/dev/null && fail "Escape did not close the watch window"

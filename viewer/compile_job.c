@@ -104,48 +104,49 @@ static void copy_line(char *dst, const char *src, size_t n)
     dst[n] = '\0';
 }
 
-/* Reads the job's output: warnings, errors and the stage table q2map
- * prints at the end ("qbsp  0.02  ok"). */
+void compile_parse_output(const char *text, compile_result_t *r)
+{
+    static const char *const names[JOB_STAGES] = {"qbsp", "qvis", "qrad"};
+    const char *s = text;
+    while (*s) {
+        const char *nl = strchr(s, '\n');
+        size_t len = nl ? (size_t)(nl - s) : strlen(s);
+        char line[JOB_LINE_MAX];
+        copy_line(line, s, len);
+        if (len >= 9 && !strncmp(s, "warning: ", 9)) {
+            if (r->numwarnings < JOB_MAX_LINES) copy_line(r->warnings[r->numwarnings], s + 9, len - 9);
+            r->numwarnings++;
+            if (strstr(line, "LEAK")) r->leaked = true;
+        } else if (len >= 7 && !strncmp(s, "error: ", 7)) {
+            if (r->numerrors < JOB_MAX_LINES) copy_line(r->errors[r->numerrors], s + 7, len - 7);
+            r->numerrors++;
+        } else if (len > 6 && !strncmp(s, "total ", 6)) {
+            r->total_s = atof(line + 6);
+        } else {
+            /* The table q2map prints at the end: "qbsp   0.02  ok". */
+            for (int k = 0; k < JOB_STAGES; k++) {
+                size_t nl2 = strlen(names[k]);
+                if (len <= nl2 || strncmp(s, names[k], nl2) || s[nl2] != ' ') continue;
+                char secs[32] = "", note[32] = "";
+                if (sscanf(line + nl2, "%31s %31[^\n]", secs, note) == 2) {
+                    r->stage_s[k] = strcmp(secs, "-") ? atof(secs) : 0;
+                    snprintf(r->stage_note[k], sizeof r->stage_note[k], "%s", note);
+                }
+            }
+        }
+        if (!nl) break;
+        s = nl + 1;
+    }
+}
+
+/* Reads the job's output file into r. */
 static void parse_output(compile_result_t *r)
 {
     uint8_t *data = NULL;
     size_t size = 0;
     q2err_t e;
     if (!file_read_all(r->output, OUTPUT_MAX, &data, &size, &e)) return;
-    static const char *const names[JOB_STAGES] = {"qbsp", "qvis", "qrad"};
-    char *s = (char *)data;
-    while (*s) {
-        char *nl = strchr(s, '\n');
-        size_t len = nl ? (size_t)(nl - s) : strlen(s);
-        if (len >= 9 && !strncmp(s, "warning: ", 9)) {
-            if (r->numwarnings < JOB_MAX_LINES) copy_line(r->warnings[r->numwarnings], s + 9, len - 9);
-            r->numwarnings++;
-            if (strstr(s, "LEAK") && (size_t)(strstr(s, "LEAK") - s) < len) r->leaked = true;
-        } else if (len >= 7 && !strncmp(s, "error: ", 7)) {
-            if (r->numerrors < JOB_MAX_LINES) copy_line(r->errors[r->numerrors], s + 7, len - 7);
-            r->numerrors++;
-        } else {
-            for (int k = 0; k < JOB_STAGES; k++) {
-                size_t nl2 = strlen(names[k]);
-                if (len > nl2 && !strncmp(s, names[k], nl2) && s[nl2] == ' ') {
-                    char secs[32] = "", note[32] = "";
-                    char line[JOB_LINE_MAX];
-                    copy_line(line, s, len);
-                    if (sscanf(line + nl2, "%31s %31[^\n]", secs, note) == 2) {
-                        r->stage_s[k] = strcmp(secs, "-") ? atof(secs) : 0;
-                        snprintf(r->stage_note[k], sizeof r->stage_note[k], "%s", note);
-                    }
-                }
-            }
-            if (len > 6 && !strncmp(s, "total ", 6)) {
-                char line[JOB_LINE_MAX];
-                copy_line(line, s, len);
-                r->total_s = atof(line + 6);
-            }
-        }
-        if (!nl) break;
-        s = nl + 1;
-    }
+    compile_parse_output((const char *)data, r);
     free(data);
 }
 

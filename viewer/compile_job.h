@@ -46,6 +46,10 @@ bool compile_job_poll(compile_job_t *j, compile_result_t *r);
 /* Kills the job's whole process group and reaps it. */
 void compile_job_cancel(compile_job_t *j);
 
+/* Adds what q2map's output says (NUL-terminated text) to r: warnings,
+ * errors, whether the map leaked, the stage table's times and notes. */
+void compile_parse_output(const char *text, compile_result_t *r);
+
 /* A stage's seconds ("0.42") when it ran well, else its note ("skipped"). */
 const char *compile_stage_text(const compile_result_t *r, int stage, char *buf, size_t n);
 

@@ -63,50 +63,53 @@ void live_toggle_preset(live_t *l)
     live_request(l);
 }
 
-/* The files qbsp read, from its -deps rule ("bsp: map \\\n dep ..."), the
- * map first; spaces and '#' come escaped with '\', '$' doubled. */
+int live_parse_deps(const char *text, const char *map, char ***out)
+{
+    char **v = q2_calloc(MAX_WATCHED, sizeof *v);
+    int n = 0;
+    v[n++] = q2_strdup(map);
+    const char *s = text ? strstr(text, ": ") : NULL;
+    if (s) {
+        s += 2;
+        char tok[Q2_PATH_MAX];
+        size_t tl = 0;
+        bool first = true;
+        for (;; s++) {
+            bool end = *s == '\0' || *s == ' ' || *s == '\n' || *s == '\t';
+            if (*s == '\\' && (s[1] == ' ' || s[1] == '#')) {
+                s++;
+            } else if (*s == '\\' && s[1] == '\n') {
+                s++;
+                end = true;
+            } else if (*s == '$' && s[1] == '$') {
+                s++;
+            }
+            if (end) {
+                if (tl > 0 && n < MAX_WATCHED) {
+                    tok[tl] = '\0';
+                    /* The first name is the map itself, already there. */
+                    if (!first) v[n++] = q2_strdup(tok);
+                    first = false;
+                }
+                tl = 0;
+                if (*s == '\0') break;
+                continue;
+            }
+            if (tl + 1 < sizeof tok) tok[tl++] = *s;
+        }
+    }
+    *out = v;
+    return n;
+}
+
 static int read_deps(const char *path, const char *map, char ***out)
 {
     uint8_t *data = NULL;
     size_t size = 0;
     q2err_t e;
-    char **v = q2_calloc(MAX_WATCHED, sizeof *v);
-    int n = 0;
-    v[n++] = q2_strdup(map);
-    if (file_read_all(path, (size_t)16 << 20, &data, &size, &e)) {
-        char *s = strstr((char *)data, ": ");
-        if (s) {
-            s += 2;
-            char tok[Q2_PATH_MAX];
-            size_t tl = 0;
-            bool first = true;
-            for (;; s++) {
-                bool end = *s == '\0' || *s == ' ' || *s == '\n' || *s == '\t';
-                if (*s == '\\' && (s[1] == ' ' || s[1] == '#')) {
-                    s++;
-                } else if (*s == '\\' && s[1] == '\n') {
-                    s++;
-                    end = true;
-                } else if (*s == '$' && s[1] == '$') {
-                    s++;
-                }
-                if (end) {
-                    if (tl > 0 && n < MAX_WATCHED) {
-                        tok[tl] = '\0';
-                        /* The first name is the map itself, already there. */
-                        if (!first) v[n++] = q2_strdup(tok);
-                        first = false;
-                    }
-                    tl = 0;
-                    if (*s == '\0') break;
-                    continue;
-                }
-                if (tl + 1 < sizeof tok) tok[tl++] = *s;
-            }
-        }
-        free(data);
-    }
-    *out = v;
+    bool ok = file_read_all(path, (size_t)16 << 20, &data, &size, &e);
+    int n = live_parse_deps(ok ? (const char *)data : NULL, map, out);
+    free(data);
     return n;
 }
 

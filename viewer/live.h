@@ -72,6 +72,12 @@ void live_toggle_preset(live_t *l);
 bool live_compiling(const live_t *l);
 const char *live_preset_name(const live_t *l);
 
+/* The files in qbsp's -deps rule (a Makefile rule, its lines continued
+ * with a backslash; spaces and '#' in names escaped with a backslash, '$'
+ * doubled), the map first in place of the rule's own first name; *out and
+ * its strings are the caller's to free. */
+int live_parse_deps(const char *text, const char *map, char ***out);
+
 /* Lines for the on-screen figures: what is running or what the last
  * compile did, its stage times, warnings, errors with file:line. */
 #define LIVE_HUD_LINES 8

@@ -4,7 +4,9 @@
 # Then watch mode: the window shows the first compile of a room; after the
 # camera moved, a save with the pillar moved is compiled and swapped in
 # under the same camera: the next screenshot is the moved map from exactly
-# that camera (equal to a headless render of it), and F5 compiles again.
+# that camera (equal to a headless render of it); F5 compiles again, F6
+# switches the preset; a save with a syntax error is reported with
+# file:line and leaves the picture as it was.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/viewer_room.sh"
@@ -119,6 +121,17 @@ wait_for "mode lightmap" 1
 xdotool key F6
 wait_for "preset final" 1
 wait_for "compile 4 swapped in" 1
+# a syntax error: the failure is logged with file:line and the last good
+# map stays on screen
+xdotool key F12
+wait_for "screenshot" 3
+viewer_room_broken | viewer_save "$W/room.map"
+wait_for "compile 5 failed: $W/room.map:10:1: " 1
+xdotool key F12
+wait_for "screenshot" 4
+cmp -s "$W/shots/qview_0002.png" "$W/shots/qview_0003.png" || fail "a failed compile changed the picture"
+viewer_room 128 | viewer_save "$W/room.map"
+wait_for "compile 6 swapped in" 1
 xdotool key Escape
 for i in $(seq 150); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$QPID" 2>/dev/null && fail "Escape did not close the watch window"

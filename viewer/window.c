@@ -237,7 +237,9 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             live_poll(o->live, time_now(), &u);
             if (u.ended && u.ok) {
                 /* The renderers hold the old world: start them on the new
-                 * one, then let the old go. The camera stays. */
+                 * one, then let the old go. The camera stays. These starts
+                 * come after SDL's: where Mesa then refuses a GL context,
+                 * ensure() says so and the soft renderer takes over. */
                 for (int i = 0; i < 2; i++) {
                     if (slots[i].state) slots[i].ref->shutdown(slots[i].state);
                     slots[i].state = NULL;

@@ -166,6 +166,18 @@ for _ in $(seq 200); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.05; done
 wait "$QPID" || { cat "$d/watch.log" >&2; fail "texture case: qview exited with an error"; }
 QPID=
 
+# -norad: the bsp is unlit; it is drawn fullbright, and the line says so.
+d="$TMP/norad"
+mkdir -p "$d/tmp"
+viewer_room 0 | viewer_save "$d/room.map"
+TMPDIR="$d/tmp" "$Q" --watch "$d/room.map" -threads 2 -norad --render-on-change "$d/png" --max-compiles 1 \
+    --size $SIZE --threads 2 >"$d/watch.log" 2>&1 || { cat "$d/watch.log" >&2; fail "-norad: qview failed"; }
+grep -q "^watch: compile 1 (fast): ok.*qrad skipped.*, unlit: drawn fullbright" "$d/watch.log" ||
+    fail "-norad: $(grep 'compile 1' "$d/watch.log")"
+line=$("$Q" --image-stats "$d/png/latest.png")
+cov=$(echo "$line" | sed -E 's/.*, ([0-9.]+) not black.*/\1/')
+awk -v c="$cov" 'BEGIN { exit !(c > 0.9) }' || fail "-norad: the unlit room is not drawn: $line"
+
 # Bad use: the options that go with --watch alone, a missing map.
 "$Q" --render-on-change "$TMP/x" "$TMP/none.map" >/dev/null 2>&1 && fail "--render-on-change without --watch accepted"
 "$Q" --watch "$TMP/none.map" --render-on-change "$TMP/x" >"$TMP/none.log" 2>&1 && fail "a missing map accepted"

@@ -6,7 +6,8 @@
 # under the same camera: the next screenshot is the moved map from exactly
 # that camera (equal to a headless render of it); F5 compiles again, F6
 # switches the preset; a save with a syntax error is reported with
-# file:line and leaves the picture as it was.
+# file:line and leaves the picture as it was. An unlit bsp gets a window
+# title that says it is drawn fullbright.
 set -euo pipefail
 . "$(dirname "$0")/lib/common.sh"
 . "$(dirname "$0")/lib/viewer_room.sh"
@@ -83,6 +84,22 @@ for p in "$T/shots"/qview_*.png; do
 done
 # moving and turning changed the picture
 cmp -s "$T/shots/qview_0000.png" "$T/shots/qview_0001.png" && fail "the camera did not move"
+
+# --- an unlit bsp (qbsp alone): drawn fullbright, the title says so
+U="$T/unlit"
+mkdir -p "$U"
+viewer_room 0 | viewer_save "$U/room.map"
+"$Q2MAP_BIN/qbsp" -threads 2 "$U/room.map" >"$U/qbsp.log" 2>&1 || fail "qbsp of the unlit room"
+LOG="$U/qview.log"
+"$Q" "$U/room.bsp" --size 160x120 --threads 2 >"$LOG" 2>&1 &
+QPID=$!
+timeout 30 xdotool search --sync --name '^qview \(unlit: drawn fullbright\)$' >/dev/null ||
+    fail "no window titled as unlit"
+xdotool key Escape
+for i in $(seq 150); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.1; done
+wait "$QPID" || fail "qview on an unlit bsp exited with an error"
+QPID=
+grep -q "no lighting data (an unlit bsp): drawn fullbright" "$LOG" || fail "no note of the unlit bsp: $(cat "$LOG")"
 
 # --- watch mode
 W="$T/watch"

@@ -113,8 +113,10 @@ WID=$(timeout 30 xdotool search --sync --name '^qview: room.map$' | head -1) || 
 xdotool windowfocus --sync "$WID" || true
 wait_for "compile 1 swapped in" 1
 cam1=$(sed -nE 's/.*compile 1 swapped in.*camera (.*)$/\1/p' "$LOG")
-# move away from the player start, then a screenshot
-xdotool keydown w; sleep 0.2; xdotool keyup w
+# move away from the player start (one tap: a step of 8 units, a little
+# more if a frame falls inside it, so both places of the pillar stay in
+# view), turn, then a screenshot
+xdotool key w
 xdotool key Left
 xdotool key F12
 wait_for "screenshot" 1

@@ -127,28 +127,28 @@ static void start_job(live_t *l, double now, live_update_t *u)
         l->last.status = 127;
         l->have_last = true;
         l->last_ok = false;
-        l->last_serial = l->started;
         l->finished++;
+        l->last_serial = l->finished;
         snprintf(l->last_error, sizeof l->last_error, "%s", err.msg);
         u->ended = true;
-        u->serial = l->started;
+        u->serial = l->finished;
         log_error(l->o.log, "qview: %s", err.msg);
         return;
     }
     u->started = true;
-    u->serial = l->started;
-    log_verbose(l->o.log, "qview: compile %d (%s) of %s started", l->started, live_preset_name(l), l->o.map);
+    u->serial = l->finished + 1;
+    log_verbose(l->o.log, "qview: compile %d (%s) of %s started", u->serial, live_preset_name(l), l->o.map);
 }
 
 static void end_job(live_t *l, double now, live_update_t *u)
 {
     compile_result_t *r = &l->last;
     u->ended = true;
-    u->serial = l->started;
     l->finished++;
+    u->serial = l->finished;
     l->have_last = true;
     l->last_ok = false;
-    l->last_serial = l->started;
+    l->last_serial = l->finished;
     l->last_error[0] = '\0';
     if (r->status != 0) {
         if (r->numerrors > 0)
@@ -195,14 +195,15 @@ void live_poll(live_t *l, double now, live_update_t *u)
     if (ev == WATCH_CHANGING) {
         if (l->change_t == 0) l->change_t = now;
         if (compile_job_running(&l->job)) {
-            /* Its input is being rewritten: what it makes is stale. */
+            /* Its input is being rewritten: what it makes is stale. The
+             * save to time from is this one. */
             compile_job_cancel(&l->job);
             compile_job_remove_dir(l->job.dir);
             l->job.dir[0] = '\0';
             l->cancelled++;
+            l->change_t = now;
             u->cancelled = true;
-            u->serial = l->started;
-            log_info(l->o.log, "qview: compile %d cancelled: %s changed", l->started, l->o.map);
+            u->serial = l->finished + 1;
         }
     } else if (ev == WATCH_STABLE) {
         l->due = true;
@@ -218,6 +219,7 @@ void live_poll(live_t *l, double now, live_update_t *u)
             l->job.dir[0] = '\0';
             l->cancelled++;
             u->cancelled = true;
+            u->serial = l->finished + 1;
         }
         if (!l->due) return;
     }
@@ -247,7 +249,7 @@ void live_hud(const live_t *l, double now, live_hud_t *h)
     h->n = 0;
     const char *name = path_basename(l->o.map);
     if (compile_job_running(&l->job))
-        set_line(h, yellow, "WATCH %s %s: COMPILING %d... %.1f S", name, live_preset_name(l), l->started,
+        set_line(h, yellow, "WATCH %s %s: COMPILING %d... %.1f S", name, live_preset_name(l), l->finished + 1,
                  now - l->job_t0);
     else
         set_line(h, white, "WATCH %s %s: F5 COMPILE, F6 FAST/FINAL", name, live_preset_name(l));

@@ -31,7 +31,7 @@ typedef struct live_t {
     compile_job_t job;
     bool final;
     bool due;          /* a compile should start (first one, F5, a settled save) */
-    int started;       /* compiles started, the running one included */
+    int started;       /* compiles started, the running and cancelled ones included (names their directories) */
     int finished;      /* compiles ended (well or not); cancelled ones do not count */
     int cancelled;
     double job_t0;     /* when the running compile started */
@@ -39,7 +39,7 @@ typedef struct live_t {
     compile_result_t last; /* the last ended compile */
     bool have_last, last_ok;
     char last_error[Q2ERR_MSG_MAX]; /* why the last compile gave no world */
-    int last_serial;
+    int last_serial;   /* its number: compiles are numbered as they end, from 1 */
 } live_t;
 
 /* What one live_poll call brought. */
@@ -50,7 +50,8 @@ typedef struct live_update_t {
     overlays_t leak;   /* its leak line (caller frees), empty when sealed */
     bool cancelled;    /* a running compile was cancelled by a newer save */
     bool started;      /* a compile started */
-    int serial;        /* number of the compile that ended or started, from 1 */
+    int serial;        /* the compile that ended or was cancelled: ended compiles count from 1, and a
+                        * cancelled one has the number its restart will end with */
     double save_to_ready_s; /* first sight of the save to world loaded; 0 for F5 or the first */
     double settle_s;        /* ... of which waiting for the files to settle */
     double job_s;           /* the compile's wall time, q2map's start to its end */

@@ -4,7 +4,8 @@
 # the pillar was and went and equals a render of the moved map compiled by
 # hand; a syntax error gives no picture, the error with file:line and the
 # last good picture kept; a leak is reported and shown; two quick saves end
-# with the last one's picture; --max-compiles ends the watch and nothing is
+# with the last one's picture; a save during a long compile cancels it and
+# the next picture is the new save's; --max-compiles ends the watch and nothing is
 # left running or on disk; a signal mid-compile ends it cleanly too. Runs
 # once with inotify and once with the polling fallback. A changed texture
 # that the map uses gives a new compile as well.
@@ -148,6 +149,30 @@ grep -q "^watch: compile" "$d/watch.log" && fail "the compile ended before the s
 r=$(left_running "$d")
 [ -z "$r" ] || fail "left running after SIGTERM: $(ps -o pid,args -p "$(echo $r | tr ' ' ,)" 2>/dev/null || echo "$r")"
 [ -z "$(ls -A "$d/tmp")" ] || fail "left in TMPDIR after SIGTERM: $(ls -A "$d/tmp")"
+
+# A save in the middle of a compile cancels it: the map becomes dm6 (whose
+# compile takes seconds); while that compile runs the room is saved again;
+# the dm6 compile is cancelled and the next picture is the room's.
+d="$TMP/cancel"
+mkdir -p "$d/tmp"
+viewer_room 0 | viewer_save "$d/room.map"
+TMPDIR="$d/tmp" "$Q" --watch "$d/room.map" -threads 2 --render-on-change "$d/png" --max-compiles 2 \
+    --size $SIZE --threads 2 >"$d/watch.log" 2>&1 &
+QPID=$!
+wait_line "$d/watch.log" "^watch: compile 1 (" 1
+viewer_save "$d/room.map" <"$DATA/map/dm6.map"
+for _ in $(seq 400); do [ -n "$(left_running "$d/tmp/")" ] && break; sleep 0.02; done
+[ -n "$(left_running "$d/tmp/")" ] || { cat "$d/watch.log" >&2; fail "cancel: no compile of dm6 seen running"; }
+viewer_room 128 | viewer_save "$d/room.map"
+wait_line "$d/watch.log" "^watch: compile 2 (" 1
+grep -q "^watch: compile 2 cancelled: the map changed" "$d/watch.log" || { cat "$d/watch.log" >&2; fail "cancel: not cancelled"; }
+for _ in $(seq 200); do kill -0 "$QPID" 2>/dev/null || break; sleep 0.05; done
+wait "$QPID" || { cat "$d/watch.log" >&2; fail "cancel: qview exited with an error"; }
+QPID=
+reference "$d/room.map" "$d/ref.png"
+cmp -s "$d/png/latest.png" "$d/ref.png" || fail "cancel: the picture after the cancel is not the last save"
+r=$(left_running "$d")
+[ -z "$r" ] || fail "cancel: left running: $r"
 
 # The textures the map used are watched too: a new bricks.wal in the game
 # directory gives a new compile.

@@ -12,6 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
+
 #include "../common/fileio.h"
 #include "../common/mem.h"
 
@@ -78,6 +82,10 @@ bool compile_job_start(compile_job_t *j, const char *q2map, const char *map, con
     posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+#ifdef __linux__
+    /* Orphans of a killed compile come to us, to be reaped (reap_group). */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
     posix_spawnattr_t at;
     posix_spawnattr_init(&at);
     /* A group of its own: one kill reaches q2map and the stage it runs. */
@@ -96,6 +104,21 @@ bool compile_job_start(compile_job_t *j, const char *q2map, const char *map, con
 }
 
 bool compile_job_running(const compile_job_t *j) { return j->pid > 0; }
+
+/* After q2map itself is reaped: reaps what is left of its group. The stage
+ * it ran was orphaned by the kill and, with us as subreaper, is our child
+ * now; waiting for it means that when a cancel returns nothing of the
+ * compile is running any more. Where subreapers do not exist this finds no
+ * child and returns at once. */
+static void reap_group(pid_t pgid)
+{
+    int status;
+    for (;;) {
+        pid_t p = waitpid(-pgid, &status, 0);
+        if (p > 0 || (p < 0 && errno == EINTR)) continue;
+        break;
+    }
+}
 
 static void copy_line(char *dst, const char *src, size_t n)
 {
@@ -188,6 +211,7 @@ bool compile_job_poll(compile_job_t *j, compile_result_t *r)
     int status = 1 << 8; /* lost: counts as a failure */
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
     }
+    reap_group(j->pid);
     finish(j, status, r);
     return true;
 }
@@ -199,6 +223,7 @@ void compile_job_cancel(compile_job_t *j)
     int status;
     while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
     }
+    reap_group(j->pid);
     j->pid = 0;
 }
 

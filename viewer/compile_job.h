@@ -43,7 +43,9 @@ bool compile_job_start(compile_job_t *j, const char *q2map, const char *map, con
 bool compile_job_running(const compile_job_t *j);
 /* Non-blocking; true once the job has ended, with r filled in. */
 bool compile_job_poll(compile_job_t *j, compile_result_t *r);
-/* Kills the job's whole process group and reaps it. */
+/* Kills the job's whole process group and reaps it: when it returns, no
+ * process of the compile is left (on Linux, where qview is the subreaper
+ * of the stages q2map leaves behind). */
 void compile_job_cancel(compile_job_t *j);
 
 /* Adds what q2map's output says (NUL-terminated text) to r: warnings,

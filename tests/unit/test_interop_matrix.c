@@ -203,7 +203,7 @@ static void check_bspinfo(const char *what, const char *bsp, const char *dir)
     if (!log_has(log, "valid")) fail_msg("%s: bspinfo --check said nothing of validity", what);
 }
 
-static void check_qview(const char *what, const char *bsp, const char *dir, const char *png_name)
+static void check_qview(const char *what, const char *bsp, const char *dir, const char *png_name, bool unlit)
 {
     if (!have_qview()) return;
     char log[4096], png[4096];
@@ -214,6 +214,9 @@ static void check_qview(const char *what, const char *bsp, const char *dir, cons
                  bsp));
     struct stat st;
     if (stat(png, &st) != 0 || st.st_size < 100) fail_msg("%s: qview wrote no picture", what);
+    /* An unlit map is drawn fullbright, and qview says so. */
+    if (log_has(log, "drawn fullbright") != unlit)
+        fail_msg("%s: qview %s an unlit-map note", what, unlit ? "did not print" : "printed");
 }
 
 static void run_case(const mcase_t *c)
@@ -232,7 +235,7 @@ static void run_case(const mcase_t *c)
 
     /* The input itself: valid, and drawn (fullbright when unlit). */
     check_bspinfo(what, bsp, dir);
-    check_qview(what, bsp, dir, "input");
+    check_qview(what, bsp, dir, "input", c->start != START_STRIP_VIS);
 
     rawbsp_t in = raw_read(before);
     if (c->start != START_STRIP_LIGHT) {
@@ -275,7 +278,7 @@ static void run_case(const mcase_t *c)
     }
     free(in.data);
     check_bspinfo(what, bsp, dir);
-    check_qview(what, bsp, dir, "output");
+    check_qview(what, bsp, dir, "output", false);
 }
 
 static const mcase_t cases[] = {

@@ -95,7 +95,7 @@ static void check_vertexes_edges(checker_t *c)
         if (!floats_finite(b->vertexes[i].point, 3)) problem(c, "vertex %d: not finite", i);
     for (int i = 0; i < b->numedges; i++)
         for (int k = 0; k < 2; k++)
-            if (b->edges[i].v[k] >= b->numvertexes)
+            if (b->edges[i].v[k] >= (uint32_t)b->numvertexes)
                 problem(c, "edge %d: vertex %d out of range (%d vertexes)", i, b->edges[i].v[k], b->numvertexes);
     for (int i = 0; i < b->numsurfedges; i++) {
         int32_t se = b->surfedges[i];
@@ -216,7 +216,7 @@ static void check_faces(checker_t *c)
     for (int i = 0; i < b->numfaces; i++) {
         const dface_t *f = &b->faces[i];
         bool ok = true;
-        if (f->planenum >= b->numplanes) problem(c, "face %d: plane %d out of range (%d planes)", i, f->planenum,
+        if (f->planenum >= (uint32_t)b->numplanes) problem(c, "face %d: plane %d out of range (%d planes)", i, f->planenum,
                                                  b->numplanes);
         if (f->side != 0 && f->side != 1) problem(c, "face %d: side %d is not 0 or 1", i, f->side);
         if (f->texinfo < 0 || f->texinfo >= b->numtexinfo) {
@@ -323,10 +323,10 @@ static void check_leafs(checker_t *c, int numclusters)
                     (long long)l->firstleafbrush + l->numleafbrushes - 1, b->numleafbrushes);
     }
     for (int i = 0; i < b->numleaffaces; i++)
-        if (b->leaffaces[i] >= b->numfaces)
+        if (b->leaffaces[i] >= (uint32_t)b->numfaces)
             problem(c, "leafface %d: face %d out of range (%d faces)", i, b->leaffaces[i], b->numfaces);
     for (int i = 0; i < b->numleafbrushes; i++)
-        if (b->leafbrushes[i] >= b->numbrushes)
+        if (b->leafbrushes[i] >= (uint32_t)b->numbrushes)
             problem(c, "leafbrush %d: brush %d out of range (%d brushes)", i, b->leafbrushes[i], b->numbrushes);
 }
 
@@ -339,7 +339,7 @@ static void check_brushes(checker_t *c)
                     (long long)b->brushes[i].firstside + b->brushes[i].numsides - 1, b->numbrushsides);
     for (int i = 0; i < b->numbrushsides; i++) {
         const dbrushside_t *s = &b->brushsides[i];
-        if (s->planenum >= b->numplanes)
+        if (s->planenum >= (uint32_t)b->numplanes)
             problem(c, "brushside %d: plane %d out of range (%d planes)", i, s->planenum, b->numplanes);
         /* Bevel sides may have no texinfo (-1). */
         if (s->texinfo < -1 || s->texinfo >= b->numtexinfo)
@@ -494,7 +494,7 @@ static bool face_surfedges_sane(const bsp_t *bsp, const dface_t *f)
         int32_t se = bsp->surfedges[f->firstedge + k];
         if (se == INT32_MIN || (se < 0 ? -se : se) >= bsp->numedges) return false;
         const dedge_t *e = &bsp->edges[se < 0 ? -se : se];
-        if (e->v[0] >= bsp->numvertexes || e->v[1] >= bsp->numvertexes) return false;
+        if (e->v[0] >= (uint32_t)bsp->numvertexes || e->v[1] >= (uint32_t)bsp->numvertexes) return false;
     }
     return f->texinfo >= 0 && f->texinfo < bsp->numtexinfo && face_texcoords_sane(bsp, f);
 }

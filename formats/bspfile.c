@@ -1,5 +1,6 @@
 #include "bspfile.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,20 @@ const char *const bsp_lump_names[HEADER_LUMPS] = {
 const int bsp_lump_record_size[HEADER_LUMPS] = {
     1, 20, 12, 1, 28, 76, 20, 1, 28, 2, 2, 4, 4, 48, 12, 4, 1, 8, 8,
 };
+
+/* QBSP widens nodes (float bounds, 32-bit face range), faces, leafs, the
+ * leafface and leafbrush lists, edges and brushsides
+ * [q2tools-220 qfiles.h dnode_tx...; ericw-tools bspfile_q2.hh *_qbism_t]. */
+static const int qbsp_record_size[HEADER_LUMPS] = {
+    1, 20, 12, 1, 44, 76, 28, 1, 52, 4, 4, 8, 4, 48, 12, 8, 1, 8, 8,
+};
+
+int bsp_record_size(bsp_format_t format, int lump)
+{
+    return format == BSP_FORMAT_QBSP ? qbsp_record_size[lump] : bsp_lump_record_size[lump];
+}
+
+const char *bsp_format_name(bsp_format_t format) { return format == BSP_FORMAT_QBSP ? "QBSP" : "IBSP"; }
 
 /* id's WriteBSPFile order; keeping it makes our files diff cleanly against
  * qbsp3's and keeps the output a pure function of the data. */
@@ -81,18 +96,29 @@ static void read_vertexes(const uint8_t *p, int n, dvertex_t *out)
         for (int k = 0; k < 3; k++) out[i].point[k] = rd_f32(p + 4 * k);
 }
 
-static void read_nodes(const uint8_t *p, int n, dnode_t *out)
+static void read_nodes(const uint8_t *p, int n, bool q, dnode_t *out)
 {
-    for (int i = 0; i < n; i++, p += 28) {
+    for (int i = 0; i < n; i++) {
         out[i].planenum = rd_i32(p);
         out[i].children[0] = rd_i32(p + 4);
         out[i].children[1] = rd_i32(p + 8);
-        for (int k = 0; k < 3; k++) {
-            out[i].mins[k] = rd_i16(p + 12 + 2 * k);
-            out[i].maxs[k] = rd_i16(p + 18 + 2 * k);
+        if (q) {
+            for (int k = 0; k < 3; k++) {
+                out[i].mins[k] = rd_f32(p + 12 + 4 * k);
+                out[i].maxs[k] = rd_f32(p + 24 + 4 * k);
+            }
+            out[i].firstface = (uint32_t)rd_i32(p + 36);
+            out[i].numfaces = (uint32_t)rd_i32(p + 40);
+            p += 44;
+        } else {
+            for (int k = 0; k < 3; k++) {
+                out[i].mins[k] = rd_i16(p + 12 + 2 * k);
+                out[i].maxs[k] = rd_i16(p + 18 + 2 * k);
+            }
+            out[i].firstface = rd_u16(p + 24);
+            out[i].numfaces = rd_u16(p + 26);
+            p += 28;
         }
-        out[i].firstface = rd_u16(p + 24);
-        out[i].numfaces = rd_u16(p + 26);
     }
 }
 
@@ -109,33 +135,60 @@ static void read_texinfo(const uint8_t *p, int n, dtexinfo_t *out)
     }
 }
 
-static void read_faces(const uint8_t *p, int n, dface_t *out)
+static void read_faces(const uint8_t *p, int n, bool q, dface_t *out)
 {
-    for (int i = 0; i < n; i++, p += 20) {
-        out[i].planenum = rd_u16(p);
-        out[i].side = rd_i16(p + 2);
-        out[i].firstedge = rd_i32(p + 4);
-        out[i].numedges = rd_i16(p + 8);
-        out[i].texinfo = rd_i16(p + 10);
-        memcpy(out[i].styles, p + 12, 4);
-        out[i].lightofs = rd_i32(p + 16);
+    for (int i = 0; i < n; i++) {
+        if (q) {
+            out[i].planenum = (uint32_t)rd_i32(p);
+            out[i].side = rd_i32(p + 4);
+            out[i].firstedge = rd_i32(p + 8);
+            out[i].numedges = rd_i32(p + 12);
+            out[i].texinfo = rd_i32(p + 16);
+            memcpy(out[i].styles, p + 20, 4);
+            out[i].lightofs = rd_i32(p + 24);
+            p += 28;
+        } else {
+            out[i].planenum = rd_u16(p);
+            out[i].side = rd_i16(p + 2);
+            out[i].firstedge = rd_i32(p + 4);
+            out[i].numedges = rd_i16(p + 8);
+            out[i].texinfo = rd_i16(p + 10);
+            memcpy(out[i].styles, p + 12, 4);
+            out[i].lightofs = rd_i32(p + 16);
+            p += 20;
+        }
     }
 }
 
-static void read_leafs(const uint8_t *p, int n, dleaf_t *out)
+static void read_leafs(const uint8_t *p, int n, bool q, dleaf_t *out)
 {
-    for (int i = 0; i < n; i++, p += 28) {
+    for (int i = 0; i < n; i++) {
         out[i].contents = rd_i32(p);
-        out[i].cluster = rd_i16(p + 4);
-        out[i].area = rd_i16(p + 6);
-        for (int k = 0; k < 3; k++) {
-            out[i].mins[k] = rd_i16(p + 8 + 2 * k);
-            out[i].maxs[k] = rd_i16(p + 14 + 2 * k);
+        if (q) {
+            out[i].cluster = rd_i32(p + 4);
+            out[i].area = rd_i32(p + 8);
+            for (int k = 0; k < 3; k++) {
+                out[i].mins[k] = rd_f32(p + 12 + 4 * k);
+                out[i].maxs[k] = rd_f32(p + 24 + 4 * k);
+            }
+            out[i].firstleafface = (uint32_t)rd_i32(p + 36);
+            out[i].numleaffaces = (uint32_t)rd_i32(p + 40);
+            out[i].firstleafbrush = (uint32_t)rd_i32(p + 44);
+            out[i].numleafbrushes = (uint32_t)rd_i32(p + 48);
+            p += 52;
+        } else {
+            out[i].cluster = rd_i16(p + 4);
+            out[i].area = rd_i16(p + 6);
+            for (int k = 0; k < 3; k++) {
+                out[i].mins[k] = rd_i16(p + 8 + 2 * k);
+                out[i].maxs[k] = rd_i16(p + 14 + 2 * k);
+            }
+            out[i].firstleafface = rd_u16(p + 20);
+            out[i].numleaffaces = rd_u16(p + 22);
+            out[i].firstleafbrush = rd_u16(p + 24);
+            out[i].numleafbrushes = rd_u16(p + 26);
+            p += 28;
         }
-        out[i].firstleafface = rd_u16(p + 20);
-        out[i].numleaffaces = rd_u16(p + 22);
-        out[i].firstleafbrush = rd_u16(p + 24);
-        out[i].numleafbrushes = rd_u16(p + 26);
     }
 }
 
@@ -159,11 +212,11 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
     if (size < BSP_HEADER_SIZE)
         return q2err_set(err, name, 0, 0, "truncated: %zu bytes, a .bsp header needs %d", size, BSP_HEADER_SIZE);
     int32_t ident = rd_i32(data);
-    if (ident != BSP_IDENT) {
-        if (memcmp(data, "QBSP", 4) == 0)
-            return q2err_set(err, name, 0, 0, "extended QBSP format is not supported (only IBSP version 38)");
-        return q2err_set(err, name, 0, 0, "not a Quake 2 .bsp (ident is not IBSP)");
-    }
+    if (ident != BSP_IDENT && ident != QBSP_IDENT)
+        return q2err_set(err, name, 0, 0, "not a Quake 2 .bsp (ident is neither IBSP nor QBSP)");
+    const bsp_format_t format = ident == QBSP_IDENT ? BSP_FORMAT_QBSP : BSP_FORMAT_IBSP;
+    const bool q = format == BSP_FORMAT_QBSP;
+    bsp->format = format;
     int32_t version = rd_i32(data + 4);
     if (version != BSP_VERSION)
         return q2err_set(err, name, 0, 0, "unsupported IBSP version %d (expected %d)", version, BSP_VERSION);
@@ -176,13 +229,14 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
         if (ofs[l] < 0 || len[l] < 0 || (uint64_t)ofs[l] + (uint64_t)len[l] > size)
             return q2err_set(err, name, 0, 0, "lump %s (offset %lld, length %lld) lies outside the %zu-byte file",
                              bsp_lump_names[l], (long long)ofs[l], (long long)len[l], size);
-        if (len[l] % bsp_lump_record_size[l] != 0)
-            return q2err_set(err, name, 0, 0, "lump %s has length %lld, not a multiple of its %d-byte records",
-                             bsp_lump_names[l], (long long)len[l], bsp_lump_record_size[l]);
+        if (len[l] % bsp_record_size(format, l) != 0)
+            return q2err_set(err, name, 0, 0, "lump %s has length %lld, not a multiple of its %d-byte %s records",
+                             bsp_lump_names[l], (long long)len[l], bsp_record_size(format, l),
+                             bsp_format_name(format));
         if (len[l] > 0 && (size_t)(ofs[l] + len[l]) > end) end = (size_t)(ofs[l] + len[l]);
     }
 
-#define COUNT(l) ((int)(len[l] / bsp_lump_record_size[l]))
+#define COUNT(l) ((int)(len[l] / bsp_record_size(format, l)))
 #define LUMP(l) (data + ofs[l])
     bsp->entities_size = (int)len[LUMP_ENTITIES];
     bsp->entities = q2_malloc((size_t)bsp->entities_size + 1);
@@ -203,7 +257,7 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
 
     bsp->numnodes = COUNT(LUMP_NODES);
     bsp->nodes = q2_calloc((size_t)bsp->numnodes, sizeof *bsp->nodes);
-    read_nodes(LUMP(LUMP_NODES), bsp->numnodes, bsp->nodes);
+    read_nodes(LUMP(LUMP_NODES), bsp->numnodes, q, bsp->nodes);
 
     bsp->numtexinfo = COUNT(LUMP_TEXINFO);
     bsp->texinfo = q2_calloc((size_t)bsp->numtexinfo, sizeof *bsp->texinfo);
@@ -211,7 +265,7 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
 
     bsp->numfaces = COUNT(LUMP_FACES);
     bsp->faces = q2_calloc((size_t)bsp->numfaces, sizeof *bsp->faces);
-    read_faces(LUMP(LUMP_FACES), bsp->numfaces, bsp->faces);
+    read_faces(LUMP(LUMP_FACES), bsp->numfaces, q, bsp->faces);
 
     bsp->lightdatasize = (int)len[LUMP_LIGHTING];
     bsp->lightdata = q2_malloc((size_t)bsp->lightdatasize);
@@ -219,21 +273,29 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
 
     bsp->numleafs = COUNT(LUMP_LEAFS);
     bsp->leafs = q2_calloc((size_t)bsp->numleafs, sizeof *bsp->leafs);
-    read_leafs(LUMP(LUMP_LEAFS), bsp->numleafs, bsp->leafs);
+    read_leafs(LUMP(LUMP_LEAFS), bsp->numleafs, q, bsp->leafs);
 
     bsp->numleaffaces = COUNT(LUMP_LEAFFACES);
     bsp->leaffaces = q2_calloc((size_t)bsp->numleaffaces, sizeof *bsp->leaffaces);
-    for (int i = 0; i < bsp->numleaffaces; i++) bsp->leaffaces[i] = rd_u16(LUMP(LUMP_LEAFFACES) + 2 * i);
+    for (int i = 0; i < bsp->numleaffaces; i++)
+        bsp->leaffaces[i] = q ? (uint32_t)rd_i32(LUMP(LUMP_LEAFFACES) + 4 * i) : rd_u16(LUMP(LUMP_LEAFFACES) + 2 * i);
 
     bsp->numleafbrushes = COUNT(LUMP_LEAFBRUSHES);
     bsp->leafbrushes = q2_calloc((size_t)bsp->numleafbrushes, sizeof *bsp->leafbrushes);
-    for (int i = 0; i < bsp->numleafbrushes; i++) bsp->leafbrushes[i] = rd_u16(LUMP(LUMP_LEAFBRUSHES) + 2 * i);
+    for (int i = 0; i < bsp->numleafbrushes; i++)
+        bsp->leafbrushes[i] =
+            q ? (uint32_t)rd_i32(LUMP(LUMP_LEAFBRUSHES) + 4 * i) : rd_u16(LUMP(LUMP_LEAFBRUSHES) + 2 * i);
 
     bsp->numedges = COUNT(LUMP_EDGES);
     bsp->edges = q2_calloc((size_t)bsp->numedges, sizeof *bsp->edges);
     for (int i = 0; i < bsp->numedges; i++) {
-        bsp->edges[i].v[0] = rd_u16(LUMP(LUMP_EDGES) + 4 * i);
-        bsp->edges[i].v[1] = rd_u16(LUMP(LUMP_EDGES) + 4 * i + 2);
+        if (q) {
+            bsp->edges[i].v[0] = (uint32_t)rd_i32(LUMP(LUMP_EDGES) + 8 * i);
+            bsp->edges[i].v[1] = (uint32_t)rd_i32(LUMP(LUMP_EDGES) + 8 * i + 4);
+        } else {
+            bsp->edges[i].v[0] = rd_u16(LUMP(LUMP_EDGES) + 4 * i);
+            bsp->edges[i].v[1] = rd_u16(LUMP(LUMP_EDGES) + 4 * i + 2);
+        }
     }
 
     bsp->numsurfedges = COUNT(LUMP_SURFEDGES);
@@ -256,8 +318,13 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
     bsp->numbrushsides = COUNT(LUMP_BRUSHSIDES);
     bsp->brushsides = q2_calloc((size_t)bsp->numbrushsides, sizeof *bsp->brushsides);
     for (int i = 0; i < bsp->numbrushsides; i++) {
-        bsp->brushsides[i].planenum = rd_u16(LUMP(LUMP_BRUSHSIDES) + 4 * i);
-        bsp->brushsides[i].texinfo = rd_i16(LUMP(LUMP_BRUSHSIDES) + 4 * i + 2);
+        if (q) {
+            bsp->brushsides[i].planenum = (uint32_t)rd_i32(LUMP(LUMP_BRUSHSIDES) + 8 * i);
+            bsp->brushsides[i].texinfo = rd_i32(LUMP(LUMP_BRUSHSIDES) + 8 * i + 4);
+        } else {
+            bsp->brushsides[i].planenum = rd_u16(LUMP(LUMP_BRUSHSIDES) + 4 * i);
+            bsp->brushsides[i].texinfo = rd_i16(LUMP(LUMP_BRUSHSIDES) + 4 * i + 2);
+        }
     }
 
     bsp->popsize = (int)len[LUMP_POP];
@@ -319,37 +386,109 @@ static long count_entities(const bsp_t *bsp)
     return n;
 }
 
+/* The MAX_MAP_* counts of each format: IBSP's from id's qfiles.h, QBSP's
+ * from q2tools-220's qfiles.h (*_QBSP). Areas and areaportals are the same
+ * in both: area bits travel in the network protocol. */
+typedef struct limit_row_t {
+    const char *name;
+    long long ibsp, qbsp;
+} limit_row_t;
+
+enum {
+    LIM_ENTSTRING, LIM_ENTITIES, LIM_PLANES, LIM_VERTS, LIM_VISIBILITY, LIM_NODES, LIM_TEXINFO, LIM_FACES,
+    LIM_LIGHTING, LIM_LEAFS, LIM_LEAFFACES, LIM_LEAFBRUSHES, LIM_EDGES, LIM_SURFEDGES, LIM_MODELS, LIM_BRUSHES,
+    LIM_BRUSHSIDES, LIM_AREAS, LIM_AREAPORTALS, LIM_COUNT
+};
+
+static const limit_row_t limit_rows[LIM_COUNT] = {
+    {"MAX_MAP_ENTSTRING", MAX_MAP_ENTSTRING, 13631488},
+    {"MAX_MAP_ENTITIES", MAX_MAP_ENTITIES, 131072},
+    {"MAX_MAP_PLANES", MAX_MAP_PLANES, 1048576},
+    {"MAX_MAP_VERTS", MAX_MAP_VERTS, 4194304},
+    {"MAX_MAP_VISIBILITY", MAX_MAP_VISIBILITY, 0x8000000},
+    {"MAX_MAP_NODES", MAX_MAP_NODES, 1048576},
+    {"MAX_MAP_TEXINFO", MAX_MAP_TEXINFO, 1048576},
+    {"MAX_MAP_FACES", MAX_MAP_FACES, 1048576},
+    {"MAX_MAP_LIGHTING", MAX_MAP_LIGHTING, 54525952},
+    {"MAX_MAP_LEAFS", MAX_MAP_LEAFS, 1048576},
+    {"MAX_MAP_LEAFFACES", MAX_MAP_LEAFFACES, 1048576},
+    {"MAX_MAP_LEAFBRUSHES", MAX_MAP_LEAFBRUSHES, 1048576},
+    {"MAX_MAP_EDGES", MAX_MAP_EDGES, 1048576},
+    {"MAX_MAP_SURFEDGES", MAX_MAP_SURFEDGES, 4194304},
+    {"MAX_MAP_MODELS", MAX_MAP_MODELS, 131072},
+    {"MAX_MAP_BRUSHES", MAX_MAP_BRUSHES, 1048576},
+    {"MAX_MAP_BRUSHSIDES", MAX_MAP_BRUSHSIDES, 4194304},
+    {"MAX_MAP_AREAS", MAX_MAP_AREAS, MAX_MAP_AREAS},
+    {"MAX_MAP_AREAPORTALS", MAX_MAP_AREAPORTALS, MAX_MAP_AREAPORTALS},
+};
+
+static void add_excess(bsp_excess_t *out, int max, int *n, const char *name, long long count, long long limit)
+{
+    if (count <= limit) return;
+    if (*n < max) out[*n] = (bsp_excess_t){name, count, limit};
+    (*n)++;
+}
+
+static double max_abs_bound(const float *mins, const float *maxs)
+{
+    double m = 0;
+    for (int k = 0; k < 3; k++) {
+        if (-floor(mins[k]) - 1 > m) m = -floor(mins[k]) - 1; /* -32768 fits */
+        if (ceil(maxs[k]) > m) m = ceil(maxs[k]);
+    }
+    return m;
+}
+
+int bsp_format_excesses(const bsp_t *bsp, bsp_format_t format, bsp_excess_t *out, int max)
+{
+    const bool q = format == BSP_FORMAT_QBSP;
+    const long long counts[LIM_COUNT] = {
+        bsp->entities_size, count_entities(bsp), bsp->numplanes,   bsp->numvertexes,  bsp->visdatasize,
+        bsp->numnodes,      bsp->numtexinfo,     bsp->numfaces,    bsp->lightdatasize, bsp->numleafs,
+        bsp->numleaffaces,  bsp->numleafbrushes, bsp->numedges,    bsp->numsurfedges, bsp->nummodels,
+        bsp->numbrushes,    bsp->numbrushsides,  bsp->numareas,    bsp->numareaportals,
+    };
+    int n = 0;
+    for (int i = 0; i < LIM_COUNT; i++)
+        add_excess(out, max, &n, limit_rows[i].name, counts[i], q ? limit_rows[i].qbsp : limit_rows[i].ibsp);
+    if (q) return n;
+
+    /* IBSP's 16-bit fields. Indices below the counts above fit once the
+     * counts do; these are the values the counts do not bound. */
+    long long numedges = 0, cluster = 0, nodefaces = 0, firstleafface = 0, bound = 0;
+    for (int i = 0; i < bsp->numfaces; i++)
+        if (bsp->faces[i].numedges > numedges) numedges = bsp->faces[i].numedges;
+    for (int i = 0; i < bsp->numnodes; i++) {
+        const dnode_t *d = &bsp->nodes[i];
+        if ((long long)d->firstface > nodefaces) nodefaces = d->firstface;
+        if ((long long)d->numfaces > nodefaces) nodefaces = d->numfaces;
+        double b = max_abs_bound(d->mins, d->maxs);
+        if (b > bound) bound = (long long)b;
+    }
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *d = &bsp->leafs[i];
+        if (d->cluster > cluster) cluster = d->cluster;
+        if ((long long)d->firstleafface > firstleafface) firstleafface = d->firstleafface;
+        if ((long long)d->firstleafbrush > firstleafface) firstleafface = d->firstleafbrush;
+        double b = max_abs_bound(d->mins, d->maxs);
+        if (b > bound) bound = (long long)b;
+    }
+    add_excess(out, max, &n, "16-bit face numedges", numedges, 32767);
+    add_excess(out, max, &n, "16-bit leaf cluster", cluster, 32767);
+    add_excess(out, max, &n, "16-bit node face index", nodefaces, 65535);
+    add_excess(out, max, &n, "16-bit leaf list index", firstleafface, 65535);
+    add_excess(out, max, &n, "16-bit node/leaf bounds", bound, 32767);
+    return n;
+}
+
 bool bsp_check_limits(const bsp_t *bsp, q2err_t *err)
 {
-    struct {
-        const char *name;
-        long count, limit;
-    } checks[] = {
-        {"MAX_MAP_ENTSTRING", bsp->entities_size, MAX_MAP_ENTSTRING},
-        {"MAX_MAP_ENTITIES", count_entities(bsp), MAX_MAP_ENTITIES},
-        {"MAX_MAP_PLANES", bsp->numplanes, MAX_MAP_PLANES},
-        {"MAX_MAP_VERTS", bsp->numvertexes, MAX_MAP_VERTS},
-        {"MAX_MAP_VISIBILITY", bsp->visdatasize, MAX_MAP_VISIBILITY},
-        {"MAX_MAP_NODES", bsp->numnodes, MAX_MAP_NODES},
-        {"MAX_MAP_TEXINFO", bsp->numtexinfo, MAX_MAP_TEXINFO},
-        {"MAX_MAP_FACES", bsp->numfaces, MAX_MAP_FACES},
-        {"MAX_MAP_LIGHTING", bsp->lightdatasize, MAX_MAP_LIGHTING},
-        {"MAX_MAP_LEAFS", bsp->numleafs, MAX_MAP_LEAFS},
-        {"MAX_MAP_LEAFFACES", bsp->numleaffaces, MAX_MAP_LEAFFACES},
-        {"MAX_MAP_LEAFBRUSHES", bsp->numleafbrushes, MAX_MAP_LEAFBRUSHES},
-        {"MAX_MAP_EDGES", bsp->numedges, MAX_MAP_EDGES},
-        {"MAX_MAP_SURFEDGES", bsp->numsurfedges, MAX_MAP_SURFEDGES},
-        {"MAX_MAP_MODELS", bsp->nummodels, MAX_MAP_MODELS},
-        {"MAX_MAP_BRUSHES", bsp->numbrushes, MAX_MAP_BRUSHES},
-        {"MAX_MAP_BRUSHSIDES", bsp->numbrushsides, MAX_MAP_BRUSHSIDES},
-        {"MAX_MAP_AREAS", bsp->numareas, MAX_MAP_AREAS},
-        {"MAX_MAP_AREAPORTALS", bsp->numareaportals, MAX_MAP_AREAPORTALS},
-    };
-    for (size_t i = 0; i < sizeof checks / sizeof checks[0]; i++)
-        if (checks[i].count > checks[i].limit)
-            return q2err_set(err, NULL, 0, 0, "%s exceeded: %ld > %ld", checks[i].name, checks[i].count,
-                             checks[i].limit);
-    return true;
+    bsp_excess_t e;
+    if (bsp_format_excesses(bsp, bsp->format, &e, 1) == 0) return true;
+    if (strncmp(e.name, "MAX_", 4) == 0)
+        return q2err_set(err, NULL, 0, 0, "%s exceeded: %lld > %lld", e.name, e.count, e.limit);
+    return q2err_set(err, NULL, 0, 0, "%s exceeded: %lld > %lld (%s format)", e.name, e.count, e.limit,
+                     bsp_format_name(bsp->format));
 }
 
 typedef struct outbuf_t {
@@ -371,9 +510,25 @@ static uint8_t *ob_reserve(outbuf_t *b, size_t n)
     return p;
 }
 
+/* IBSP's short bounds: mins round down, maxs up, both clamped to the
+ * field (bsp_format_excesses reports values that do not fit). */
+static int16_t short_floor(float v)
+{
+    double f = floor(v);
+    return (int16_t)(f < -32768.0 ? -32768.0 : f > 32767.0 ? 32767.0 : f);
+}
+
+static int16_t short_ceil(float v)
+{
+    double f = ceil(v);
+    return (int16_t)(f < -32768.0 ? -32768.0 : f > 32767.0 ? 32767.0 : f);
+}
+
 static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
 {
     size_t start = b->size;
+    const bool q = bsp->format == BSP_FORMAT_QBSP;
+    const size_t rs = (size_t)bsp_record_size(bsp->format, l);
     int n;
     uint8_t *p;
     switch (l) {
@@ -402,18 +557,27 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         break;
     case LUMP_NODES:
         n = bsp->numnodes;
-        p = ob_reserve(b, 28 * (size_t)n);
-        for (int i = 0; i < n; i++, p += 28) {
+        p = ob_reserve(b, rs * (size_t)n);
+        for (int i = 0; i < n; i++, p += rs) {
             const dnode_t *d = &bsp->nodes[i];
             wr_i32(p, d->planenum);
             wr_i32(p + 4, d->children[0]);
             wr_i32(p + 8, d->children[1]);
-            for (int k = 0; k < 3; k++) {
-                wr_i16(p + 12 + 2 * k, d->mins[k]);
-                wr_i16(p + 18 + 2 * k, d->maxs[k]);
+            if (q) {
+                for (int k = 0; k < 3; k++) {
+                    wr_f32(p + 12 + 4 * k, d->mins[k]);
+                    wr_f32(p + 24 + 4 * k, d->maxs[k]);
+                }
+                wr_i32(p + 36, (int32_t)d->firstface);
+                wr_i32(p + 40, (int32_t)d->numfaces);
+            } else {
+                for (int k = 0; k < 3; k++) {
+                    wr_i16(p + 12 + 2 * k, short_floor(d->mins[k]));
+                    wr_i16(p + 18 + 2 * k, short_ceil(d->maxs[k]));
+                }
+                wr_u16(p + 24, (uint16_t)d->firstface);
+                wr_u16(p + 26, (uint16_t)d->numfaces);
             }
-            wr_u16(p + 24, d->firstface);
-            wr_u16(p + 26, d->numfaces);
         }
         break;
     case LUMP_TEXINFO:
@@ -434,16 +598,26 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         break;
     case LUMP_FACES:
         n = bsp->numfaces;
-        p = ob_reserve(b, 20 * (size_t)n);
-        for (int i = 0; i < n; i++, p += 20) {
+        p = ob_reserve(b, rs * (size_t)n);
+        for (int i = 0; i < n; i++, p += rs) {
             const dface_t *f = &bsp->faces[i];
-            wr_u16(p, f->planenum);
-            wr_i16(p + 2, f->side);
-            wr_i32(p + 4, f->firstedge);
-            wr_i16(p + 8, f->numedges);
-            wr_i16(p + 10, f->texinfo);
-            memcpy(p + 12, f->styles, 4);
-            wr_i32(p + 16, f->lightofs);
+            if (q) {
+                wr_i32(p, (int32_t)f->planenum);
+                wr_i32(p + 4, f->side);
+                wr_i32(p + 8, f->firstedge);
+                wr_i32(p + 12, f->numedges);
+                wr_i32(p + 16, f->texinfo);
+                memcpy(p + 20, f->styles, 4);
+                wr_i32(p + 24, f->lightofs);
+            } else {
+                wr_u16(p, (uint16_t)f->planenum);
+                wr_i16(p + 2, (int16_t)f->side);
+                wr_i32(p + 4, f->firstedge);
+                wr_i16(p + 8, (int16_t)f->numedges);
+                wr_i16(p + 10, (int16_t)f->texinfo);
+                memcpy(p + 12, f->styles, 4);
+                wr_i32(p + 16, f->lightofs);
+            }
         }
         break;
     case LUMP_LIGHTING:
@@ -452,35 +626,59 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         break;
     case LUMP_LEAFS:
         n = bsp->numleafs;
-        p = ob_reserve(b, 28 * (size_t)n);
-        for (int i = 0; i < n; i++, p += 28) {
+        p = ob_reserve(b, rs * (size_t)n);
+        for (int i = 0; i < n; i++, p += rs) {
             const dleaf_t *d = &bsp->leafs[i];
             wr_i32(p, d->contents);
-            wr_i16(p + 4, d->cluster);
-            wr_i16(p + 6, d->area);
-            for (int k = 0; k < 3; k++) {
-                wr_i16(p + 8 + 2 * k, d->mins[k]);
-                wr_i16(p + 14 + 2 * k, d->maxs[k]);
+            if (q) {
+                wr_i32(p + 4, d->cluster);
+                wr_i32(p + 8, d->area);
+                for (int k = 0; k < 3; k++) {
+                    wr_f32(p + 12 + 4 * k, d->mins[k]);
+                    wr_f32(p + 24 + 4 * k, d->maxs[k]);
+                }
+                wr_i32(p + 36, (int32_t)d->firstleafface);
+                wr_i32(p + 40, (int32_t)d->numleaffaces);
+                wr_i32(p + 44, (int32_t)d->firstleafbrush);
+                wr_i32(p + 48, (int32_t)d->numleafbrushes);
+            } else {
+                wr_i16(p + 4, (int16_t)d->cluster);
+                wr_i16(p + 6, (int16_t)d->area);
+                for (int k = 0; k < 3; k++) {
+                    wr_i16(p + 8 + 2 * k, short_floor(d->mins[k]));
+                    wr_i16(p + 14 + 2 * k, short_ceil(d->maxs[k]));
+                }
+                wr_u16(p + 20, (uint16_t)d->firstleafface);
+                wr_u16(p + 22, (uint16_t)d->numleaffaces);
+                wr_u16(p + 24, (uint16_t)d->firstleafbrush);
+                wr_u16(p + 26, (uint16_t)d->numleafbrushes);
             }
-            wr_u16(p + 20, d->firstleafface);
-            wr_u16(p + 22, d->numleaffaces);
-            wr_u16(p + 24, d->firstleafbrush);
-            wr_u16(p + 26, d->numleafbrushes);
         }
         break;
     case LUMP_LEAFFACES:
-        p = ob_reserve(b, 2 * (size_t)bsp->numleaffaces);
-        for (int i = 0; i < bsp->numleaffaces; i++) wr_u16(p + 2 * i, bsp->leaffaces[i]);
+        p = ob_reserve(b, rs * (size_t)bsp->numleaffaces);
+        for (int i = 0; i < bsp->numleaffaces; i++) {
+            if (q) wr_i32(p + 4 * i, (int32_t)bsp->leaffaces[i]);
+            else wr_u16(p + 2 * i, (uint16_t)bsp->leaffaces[i]);
+        }
         break;
     case LUMP_LEAFBRUSHES:
-        p = ob_reserve(b, 2 * (size_t)bsp->numleafbrushes);
-        for (int i = 0; i < bsp->numleafbrushes; i++) wr_u16(p + 2 * i, bsp->leafbrushes[i]);
+        p = ob_reserve(b, rs * (size_t)bsp->numleafbrushes);
+        for (int i = 0; i < bsp->numleafbrushes; i++) {
+            if (q) wr_i32(p + 4 * i, (int32_t)bsp->leafbrushes[i]);
+            else wr_u16(p + 2 * i, (uint16_t)bsp->leafbrushes[i]);
+        }
         break;
     case LUMP_EDGES:
-        p = ob_reserve(b, 4 * (size_t)bsp->numedges);
+        p = ob_reserve(b, rs * (size_t)bsp->numedges);
         for (int i = 0; i < bsp->numedges; i++) {
-            wr_u16(p + 4 * i, bsp->edges[i].v[0]);
-            wr_u16(p + 4 * i + 2, bsp->edges[i].v[1]);
+            if (q) {
+                wr_i32(p + 8 * i, (int32_t)bsp->edges[i].v[0]);
+                wr_i32(p + 8 * i + 4, (int32_t)bsp->edges[i].v[1]);
+            } else {
+                wr_u16(p + 4 * i, (uint16_t)bsp->edges[i].v[0]);
+                wr_u16(p + 4 * i + 2, (uint16_t)bsp->edges[i].v[1]);
+            }
         }
         break;
     case LUMP_SURFEDGES:
@@ -511,10 +709,15 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         }
         break;
     case LUMP_BRUSHSIDES:
-        p = ob_reserve(b, 4 * (size_t)bsp->numbrushsides);
+        p = ob_reserve(b, rs * (size_t)bsp->numbrushsides);
         for (int i = 0; i < bsp->numbrushsides; i++) {
-            wr_u16(p + 4 * i, bsp->brushsides[i].planenum);
-            wr_i16(p + 4 * i + 2, bsp->brushsides[i].texinfo);
+            if (q) {
+                wr_i32(p + 8 * i, (int32_t)bsp->brushsides[i].planenum);
+                wr_i32(p + 8 * i + 4, bsp->brushsides[i].texinfo);
+            } else {
+                wr_u16(p + 4 * i, (uint16_t)bsp->brushsides[i].planenum);
+                wr_i16(p + 4 * i + 2, (int16_t)bsp->brushsides[i].texinfo);
+            }
         }
         break;
     case LUMP_POP:
@@ -551,7 +754,9 @@ bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *e
     uint8_t header[BSP_HEADER_SIZE];
     memset(header, 0, sizeof header);
     ob_reserve(&b, BSP_HEADER_SIZE);
-    wr_i32(header, BSP_IDENT);
+    /* ericw-tools' 160-byte header for both idents (q2tools-220 writes 16
+     * more zero bytes before the first lump, which readers skip). */
+    wr_i32(header, bsp->format == BSP_FORMAT_QBSP ? QBSP_IDENT : BSP_IDENT);
     wr_i32(header + 4, BSP_VERSION);
     for (int i = 0; i < HEADER_LUMPS; i++) write_lump(&b, write_order[i], bsp, header);
     memcpy(b.data, header, BSP_HEADER_SIZE);

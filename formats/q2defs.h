@@ -63,6 +63,9 @@
 #define MAX_MAP_SURFEDGES 256000
 #define MAX_MAP_LIGHTING 0x200000
 #define MAX_MAP_VISIBILITY 0x100000
+/* The QBSP format's model limit [q2tools-220 qfiles.h MAX_MAP_MODELS_QBSP];
+ * its other limits are in bspfile.c. */
+#define MAX_MAP_MODELS_QBSP 131072
 #define MAX_KEY 32
 #define MAX_VALUE 1024
 #define MAX_LIGHTSTYLES 256

@@ -148,7 +148,7 @@ int texinfo_compact(qbsp_t *q)
     }
     for (int f = 0; f < q->bsp.numfaces; f++) {
         int t = q->bsp.faces[f].texinfo;
-        if (t >= 0 && t < n) q->bsp.faces[f].texinfo = (int16_t)remap[t];
+        if (t >= 0 && t < n) q->bsp.faces[f].texinfo = remap[t];
     }
     for (int b = 0; b < q->nummapbrushes; b++) {
         mapbrush_t *mb = &q->mapbrushes[b];

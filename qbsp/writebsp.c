@@ -13,18 +13,13 @@
 
 #define GROW(arr, capfield, need) ((arr) = q2_grow((arr), sizeof *(arr), &(capfield), (need)))
 
-static int16_t clamp_short(double v)
-{
-    if (v < -32768.0) return -32768;
-    if (v > 32767.0) return 32767;
-    return (int16_t)v;
-}
-
-static void bounds_to_shorts(const aabb_t *b, int16_t mins[3], int16_t maxs[3])
+/* Whole units, rounded outwards: IBSP stores them as shorts (the writer
+ * clamps; bsp_format_excesses reports what does not fit), QBSP as floats. */
+static void bounds_to_units(const aabb_t *b, float mins[3], float maxs[3])
 {
     for (int i = 0; i < 3; i++) {
-        mins[i] = clamp_short(floor(vec_comp(b->mins, i)));
-        maxs[i] = clamp_short(ceil(vec_comp(b->maxs, i)));
+        mins[i] = (float)floor(vec_comp(b->mins, i));
+        maxs[i] = (float)ceil(vec_comp(b->maxs, i));
     }
 }
 
@@ -106,8 +101,8 @@ static bool plane_matches(const bside_t *s, vec3_t normal, double dist)
 static void push_side(bsp_t *bsp, qbsp_emit_t *em, int planenum, int texinfo)
 {
     GROW(bsp->brushsides, em->cap_brushsides, bsp->numbrushsides + 1);
-    bsp->brushsides[bsp->numbrushsides].planenum = (uint16_t)planenum;
-    bsp->brushsides[bsp->numbrushsides].texinfo = (int16_t)texinfo;
+    bsp->brushsides[bsp->numbrushsides].planenum = (uint32_t)planenum;
+    bsp->brushsides[bsp->numbrushsides].texinfo = (int32_t)texinfo;
     bsp->numbrushsides++;
 }
 
@@ -247,7 +242,7 @@ static int get_edge(qbsp_t *q, int v1, int v2, const face_t *f)
     uint32_t h = edge_hash(v1, v2) & (em->ehash_size - 1);
     if (!q->opt.noshare) {
         for (int i = em->ehash_head[h]; i >= 0; i = em->ehash_next[i]) {
-            if (bsp->edges[i].v[0] == v2 && bsp->edges[i].v[1] == v1 && !em->edgefaces[2 * i + 1] &&
+            if (bsp->edges[i].v[0] == (uint32_t)v2 && bsp->edges[i].v[1] == (uint32_t)v1 && !em->edgefaces[2 * i + 1] &&
                 em->edgefaces[2 * i]->contents == f->contents) {
                 em->edgefaces[2 * i + 1] = f;
                 return -i;
@@ -258,8 +253,8 @@ static int get_edge(qbsp_t *q, int v1, int v2, const face_t *f)
     GROW(bsp->edges, em->cap_edges, n + 1);
     GROW(em->ehash_next, em->cap_ehash_next, n + 1);
     em->edgefaces = q2_grow(em->edgefaces, 2 * sizeof *em->edgefaces, &em->cap_edgefaces, n + 1);
-    bsp->edges[n].v[0] = (uint16_t)v1;
-    bsp->edges[n].v[1] = (uint16_t)v2;
+    bsp->edges[n].v[0] = (uint32_t)v1;
+    bsp->edges[n].v[1] = (uint32_t)v2;
     em->edgefaces[2 * n] = f;
     em->edgefaces[2 * n + 1] = NULL;
     em->ehash_next[n] = em->ehash_head[h];
@@ -278,11 +273,11 @@ static void emit_face(qbsp_t *q, face_t *f)
     GROW(bsp->faces, em->cap_faces_out, bsp->numfaces + 1);
     dface_t *df = &bsp->faces[bsp->numfaces++];
     memset(df, 0, sizeof *df);
-    df->planenum = (uint16_t)(f->planenum & ~1);
-    df->side = (int16_t)(f->planenum & 1);
+    df->planenum = (uint32_t)(f->planenum & ~1);
+    df->side = (int32_t)(f->planenum & 1);
     df->firstedge = bsp->numsurfedges;
-    df->numedges = (int16_t)f->numpoints;
-    df->texinfo = (int16_t)f->texinfo;
+    df->numedges = (int32_t)f->numpoints;
+    df->texinfo = (int32_t)f->texinfo;
     df->styles[0] = 0;
     df->styles[1] = df->styles[2] = df->styles[3] = 255;
     df->lightofs = -1;
@@ -343,9 +338,9 @@ static void emit_mark_face(qbsp_t *q, int first, const face_t *orig, const face_
     }
     bsp_t *bsp = &q->bsp;
     for (int i = first; i < bsp->numleaffaces; i++)
-        if (bsp->leaffaces[i] == n) return;
+        if (bsp->leaffaces[i] == (uint32_t)n) return;
     GROW(bsp->leaffaces, q->emit->cap_leaffaces, bsp->numleaffaces + 1);
-    bsp->leaffaces[bsp->numleaffaces++] = (uint16_t)n;
+    bsp->leaffaces[bsp->numleaffaces++] = (uint32_t)n;
 }
 
 /* ------------------------------------------------------------------ tree */
@@ -365,28 +360,28 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
     dleaf_t *lf = &bsp->leafs[idx];
     memset(lf, 0, sizeof *lf);
     lf->contents = node->contents;
-    lf->cluster = (int16_t)(c->entity == 0 ? node->cluster : -1);
+    lf->cluster = (int32_t)(c->entity == 0 ? node->cluster : -1);
     if (node->contents & CONTENTS_SOLID) lf->cluster = -1;
-    lf->area = (int16_t)(c->entity == 0 ? node->area : 0);
-    bounds_to_shorts(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, lf->mins, lf->maxs);
+    lf->area = (int32_t)(c->entity == 0 ? node->area : 0);
+    bounds_to_units(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, lf->mins, lf->maxs);
     node->outputnumber = idx;
 
-    lf->firstleafbrush = (uint16_t)bsp->numleafbrushes;
+    lf->firstleafbrush = (uint32_t)bsp->numleafbrushes;
     int first = bsp->numleafbrushes;
     for (const bspbrush_t *b = node->brushlist; b; b = b->next) {
         if (!b->original || b->original->outputnumber < 0) continue;
         int bn = b->original->outputnumber;
         bool dup = false;
         for (int i = first; i < bsp->numleafbrushes; i++)
-            if (bsp->leafbrushes[i] == bn) dup = true;
+            if (bsp->leafbrushes[i] == (uint32_t)bn) dup = true;
         if (dup) continue;
         GROW(bsp->leafbrushes, q->emit->cap_leafbrushes, bsp->numleafbrushes + 1);
-        bsp->leafbrushes[bsp->numleafbrushes++] = (uint16_t)bn;
+        bsp->leafbrushes[bsp->numleafbrushes++] = (uint32_t)bn;
     }
     lf = &bsp->leafs[idx];
-    lf->numleafbrushes = (uint16_t)(bsp->numleafbrushes - first);
+    lf->numleafbrushes = (uint32_t)(bsp->numleafbrushes - first);
 
-    lf->firstleafface = (uint16_t)bsp->numleaffaces;
+    lf->firstleafface = (uint32_t)bsp->numleaffaces;
     if (node->contents & CONTENTS_SOLID) return idx;
     int firstf = bsp->numleaffaces;
     leafpath_t lp;
@@ -405,7 +400,7 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
         p = p->next[s];
     }
     lf = &bsp->leafs[idx];
-    lf->numleaffaces = (uint16_t)(bsp->numleaffaces - firstf);
+    lf->numleaffaces = (uint32_t)(bsp->numleaffaces - firstf);
     return idx;
 }
 
@@ -421,13 +416,13 @@ static int emit_node_r(emit_ctx_t *c, node_t *node)
     /* Engines test axial planes as p[type] - dist, which needs the even
      * (positive) plane of the pair. */
     dn->planenum = node->planenum & ~1;
-    bounds_to_shorts(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, dn->mins, dn->maxs);
+    bounds_to_units(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, dn->mins, dn->maxs);
     node->outputnumber = idx;
     int firstface = bsp->numfaces;
     for (face_t *f = node->faces; f; f = f->next) emit_face(q, f);
     dn = &bsp->nodes[idx];
-    dn->firstface = (uint16_t)firstface;
-    dn->numfaces = (uint16_t)(bsp->numfaces - firstface);
+    dn->firstface = (uint32_t)firstface;
+    dn->numfaces = (uint32_t)(bsp->numfaces - firstface);
     for (int i = 0; i < 2; i++) {
         int child = emit_node_r(c, node->children[i]);
         bsp->nodes[idx].children[i] = child;
@@ -442,8 +437,10 @@ bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err)
     bsp_t *bsp = &q->bsp;
     if (bsp->numleafs == 0) writebsp_begin(q);
     number_brushes(q);
-    if (bsp->nummodels >= MAX_MAP_MODELS)
-        return q2err_set(err, q->map.path, 0, 0, "MAX_MAP_MODELS exceeded: more than %d models", MAX_MAP_MODELS);
+    /* The IBSP limit is checked with the others once the format is chosen. */
+    if (bsp->nummodels >= MAX_MAP_MODELS_QBSP)
+        return q2err_set(err, q->map.path, 0, 0, "MAX_MAP_MODELS exceeded: more than %d models (QBSP format)",
+                         MAX_MAP_MODELS_QBSP);
     GROW(bsp->models, em->cap_models, bsp->nummodels + 1);
     int mi = bsp->nummodels++;
     dmodel_t *m = &bsp->models[mi];

@@ -250,7 +250,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
             ok = false;
             break;
         }
-        if (df->planenum >= bsp->numplanes) {
+        if (df->planenum >= (uint32_t)bsp->numplanes) {
             ok = q2err_set(err, NULL, 0, 0, "face %d: plane %d out of range", fi, df->planenum);
             break;
         }

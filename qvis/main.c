@@ -135,7 +135,7 @@ static int check_pvs(const char *bsppath, int threads, log_t *log)
         int n = bsp_segment_leafs(&bsp, a, b, leafs, 64);
         for (int i = 0; i < n && i < 64; i++) {
             const dleaf_t *l = &bsp.leafs[leafs[i]];
-            log_verbose(log, "  leaf %d cluster %d contents 0x%x bounds (%d %d %d)-(%d %d %d)", leafs[i], l->cluster,
+            log_verbose(log, "  leaf %d cluster %d contents 0x%x bounds (%g %g %g)-(%g %g %g)", leafs[i], l->cluster,
                         l->contents, l->mins[0], l->mins[1], l->mins[2], l->maxs[0], l->maxs[1], l->maxs[2]);
         }
         if (n > 64) log_verbose(log, "  ... %d leafs in all", n);

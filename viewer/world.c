@@ -93,16 +93,16 @@ static bool check_tree(const bsp_t *b, const char *name, q2err_t *err)
             if (c >= 0 ? (c <= i || c >= b->numnodes) : (-1 - c >= b->numleafs))
                 return q2err_set(err, name, 0, 0, "node %d: child %d out of range", i, c);
         }
-        if ((int)n->firstface + n->numfaces > b->numfaces)
+        if ((int64_t)n->firstface + n->numfaces > b->numfaces)
             return q2err_set(err, name, 0, 0, "node %d: faces out of range", i);
     }
     for (int i = 0; i < b->numleafs; i++) {
         const dleaf_t *l = &b->leafs[i];
-        if ((int)l->firstleafface + l->numleaffaces > b->numleaffaces)
+        if ((int64_t)l->firstleafface + l->numleaffaces > b->numleaffaces)
             return q2err_set(err, name, 0, 0, "leaf %d: leaf faces out of range", i);
     }
     for (int i = 0; i < b->numleaffaces; i++)
-        if (b->leaffaces[i] >= b->numfaces)
+        if (b->leaffaces[i] >= (uint32_t)b->numfaces)
             return q2err_set(err, name, 0, 0, "leaf face %d: face %d out of range", i, b->leaffaces[i]);
     if (b->nummodels < 1 || b->numnodes < 1 || b->numleafs < 1)
         return q2err_set(err, name, 0, 0, "no world model, nodes or leaves");
@@ -165,8 +165,8 @@ bool world_from_bsp(world_t *w, bsp_t *bsp, const char *name, texdb_t *db, log_t
         f->model = face_model[i];
         face_extents_t ext;
         q2err_t e2;
-        if (!bsp_face_extents(b, i, &ext, &e2) || df->planenum >= b->numplanes) {
-            q2err_set(err, name, 0, 0, "face %d: %s", i, df->planenum >= b->numplanes ? "plane out of range" : e2.msg);
+        if (!bsp_face_extents(b, i, &ext, &e2) || df->planenum >= (uint32_t)b->numplanes) {
+            q2err_set(err, name, 0, 0, "face %d: %s", i, df->planenum >= (uint32_t)b->numplanes ? "plane out of range" : e2.msg);
             free(morg);
             free(face_model);
             goto fail;
@@ -261,7 +261,7 @@ bool world_from_bsp(world_t *w, bsp_t *bsp, const char *name, texdb_t *db, log_t
     for (int l = 0; l < b->numleafs; l++) {
         const dleaf_t *lf = &b->leafs[l];
         if (lf->cluster < 0) continue;
-        for (int k = 0; k < lf->numleaffaces; k++) {
+        for (int k = 0; k < (int)lf->numleaffaces; k++) {
             int fi = b->leaffaces[lf->firstleafface + k];
             if (w->faces[fi].cluster < 0) w->faces[fi].cluster = lf->cluster;
         }
@@ -483,7 +483,7 @@ static void walk(const world_t *w, cull_t *c, const view_t *v, int node, const r
         walk(w, c, v, n->children[side], o);
         /* Faces on this node's plane come after the near side, before the far
          * side; only those marked by a visible leaf are drawn. */
-        for (int k = 0; k < n->numfaces; k++) {
+        for (int k = 0; k < (int)n->numfaces; k++) {
             int fi = n->firstface + k;
             if (c->face_frame[fi] == c->framecount) emit_face(w, c, v, fi, o);
         }
@@ -494,7 +494,7 @@ static void walk(const world_t *w, cull_t *c, const view_t *v, int node, const r
     if (c->leaf_visframe[l] != c->visframe) return;
     float mins[3] = {lf->mins[0], lf->mins[1], lf->mins[2]}, maxs[3] = {lf->maxs[0], lf->maxs[1], lf->maxs[2]};
     if (box_outside(v, mins, maxs)) return;
-    for (int k = 0; k < lf->numleaffaces; k++) c->face_frame[b->leaffaces[lf->firstleafface + k]] = c->framecount;
+    for (int k = 0; k < (int)lf->numleaffaces; k++) c->face_frame[b->leaffaces[lf->firstleafface + k]] = c->framecount;
 }
 
 void cull_world(const world_t *w, cull_t *c, const view_t *v, const render_opts_t *o)

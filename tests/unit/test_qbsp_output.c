@@ -365,7 +365,7 @@ static void check_faces_on_planes(const bsp_t *bsp, stats_t *st)
         const dnode_t *nd = &bsp->nodes[n];
         assert_int_equal(nd->planenum & 1, 0);
         const dplane_t *pl = &bsp->planes[nd->planenum];
-        for (int f = nd->firstface; f < nd->firstface + nd->numfaces; f++) {
+        for (int f = (int)nd->firstface; f < (int)(nd->firstface + nd->numfaces); f++) {
             const dface_t *df = &bsp->faces[f];
             assert_int_equal(df->planenum, nd->planenum);
             for (int k = 0; k < df->numedges; k++) {
@@ -390,7 +390,7 @@ static void check_leafs_r(const bsp_t *bsp, int node, path_t *path)
 {
     if (node < 0) {
         const dleaf_t *lf = &bsp->leafs[-1 - node];
-        for (int i = lf->firstleafface; i < lf->firstleafface + lf->numleaffaces; i++) {
+        for (int i = (int)lf->firstleafface; i < (int)(lf->firstleafface + lf->numleaffaces); i++) {
             const dface_t *df = &bsp->faces[bsp->leaffaces[i]];
             /* A merged face may reach into neighbouring leafs, but it
              * must touch this leaf: no path plane has it wholly outside,
@@ -404,7 +404,7 @@ static void check_leafs_r(const bsp_t *bsp, int node, path_t *path)
                     if (d > best) best = d;
                 }
                 if (best < -0.05 && getenv("QBSP_TEST_DEBUG")) {
-                    fprintf(stderr, "leaf contents 0x%x cluster %d bounds (%d %d %d)-(%d %d %d) plane (%g %g %g) %g side %d\n",
+                    fprintf(stderr, "leaf contents 0x%x cluster %d bounds (%g %g %g)-(%g %g %g) plane (%g %g %g) %g side %d\n",
                             lf->contents, lf->cluster, lf->mins[0], lf->mins[1], lf->mins[2], lf->maxs[0], lf->maxs[1],
                             lf->maxs[2], pl->normal[0], pl->normal[1], pl->normal[2], pl->dist, path->side[j]);
                     for (int k = 0; k < df->numedges; k++) {

@@ -9,6 +9,7 @@
 #include "../common/jsonw.h"
 #include "../common/mem.h"
 #include "../common/threads.h"
+#include "../formats/enginelimits.h"
 #include "../formats/keytable.h"
 #include "../formats/q2defs.h"
 #include "../formats/vfs.h"
@@ -48,6 +49,9 @@ static void usage(FILE *f)
             "  -onepass       build the world's tree once (faster, more clusters)\n"
             "  -onlyents      only replace the entities of an existing MAP.bsp\n"
             "  -leaktest      a leak is an error: exit 1 and write no .bsp\n"
+            "  -noallowupgrade  a map past an IBSP 38 limit is an error (default: write QBSP)\n"
+            "  -qbism         always write the extended QBSP format\n"
+            "  -strict        engine-limit warnings are errors: exit 1 and write no .bsp\n"
             "  -json FILE     write stage timings and counts as JSON\n"
             "  -deps FILE     write a Makefile rule: the .bsp depends on the map and textures\n"
             "  -log FILE      also write every message to FILE\n"
@@ -363,6 +367,31 @@ static bool compile_model(run_t *r, int e, tree_t **world_tree)
     return true;
 }
 
+/* Engine-limit findings as warnings, or with -strict as an error before
+ * anything is written. */
+static bool check_engine_limits(const qbsp_t *q, log_t *log, q2err_t *err)
+{
+    englimit_list_t found = {0};
+    q2err_t perr;
+    q2err_clear(&perr);
+    if (!englimits_check(&q->bsp, &found, &perr)) log_warn(log, "engine limits: %s", perr.msg);
+    const char *name = q->map.path ? q->map.path : "map";
+    char line[1024];
+    for (int i = 0; i < found.count; i++) {
+        englimit_describe(&found.items[i], line, sizeof line);
+        if (q->opt.strict && i == 0) continue; /* the error below */
+        if (q->opt.strict) log_error(log, "%s: engine limit: %s", name, line);
+        else log_warn(log, "%s: engine limit: %s", name, line);
+    }
+    bool ok = true;
+    if (q->opt.strict && found.count > 0) {
+        englimit_describe(&found.items[0], line, sizeof line);
+        ok = q2err_set(err, name, 0, 0, "engine limit: %s (-strict: nothing written)", line);
+    }
+    englimits_free(&found);
+    return ok;
+}
+
 /* The brush models (entities 1..) and the rest of the .bsp. */
 static bool compile_models_and_finish(run_t *r, const char *bsppath)
 {
@@ -373,7 +402,8 @@ static bool compile_models_and_finish(run_t *r, const char *bsppath)
     double t0 = time_now();
     int dropped_tex = texinfo_compact(r->q);
     if (dropped_tex) log_verbose(r->log, "%d texinfo used by no face merged into others", dropped_tex);
-    if (!writebsp_finish(r->q, r->err) || !bsp_write_file(bsppath, &r->q->bsp, r->err)) {
+    if (!writebsp_finish(r->q, r->err) || !check_engine_limits(r->q, r->log, r->err) ||
+        !bsp_write_file(bsppath, &r->q->bsp, r->err)) {
         log_error(r->log, "%s", r->err->msg);
         return false;
     }
@@ -490,6 +520,10 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-onlyents")) opt.onlyents = true;
         else if (!strcmp(a, "-leaktest")) opt.leaktest = true;
         else if (!strcmp(a, "-onepass")) opt.onepass = true;
+        else if (!strcmp(a, "-qbism")) opt.qbism = true;
+        else if (!strcmp(a, "-noallowupgrade")) opt.noallowupgrade = true;
+        else if (!strcmp(a, "-allowupgrade")) opt.noallowupgrade = false;
+        else if (!strcmp(a, "-strict")) opt.strict = true;
         else {
             fprintf(stderr, "qbsp: unknown option: %s\n", argv[i]);
             usage(stderr);
@@ -603,7 +637,9 @@ int main(int argc, char **argv)
             snprintf(buf, sizeof buf, "*%d", model++);
             entity_set(&q.map.entities[e].ent, "model", buf);
         }
-        if (!writebsp_entities(&q, &err) || !bsp_write_file(bsppath, &q.bsp, &err)) {
+        if (opt.qbism) q.bsp.format = BSP_FORMAT_QBSP;
+        if (!writebsp_entities(&q, &err) || !check_engine_limits(&q, &log, &err) ||
+            !bsp_write_file(bsppath, &q.bsp, &err)) {
             log_error(&log, "%s", err.msg);
             goto done;
         }
@@ -664,8 +700,9 @@ int main(int argc, char **argv)
         /* A .prt from an earlier sealed compile would not match this bsp. */
         if (file_exists(prtpath)) unlink(prtpath);
     }
-    log_info(&log, "wrote %s: %d models, %d faces, %d leafs, %d clusters%s", bsppath, q.bsp.nummodels,
-             q.bsp.numfaces, q.bsp.numleafs, q.numclusters, leaked ? " (LEAKED: no .prt)" : "");
+    log_info(&log, "wrote %s%s: %d models, %d faces, %d leafs, %d clusters%s", bsppath,
+             q.bsp.format == BSP_FORMAT_QBSP ? " (QBSP format)" : "", q.bsp.nummodels, q.bsp.numfaces,
+             q.bsp.numleafs, q.numclusters, leaked ? " (LEAKED: no .prt)" : "");
     status = 0;
 
 done:

@@ -57,6 +57,9 @@ typedef struct qbsp_options_t {
     bool nocsg, noweld, noshare, notjunc, nowater, noprune, nomerge, nosubdiv;
     bool nodetail, fulldetail, nofill, onlyents, leaktest;
     bool onepass;         /* -onepass: no second tree weighing only the sides the first found visible */
+    bool qbism;           /* -qbism: write the extended QBSP format whatever the map's size */
+    bool noallowupgrade;  /* -noallowupgrade: a map past IBSP 38's limits is an error, not QBSP */
+    bool strict;          /* -strict: engine-limit findings are errors; no .bsp is written */
     const char *basedir, *gamedir;
 } qbsp_options_t;
 

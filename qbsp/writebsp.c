@@ -619,6 +619,46 @@ bool writebsp_finish(qbsp_t *q, q2err_t *err)
     if (!writebsp_entities(q, err)) return false;
     log_verbose(q->log, "%6d models, %d nodes, %d leafs, %d faces, %d brushes, %d brushsides", bsp->nummodels,
                 bsp->numnodes, bsp->numleafs, bsp->numfaces, bsp->numbrushes, bsp->numbrushsides);
-    if (!bsp_check_limits(bsp, err)) return q2err_wrap(err, "%s", q->map.path ? q->map.path : "map");
+    return writebsp_choose_format(q, err);
+}
+
+bool writebsp_choose_format(qbsp_t *q, q2err_t *err)
+{
+    bsp_t *bsp = &q->bsp;
+    const char *name = q->map.path ? q->map.path : "map";
+    if (q->opt.qbism) {
+        bsp->format = BSP_FORMAT_QBSP;
+    } else {
+        bsp->format = BSP_FORMAT_IBSP;
+        enum { MAX_LISTED = 32 };
+        bsp_excess_t ex[MAX_LISTED];
+        int n = bsp_format_excesses(bsp, BSP_FORMAT_IBSP, ex, MAX_LISTED);
+        if (n > 0) {
+            /* Past a limit that QBSP does not raise, upgrading cannot help:
+             * the error below names it either way. */
+            bsp_excess_t qx;
+            bool fits_qbsp = bsp_format_excesses(bsp, BSP_FORMAT_QBSP, &qx, 1) == 0;
+            if (q->opt.noallowupgrade || !fits_qbsp) {
+                if (q->opt.noallowupgrade && fits_qbsp)
+                    for (int i = 1; i < n && i < MAX_LISTED; i++)
+                        log_warn(q->log, "%s: also %s exceeded: %lld > %lld", name, ex[i].name, ex[i].count,
+                                 ex[i].limit);
+                if (!fits_qbsp) bsp->format = BSP_FORMAT_QBSP;
+                q2err_t e2;
+                q2err_clear(&e2);
+                bsp_check_limits(bsp, &e2);
+                return q2err_set(err, name, 0, 0, "%s%s", e2.msg,
+                                 fits_qbsp ? " (the QBSP format would hold it; -noallowupgrade refuses it)" : "");
+            }
+            for (int i = 0; i < n && i < MAX_LISTED; i++)
+                log_info(q->log, "note: %s: %s exceeded: %lld > %lld (by %lld)", name, ex[i].name, ex[i].count,
+                         ex[i].limit, ex[i].count - ex[i].limit);
+            log_info(q->log, "note: %s: limits of IBSP 38 exceeded: writing the extended QBSP format, which "
+                             "Q2PRO and Yamagi Quake II load and id's Quake 2 does not (-noallowupgrade refuses)",
+                     name);
+            bsp->format = BSP_FORMAT_QBSP;
+        }
+    }
+    if (!bsp_check_limits(bsp, err)) return q2err_wrap(err, "%s", name);
     return true;
 }

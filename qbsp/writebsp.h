@@ -27,8 +27,16 @@ void writebsp_begin(qbsp_t *q);
 bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err);
 
 /* Brushes and brushsides, planes, texinfo, areas and areaportals, light
- * styles of switchable lights, the entity lump; then bsp_check_limits. */
+ * styles of switchable lights, the entity lump; then
+ * writebsp_choose_format. */
 bool writebsp_finish(qbsp_t *q, q2err_t *err);
+
+/* Sets q->bsp.format: QBSP with -qbism; otherwise IBSP 38 unless the bsp
+ * exceeds one of its limits (bsp_format_excesses), in which case each
+ * excess is logged as a note and QBSP is chosen (ericw-tools'
+ * "allowupgrade"), or, with -noallowupgrade, the first excess is the error.
+ * Then checks the limits of the chosen format. */
+bool writebsp_choose_format(qbsp_t *q, q2err_t *err);
 
 /* Light styles of switchable lights and the entity lump only (also what
  * -onlyents needs); writebsp_finish calls it. */

@@ -75,8 +75,10 @@ def bsp_cases():
 
     b = base(); b.data[0:4] = b"RIFF"
     emit("bsp_bad_ident.bsp", "bsp", b.bytes(), "not a Quake 2 .bsp")
+    # IBSP records under the extended format's ident: QBSP's nodes are 44
+    # bytes, and this file's 40 nodes (1120 bytes) are not a multiple.
     b = base(); b.data[0:4] = b"QBSP"
-    emit("bsp_qbsp_ident.bsp", "bsp", b.bytes(), "extended QBSP")
+    emit("bsp_qbsp_ident.bsp", "bsp", b.bytes(), "44-byte QBSP records")
     b = base(); struct.pack_into("<i", b.data, 4, 37)
     emit("bsp_version_37.bsp", "bsp", b.bytes(), "unsupported IBSP version 37")
 

@@ -36,7 +36,10 @@ void englimits_free(englimit_list_t *list)
 
 void englimit_describe(const englimit_t *f, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s exceeded: %lld > %lld (%s): %s", f->limit, f->figure, f->max, f->engines, f->detail);
+    if (f->max == 0) /* a yes/no finding */
+        snprintf(buf, size, "%s (%s): %s", f->limit, f->engines, f->detail);
+    else
+        snprintf(buf, size, "%s exceeded: %lld > %lld (%s): %s", f->limit, f->figure, f->max, f->engines, f->detail);
 }
 
 /* ------------------------------------------------------- classname tallies */
@@ -133,8 +136,8 @@ static void check_edicts(const entity_list_t *ents, englimit_list_t *out)
     for (int i = 1; i < ents->count; i++) tally(&ts, entity_classname(&ents->ents[i]));
     char who[256];
     tally_text(&ts, who, sizeof who);
-    add(out, "MAX_EDICTS", "1024 edicts (the maxentities default) in id's game and its ports: \"ED_Alloc: no free "
-                           "edicts\"",
+    add(out, "MAX_EDICTS", "id's Quake 2 game library, as Yamagi Quake II and Q2PRO run it: maxentities 1024 by "
+                           "default; \"ED_Alloc: no free edicts\"",
         used, ENGINE_MAX_EDICTS, "%lld entities + the world + 1 client, before anything the game spawns later; %s",
         spawned, who);
     free(ts.t);

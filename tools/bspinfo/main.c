@@ -1,6 +1,6 @@
 /* bspinfo: statistics and structural checks for Quake 2 .bsp files.
  *
- *   bspinfo [--json] [--check] FILE.bsp...
+ *   bspinfo [--json] [--check [--strict]] FILE.bsp...
  *
  * Exit status: 0 when every file was read (and, with --check, is valid);
  * 1 when a file could not be read or has problems; 2 on usage errors. */
@@ -11,6 +11,7 @@
 #include "../../common/jsonw.h"
 #include "../../formats/bspcheck.h"
 #include "../../formats/bspfile.h"
+#include "../../formats/enginelimits.h"
 #include "../../formats/entities.h"
 
 #define BSPINFO_VERSION "0.1.0"
@@ -20,11 +21,13 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: bspinfo [--json] [--check] FILE.bsp...\n"
+    fprintf(f, "usage: bspinfo [--json] [--check [--strict]] FILE.bsp...\n"
                "Prints lump counts, models, clusters, areas, visibility and lighting statistics\n"
-               "of Quake 2 .bsp files (IBSP version 38).\n"
+               "of Quake 2 .bsp files (IBSP version 38 or the extended QBSP format).\n"
                "  --json     machine-readable output (one object with a \"files\" array)\n"
-               "  --check    validate structure; print one line per problem\n"
+               "  --check    validate structure; print one line per problem; warn (stderr)\n"
+               "             about limits the engines enforce and the format does not\n"
+               "  --strict   with --check, engine-limit warnings are problems too\n"
                "  -h, --help print this help\n"
                "  --version  print the version\n"
                "Exit status: 0 valid, 1 unreadable or invalid file, 2 usage error.\n");
@@ -77,7 +80,7 @@ static void lump_counts(const bsp_t *b, long long counts[HEADER_LUMPS], long lon
     };
     for (int l = 0; l < HEADER_LUMPS; l++) {
         counts[l] = c[l];
-        bytes[l] = c[l] * bsp_lump_record_size[l];
+        bytes[l] = c[l] * bsp_record_size(b->format, l);
     }
 }
 
@@ -105,6 +108,7 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
     lump_counts(b, counts, bytes);
     printf("%s\n", path);
+    printf("  format:     %s\n", b->format == BSP_FORMAT_QBSP ? "QBSP (extended limits), version 38" : "IBSP version 38");
     printf("  %-12s %10s %10s\n", "lump", "count", "bytes");
     for (int l = 0; l < HEADER_LUMPS; l++)
         printf("  %-12s %10lld %10lld\n", bsp_lump_names[l], counts[l], bytes[l]);
@@ -142,12 +146,13 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
 }
 
 static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_stats_t *st, bool check,
-                       const problems_t *probs, int nproblems, const problems_t *notes)
+                       const problems_t *probs, int nproblems, const problems_t *notes, const problems_t *limits)
 {
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
     lump_counts(b, counts, bytes);
     jsonw_object_begin(w, NULL);
     jsonw_string(w, "file", path);
+    jsonw_string(w, "format", bsp_format_name(b->format));
     jsonw_bool(w, "read", true);
     jsonw_object_begin(w, "lumps");
     for (int l = 0; l < HEADER_LUMPS; l++) {
@@ -202,13 +207,16 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
         jsonw_array_begin(w, "notes");
         for (int i = 0; i < notes->count; i++) jsonw_string(w, NULL, notes->lines[i]);
         jsonw_array_end(w);
+        jsonw_array_begin(w, "engine_limits");
+        for (int i = 0; i < limits->count; i++) jsonw_string(w, NULL, limits->lines[i]);
+        jsonw_array_end(w);
     }
     jsonw_object_end(w);
 }
 
 int main(int argc, char **argv)
 {
-    bool json = false, check = false;
+    bool json = false, check = false, strict = false;
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -216,6 +224,8 @@ int main(int argc, char **argv)
             json = true;
         } else if (!strcmp(a, "--check") || !strcmp(a, "-check")) {
             check = true;
+        } else if (!strcmp(a, "--strict") || !strcmp(a, "-strict")) {
+            strict = true;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help") || !strcmp(a, "-help")) {
             usage(stdout);
             return 0;
@@ -273,27 +283,50 @@ int main(int argc, char **argv)
         }
         bsp_stats_t st;
         bsp_compute_stats(&bsp, &st);
-        problems_t probs = {0}, notes = {0};
+        problems_t probs = {0}, notes = {0}, limits = {0};
         int nproblems = 0;
         if (check) {
             nproblems = bsp_check(&bsp, MAX_REPORTED_PROBLEMS, collect_problem, &probs);
             if (nproblems) status = 1;
             else bsp_check_notes(&bsp, collect_problem, &notes);
+            /* Engine limits of a structurally valid file: warnings, or
+             * problems with --strict. */
+            if (nproblems == 0) {
+                englimit_list_t found = {0};
+                q2err_t lerr;
+                char line[1024];
+                if (!englimits_check(&bsp, &found, &lerr)) collect_problem(&notes, lerr.msg);
+                for (int k = 0; k < found.count; k++) {
+                    englimit_describe(&found.items[k], line, sizeof line);
+                    collect_problem(&limits, line);
+                    if (strict) {
+                        snprintf(line + strlen(line), sizeof line - strlen(line), " (--strict)");
+                        collect_problem(&probs, line);
+                        nproblems++;
+                    }
+                }
+                if (strict && found.count) status = 1;
+                englimits_free(&found);
+            }
         }
         if (json) {
-            print_json(&w, path, &bsp, &st, check, &probs, nproblems, &notes);
+            print_json(&w, path, &bsp, &st, check, &probs, nproblems, &notes, &limits);
         } else if (check) {
             for (int k = 0; k < probs.count; k++) printf("%s: %s\n", path, probs.lines[k]);
             if (nproblems > probs.count) printf("%s: ... and %d more problems\n", path, nproblems - probs.count);
             /* Notes and the verdict go to stderr: stdout lists only problems,
              * so an empty stdout still means a valid file. */
             for (int k = 0; k < notes.count; k++) fprintf(stderr, "%s: note: %s\n", path, notes.lines[k]);
+            if (!strict)
+                for (int k = 0; k < limits.count; k++)
+                    fprintf(stderr, "%s: warning: engine limit: %s\n", path, limits.lines[k]);
             if (nproblems == 0) fprintf(stderr, "%s: valid, %s\n", path, bsp_state_words(&bsp));
         } else {
             print_text(path, &bsp, &st);
         }
         problems_free(&probs);
         problems_free(&notes);
+        problems_free(&limits);
         bsp_free(&bsp);
     }
     if (json) {

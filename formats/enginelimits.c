@@ -244,7 +244,7 @@ static void check_faces(const bsp_t *bsp, englimit_list_t *out)
 static void check_format(const bsp_t *bsp, englimit_list_t *out)
 {
     if (bsp->format == BSP_FORMAT_QBSP)
-        add(out, "QBSP format", "id's Quake 2 loads IBSP only (Q2PRO and Yamagi Quake II load QBSP)", 1, 0,
+        add(out, "QBSP format", "id's Quake 2 loads IBSP only; Q2PRO loads QBSP", 1, 0,
             "the file is in the extended QBSP format");
     /* Q2PRO keeps these at 65536 even for QBSP (bsp.c LOAD(Leafs),
      * LOAD(Visibility)). */

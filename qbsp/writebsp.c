@@ -654,7 +654,7 @@ bool writebsp_choose_format(qbsp_t *q, q2err_t *err)
                 log_info(q->log, "note: %s: %s exceeded: %lld > %lld (by %lld)", name, ex[i].name, ex[i].count,
                          ex[i].limit, ex[i].count - ex[i].limit);
             log_info(q->log, "note: %s: limits of IBSP 38 exceeded: writing the extended QBSP format, which "
-                             "Q2PRO and Yamagi Quake II load and id's Quake 2 does not (-noallowupgrade refuses)",
+                             "Q2PRO loads and id's Quake 2 does not (-noallowupgrade refuses)",
                      name);
             bsp->format = BSP_FORMAT_QBSP;
         }

@@ -98,6 +98,36 @@ static void test_qbsp_round_trip(void **state)
     }
 }
 
+/* A vised, lit QBSP file as q2map writes it: read, valid, the same lumps
+ * once rewritten, and valid as IBSP too (the map is small). */
+static void test_qbsp_file(void **state)
+{
+    (void)state;
+    bsp_t a, b;
+    q2err_t err;
+    if (!bsp_read_file(Q2MAP_TEST_DATA "/qbspformat/q2_light_group_qbism.bsp", &a, &err)) fail_msg("%s", err.msg);
+    assert_int_equal(a.format, BSP_FORMAT_QBSP);
+    assert_int_equal(bsp_check(&a, 0, NULL, NULL), 0);
+    assert_true(a.visdatasize > 0 && a.lightdatasize > 0 && a.nummodels > 1);
+    uint8_t *d;
+    size_t n;
+    assert_true(bsp_write_memory(&a, &d, &n, &err));
+    assert_true(bsp_read_memory(d, n, "again", &b, &err));
+    assert_same(&a, &b);
+    free(d);
+    bsp_free(&b);
+    a.format = BSP_FORMAT_IBSP;
+    assert_true(bsp_check_limits(&a, &err));
+    assert_true(bsp_write_memory(&a, &d, &n, &err));
+    assert_true(bsp_read_memory(d, n, "ibsp", &b, &err));
+    assert_int_equal(b.format, BSP_FORMAT_IBSP);
+    assert_int_equal(bsp_check(&b, 0, NULL, NULL), 0);
+    assert_same(&a, &b);
+    free(d);
+    bsp_free(&b);
+    bsp_free(&a);
+}
+
 static bool has_excess(const bsp_t *b, bsp_format_t f, const char *name)
 {
     bsp_excess_t ex[64];
@@ -277,6 +307,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qbsp_round_trip),
+        cmocka_unit_test(test_qbsp_file),
         cmocka_unit_test(test_wide_values),
         cmocka_unit_test(test_engine_limits),
     };

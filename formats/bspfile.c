@@ -213,7 +213,7 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
         return q2err_set(err, name, 0, 0, "truncated: %zu bytes, a .bsp header needs %d", size, BSP_HEADER_SIZE);
     int32_t ident = rd_i32(data);
     if (ident != BSP_IDENT && ident != QBSP_IDENT)
-        return q2err_set(err, name, 0, 0, "not a Quake 2 .bsp (ident is neither IBSP nor QBSP)");
+        return q2err_set(err, name, 0, 0, "not a Quake 2 .bsp (ident is not IBSP or QBSP)");
     const bsp_format_t format = ident == QBSP_IDENT ? BSP_FORMAT_QBSP : BSP_FORMAT_IBSP;
     const bool q = format == BSP_FORMAT_QBSP;
     bsp->format = format;

@@ -18,9 +18,15 @@
 /* Offset of -extra sub-samples from the luxel centre, texture units. */
 #define EXTRA_OFFSET 4.0
 
+typedef struct sun_pattern_t {
+    const sun_t *sun;
+    vec3_t dirs[SUN_SAMPLES_SOFT];
+    int count;
+} sun_pattern_t;
+
 typedef struct direct_ctx_t {
-    vec3_t sun_dirs[SUN_SAMPLES_SOFT];
-    int sun_count;
+    sun_pattern_t suns[1 + MAX_EXTRA_SUNS]; /* [0]: q->sun, when on */
+    int nsuns;
     vec3_t dome_dirs[DOME_SAMPLES];
     double dome_norm; /* sum of dome_dirs[k].z: an open floor sees `dome` */
     uint8_t *sees_sky; /* per cluster: its PVS holds a cluster with a sky face; NULL: unknown */
@@ -94,25 +100,33 @@ double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal)
     return fabs(sum) / (2.0 * M_PI);
 }
 
-static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
+static void sun_pattern(const sun_t *s, sun_pattern_t *sp)
 {
-    const sun_t *s = &q->sun;
     /* A Vogel (golden-angle) spiral over the sun's disk: evenly spread and
      * fixed, so the penumbra is smooth and identical on every run. */
+    sp->sun = s;
     vec3_t d = s->dir;
     vec3_t up = fabs(d.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
     vec3_t u = vec_normalize(vec_cross(up, d), NULL), v = vec_cross(d, u);
     if (s->penumbra > 0) {
         double rad = tan(s->penumbra * M_PI / 180.0);
-        dc->sun_count = SUN_SAMPLES_SOFT;
+        sp->count = SUN_SAMPLES_SOFT;
         for (int k = 0; k < SUN_SAMPLES_SOFT; k++) {
             double r = rad * sqrt((k + 0.5) / SUN_SAMPLES_SOFT), a = k * 2.39996322972865332;
-            dc->sun_dirs[k] = vec_normalize(vec_add(d, vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a)))), NULL);
+            sp->dirs[k] = vec_normalize(vec_add(d, vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a)))), NULL);
         }
     } else {
-        dc->sun_count = 1;
-        dc->sun_dirs[0] = d;
+        sp->count = 1;
+        sp->dirs[0] = d;
     }
+}
+
+static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
+{
+    dc->nsuns = 0;
+    if (q->sun.on) sun_pattern(&q->sun, &dc->suns[dc->nsuns++]);
+    for (int k = 0; k < q->numsuns; k++)
+        if (q->suns[k].on) sun_pattern(&q->suns[k], &dc->suns[dc->nsuns++]);
     dc->dome_norm = 0;
     for (int k = 0; k < DOME_SAMPLES; k++) {
         /* Uniform over the upper hemisphere (Fibonacci lattice). */
@@ -125,6 +139,7 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const aabb_t *fb)
 {
     const rface_t *f = &q->faces[fi];
+    if (!(q->mkeys[f->model].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
         if (l->face == fi) return false;
         bool front = false;
@@ -155,7 +170,8 @@ static double point_value(const light_t *l, double dist, double dot, vec3_t dir)
     if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) return 0;
     double d = dist * l->wait;
     switch (l->falloff) {
-    case FALLOFF_LINEAR: v = l->intensity - d; break;
+    case FALLOFF_LINEAR: v = l->fade_dist > 0 ? l->intensity * (1 - dist / l->fade_dist) : l->intensity - d; break;
+    case FALLOFF_INVERSE2B: v = l->intensity * (128.0 / (d + 128.0)) * (128.0 / (d + 128.0)); break;
     case FALLOFF_INVERSE: v = d > 128 ? l->intensity * 128.0 / d : l->intensity; break;
     case FALLOFF_INVERSE2: v = d > 128 ? l->intensity * (128.0 / d) * (128.0 / d) : l->intensity; break;
     default: v = l->intensity; break;
@@ -178,7 +194,7 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
  * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
                    const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
-                   uint8_t *vis)
+                   uint8_t *vis, const float *dirt, float *sunvis, float *localmin)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
@@ -205,6 +221,12 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             }
             if (ff * l->intensity < LIGHT_CUTOFF) continue;
             add = vec_scale(l->color, ff);
+        } else if (l->falloff == FALLOFF_LOCALMIN) {
+            /* ericw's delay 4: a floor at the light's level for what it
+             * sees, no falloff, never added (see minlight.c). */
+            if (!localmin || dot <= 0.001 || slot[c] != 0) continue;
+            if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) continue;
+            add = vec_scale(l->color, l->intensity);
         } else {
             if (dot <= 0.001) continue;
             double v = point_value(l, dist, dot, dir);
@@ -217,53 +239,104 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         } else {
             (*rays)++;
             bool blocked = trace_occluded(q, p, target);
+            if (!blocked && q->shadows.numnodes) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
+        }
+        if (dirt && l->dirt) add = vec_scale(add, dirt[idx]);
+        if (l->falloff == FALLOFF_LOCALMIN && l->type != LIGHT_SURFACE) {
+            float *m = localmin + (size_t)idx * 3;
+            m[0] = fmaxf(m[0], (float)add.x);
+            m[1] = fmaxf(m[1], (float)add.y);
+            m[2] = fmaxf(m[2], (float)add.z);
+            continue;
         }
         float *o = out + ((size_t)slot[c] * n + idx) * 3;
         o[0] += (float)(add.x * weight);
         o[1] += (float)(add.y * weight);
         o[2] += (float)(add.z * weight);
     }
-    const sun_t *s = &q->sun;
-    if (s->on && may_see_sky(q, dc, cluster)) {
-        double acc = 0;
-        for (int k = 0; k < dc->sun_count; k++) {
-            double dot = vec_dot(dc->sun_dirs[k], nrm);
-            if (dot <= 0) continue;
-            (*rays)++;
-            int hit = trace_closest(&q->tracer, p, dc->sun_dirs[k], 2 * WORLD_EXTENT, NULL);
-            if (hit >= 0 && q->faces[hit].sky) acc += dot;
+    /* Suns (and the sky dome) are on light channel 1, as in ericw-tools. */
+    if (dc->nsuns > 0 && (q->mkeys[f->model].object_mask & 1) && may_see_sky(q, dc, cluster)) {
+        for (int si = 0; si < dc->nsuns; si++) {
+            const sun_pattern_t *sp = &dc->suns[si];
+            double acc = 0;
+            for (int k = 0; k < sp->count; k++) {
+                double dot = vec_dot(sp->dirs[k], nrm);
+                if (dot <= 0) continue;
+                (*rays)++;
+                double hd;
+                int hit = trace_closest(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
+                if (hit < 0 || !q->faces[hit].sky) continue;
+                if (q->shadows.numnodes && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
+                    continue;
+                acc += dot;
+            }
+            if (si == 0 && sunvis) sunvis[idx] += (float)(acc * weight / sp->count);
+            acc *= sp->sun->intensity / sp->count * weight;
+            if (dirt && q->dirt.global) acc *= dirt[idx];
+            float *o = out + (size_t)idx * 3;
+            o[0] += (float)(acc * sp->sun->color.x);
+            o[1] += (float)(acc * sp->sun->color.y);
+            o[2] += (float)(acc * sp->sun->color.z);
         }
-        acc *= s->intensity / dc->sun_count * weight;
-        float *o = out + (size_t)idx * 3;
-        o[0] += (float)(acc * s->color.x);
-        o[1] += (float)(acc * s->color.y);
-        o[2] += (float)(acc * s->color.z);
     }
+}
+
+/* arghrad's _sun_diffuse: sunlight diffused by haze glows around what the
+ * sun lights. Here the sun's visibility over the face is blurred with a
+ * tent of SUN_DIFFUSE_RADIUS / _sun_difwait units, so the glow reaches
+ * that far into a shadow, and scaled by _sun_diffuse. */
+#define SUN_DIFFUSE_RADIUS 64.0
+
+static void sun_diffuse(const qrad_t *q, rface_t *f, const float *vis)
+{
+    const sun_t *s = &q->sun;
+    double R = SUN_DIFFUSE_RADIUS / s->diffwait;
+    int r = (int)ceil(R / LIGHTMAP_SCALE);
+    if (r > 64) r = 64;
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            double sum = 0, wsum = 0;
+            for (int b = j - r; b <= j + r; b++)
+                for (int a = i - r; a <= i + r; a++) {
+                    if (a < 0 || b < 0 || a >= f->w || b >= f->h) continue;
+                    double d = LIGHTMAP_SCALE * sqrt((double)(a - i) * (a - i) + (double)(b - j) * (b - j));
+                    if (d >= R) continue;
+                    double w = 1 - d / R;
+                    sum += w * vis[b * f->w + a];
+                    wsum += w;
+                }
+            if (wsum <= 0) continue;
+            double v = s->diffuse * sum / wsum;
+            float *o = f->light + (size_t)(j * f->w + i) * 3;
+            o[0] += (float)(v * s->color.x);
+            o[1] += (float)(v * s->color.y);
+            o[2] += (float)(v * s->color.z);
+        }
 }
 
 /* Sky dome light at p: the weighted share of the fixed directions that
  * reach a sky face, times _sunlight2. */
-static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, long *rays)
+static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, long *rays, bool lower)
 {
     double acc = 0;
     for (int k = 0; k < DOME_SAMPLES; k++) {
-        double dot = vec_dot(dc->dome_dirs[k], nrm);
+        vec3_t d = dc->dome_dirs[k];
+        if (lower) d.z = -d.z; /* _sunlight3: the mirrored lower hemisphere */
+        double dot = vec_dot(d, nrm);
         if (dot <= 0) continue;
         (*rays)++;
-        int hit = trace_closest(&q->tracer, p, dc->dome_dirs[k], 2 * WORLD_EXTENT, NULL);
+        int hit = trace_closest(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL);
         if (hit >= 0 && q->faces[hit].sky) acc += dot;
     }
-    return acc * q->sun.dome / dc->dome_norm;
+    return acc * (lower ? q->sun.dome3 : q->sun.dome) / dc->dome_norm;
 }
 
 
-/* Luxels are lit in two passes: first those with both coordinates even,
- * then the rest, each of which lies between 2 or 4 luxels of the first
- * pass (diagonal, horizontal or vertical neighbours). Stores the indices of
- * those traced neighbours of luxel (i, j) in nb and returns their count. */
-static int traced_neighbours(const rface_t *f, int i, int j, int nb[4])
+/* The traced neighbours of a second-pass luxel are its diagonal,
+ * horizontal or vertical neighbours with both coordinates even. */
+int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
 {
     int nn = 0, di = i & 1, dj = j & 1;
     for (int a = -di; a <= di; a += 2)
@@ -279,8 +352,9 @@ static int traced_neighbours(const rface_t *f, int i, int j, int nb[4])
  * mean. */
 #define DOME_AGREE 2.0
 
-static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long *rays)
+static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long *rays, bool lower)
 {
+    if (!(q->mkeys[f->model].object_mask & 1)) return;
     bool any = false;
     for (int k = 0; k < f->w * f->h && !any; k++) any = may_see_sky(q, dc, f->clusters[k]);
     if (!any) return;
@@ -294,7 +368,7 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                 int idx = j * f->w + i;
                 if (pass == 1) {
                     double lo = INFINITY, hi = -INFINITY, sum = 0;
-                    int nb[4], nn = traced_neighbours(f, i, j, nb);
+                    int nb[4], nn = qrad_traced_neighbours(f, i, j, nb);
                     for (int k = 0; k < nn; k++) {
                         double x = v[nb[k]];
                         lo = x < lo ? x : lo;
@@ -307,15 +381,16 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                     }
                 }
                 v[idx] = may_see_sky(q, dc, f->clusters[idx])
-                             ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, rays)
+                             ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, rays, lower)
                              : 0;
             }
-    const sun_t *s = &q->sun;
+    vec3_t col = lower ? q->sun.dome3_color : q->sun.dome_color;
     for (int k = 0; k < n; k++) {
+        if (f->dirtmap && q->dirt.global) v[k] *= f->dirtmap[k];
         float *o = f->light + (size_t)k * 3;
-        o[0] += (float)(v[k] * s->dome_color.x);
-        o[1] += (float)(v[k] * s->dome_color.y);
-        o[2] += (float)(v[k] * s->dome_color.z);
+        o[0] += (float)(v[k] * col.x);
+        o[1] += (float)(v[k] * col.y);
+        o[2] += (float)(v[k] * col.z);
     }
     free(v);
 }
@@ -366,6 +441,9 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     }
     ncand = keep;
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
+    f->dirtmap = qrad_dirt_face(q, f, rays);
+    float *sunvis = q->sun.on && q->sun.diffuse > 0 ? q2_calloc(n, sizeof(float)) : NULL;
+    if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -381,7 +459,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     int idx = j * f->w + i;
                     uint8_t *v = vis + (size_t)idx * ncand;
                     if (pass == 1) {
-                        int nb[4], nn = traced_neighbours(f, i, j, nb);
+                        int nb[4], nn = qrad_traced_neighbours(f, i, j, nb);
                         if (nn >= 2)
                             for (int c = 0; c < ncand; c++) {
                                 if (q->lights[cand[c]].type != LIGHT_SURFACE) continue;
@@ -392,7 +470,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                             }
                     }
                     gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays,
-                           v);
+                           v, f->dirtmap, sunvis, f->localmin);
                 }
         free(vis);
     } else {
@@ -405,13 +483,19 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL);
+                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL, f->dirtmap, sunvis,
+                           f->localmin);
                 }
             }
     }
     free(cand);
     free(slot);
-    if (q->sun.dome > 0) dome_face(q, dc, f, rays);
+    if (sunvis) {
+        sun_diffuse(q, f, sunvis);
+        free(sunvis);
+    }
+    if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
+    if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
     /* Styles other than 0 that never reach a visible level are dropped
      * (they would only cost lightmap space). */
     for (int s = f->numstyles - 1; s >= 1; s--) {
@@ -458,7 +542,7 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
 {
     direct_ctx_t dc;
     make_patterns(q, &dc);
-    dc.sees_sky = (q->sun.on || q->sun.dome > 0) ? sky_clusters(q) : NULL;
+    dc.sees_sky = (dc.nsuns > 0 || q->sun.dome > 0 || q->sun.dome3 > 0) ? sky_clusters(q) : NULL;
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
     long rays = 0, dropped_faces = 0;

@@ -177,19 +177,32 @@ static void face_samples(const qrad_t *q, rface_t *f)
         }
 }
 
-/* Phong: each vertex of a world face gets the area-weighted mean normal of
- * the faces sharing that bsp vertex whose normals are within -smooth
- * degrees of its own; faces whose vertex normals all equal their plane's
- * stay flat (no per-luxel normals). */
+/* Phong: each vertex of a smoothed face gets the area-weighted mean normal
+ * of the faces sharing that bsp vertex whose normals are within its
+ * model's angle (-smooth for the world, _phong/_phong_angle per entity) of
+ * its own, among the faces of its model or of models in its _phong_group;
+ * faces whose vertex normals all equal their plane's stay flat (no
+ * per-luxel normals). */
+static bool phong_face(const qrad_t *q, const rface_t *f)
+{
+    return f->lit && q->mkeys[f->model].phong_angle > 0;
+}
+
+static bool phong_partners(const qrad_t *q, const rface_t *f, const rface_t *g)
+{
+    if (f->model == g->model) return true;
+    int a = q->mkeys[f->model].phong_group, b = q->mkeys[g->model].phong_group;
+    return a != 0 && a == b;
+}
+
 static void phong_setup(qrad_t *q)
 {
     const bsp_t *bsp = q->bsp;
-    double mincos = cos(q->opts->smooth * M_PI / 180.0);
     int nv = bsp->numvertexes;
     int *count = q2_calloc(nv + 1, sizeof(int));
     for (int fi = 0; fi < bsp->numfaces; fi++) {
         const rface_t *f = &q->faces[fi];
-        if (f->model != 0 || !f->lit) continue;
+        if (!phong_face(q, f)) continue;
         for (int k = 0; k < f->numpoints; k++) {
             int v = face_vertex(bsp, &bsp->faces[fi], k);
             count[v + 1]++;
@@ -200,7 +213,7 @@ static void phong_setup(qrad_t *q)
     int *fill = q2_calloc(nv, sizeof(int));
     for (int fi = 0; fi < bsp->numfaces; fi++) {
         const rface_t *f = &q->faces[fi];
-        if (f->model != 0 || !f->lit) continue;
+        if (!phong_face(q, f)) continue;
         for (int k = 0; k < f->numpoints; k++) {
             int v = face_vertex(bsp, &bsp->faces[fi], k);
             list[count[v] + fill[v]++] = fi;
@@ -208,7 +221,8 @@ static void phong_setup(qrad_t *q)
     }
     for (int fi = 0; fi < bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
-        if (f->model != 0 || !f->lit) continue;
+        if (!phong_face(q, f)) continue;
+        double mincos = cos(q->mkeys[f->model].phong_angle * M_PI / 180.0);
         vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
         bool curved = false;
         for (int k = 0; k < f->numpoints; k++) {
@@ -216,7 +230,7 @@ static void phong_setup(qrad_t *q)
             vec3_t sum = vec_scale(f->normal, f->area);
             for (int e = count[v]; e < count[v + 1]; e++) {
                 const rface_t *g = &q->faces[list[e]];
-                if (list[e] == fi) continue;
+                if (list[e] == fi || !phong_partners(q, f, g)) continue;
                 double c = vec_dot(g->normal, f->normal);
                 /* Coplanar neighbours change nothing; facing ones never blend. */
                 if (c >= mincos && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
@@ -318,7 +332,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
     }
     free(offs);
     if (!ok) return false;
-    if (q->opts->smooth > 0) phong_setup(q);
+    phong_setup(q);
     long total = 0;
     static const dist_codec_t codec = {face_samples_size, face_samples_pack, face_samples_unpack};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, bsp->numfaces, &codec, q);
@@ -379,6 +393,9 @@ void qrad_faces_free(qrad_t *q)
         free(q->faces[i].lnormals);
         free(q->faces[i].vnormals);
         free(q->faces[i].light);
+        free(q->faces[i].dirtmap);
+        free(q->faces[i].localmin);
+        free(q->faces[i].bounce_src);
     }
     free(q->faces);
     q->faces = NULL;

@@ -51,7 +51,8 @@ static const char *get2(const entity_t *e, const char *a, const char *b)
 static double light_range(const light_t *l)
 {
     switch (l->falloff) {
-    case FALLOFF_LINEAR: return l->intensity / l->wait;
+    case FALLOFF_LINEAR: return l->fade_dist > 0 ? l->fade_dist : l->intensity / l->wait;
+    case FALLOFF_INVERSE2B: return 128.0 * fmax(0.0, sqrt(l->intensity / LIGHT_CUTOFF) - 1.0) / l->wait;
     case FALLOFF_INVERSE: return l->intensity * 128.0 / (l->wait * LIGHT_CUTOFF);
     case FALLOFF_INVERSE2: return 128.0 * sqrt(l->intensity / LIGHT_CUTOFF) / l->wait;
     default: return 1e30;
@@ -70,12 +71,68 @@ static bool sun_from_entity(qrad_t *q, const entity_t *e, vec3_t origin)
     else if (entity_get_vec3(e, "mangle", &v)) travel = qrad_angles_to_vec(v.x, v.y);
     if (vec_len(travel) == 0) travel = vec3(0, 0, -1);
     double intensity = entity_get_float(e, "light", entity_get_float(e, "_light", 300));
-    q->sun.on = true;
-    q->sun.dir = vec_neg(travel);
-    q->sun.intensity = intensity * q->opts->entity;
-    q->sun.color = read_color(e, "_color", NULL);
-    q->sun.penumbra = entity_get_float(e, "_sunlight_penumbra", q->sun.penumbra);
+    /* The first sun light is the sun unless worldspawn made one; every
+     * other is one more sun, as ericw-tools lights with all of them. */
+    sun_t *s = &q->sun;
+    if (q->sun_from_world || q->sun_lights > 0) {
+        if (q->numsuns >= MAX_EXTRA_SUNS) {
+            log_warn(q->log, "light at line %d: more than %d suns; ignored", e->line, MAX_EXTRA_SUNS + 1);
+            return true;
+        }
+        s = &q->suns[q->numsuns++];
+        memset(s, 0, sizeof *s);
+        s->penumbra = q->sun.penumbra;
+    }
+    q->sun_lights++;
+    s->on = true;
+    s->dir = vec_neg(travel);
+    s->intensity = intensity * q->opts->entity;
+    s->color = read_color(e, "_color", NULL);
+    s->penumbra = entity_get_float(e, "_sunlight_penumbra", s->penumbra);
     return true;
+}
+
+/* arghrad's "_sun_angle" "yaw pitch": the direction the sunlight travels. */
+static bool sun_angle(const qrad_t *q, const entity_t *e, const char *key, vec3_t *out)
+{
+    const char *v = entity_get(e, key);
+    if (!v) return false;
+    double y, p;
+    char extra;
+    if (sscanf(v, "%lf %lf %c", &y, &p, &extra) != 2 || !isfinite(y) || !isfinite(p) || p < -90 || p > 90) {
+        log_warn(q->log, "entity %d (%s, line %d): \"%s\" \"%s\" is not \"yaw pitch\" with pitch in -90..90; ignored",
+                 (int)(e - q->ents.ents), entity_classname(e), e->line, key, v);
+        return false;
+    }
+    *out = vec3(y, p, 0);
+    return true;
+}
+
+/* arghrad's worldspawn suns 2..9 (_sun2_light, _sun2_angle/_sun2_mangle,
+ * _sun2_color) and ericw-tools' _sun2 (_sun2, _sun2_mangle, _sun2_color). */
+static void extra_world_suns(qrad_t *q, const entity_t *world)
+{
+    for (int n = 2; n <= 9; n++) {
+        char key[32], key2[32];
+        snprintf(key, sizeof key, "_sun%d_light", n);
+        snprintf(key2, sizeof key2, "_sun%d", n);
+        const char *lk = entity_get(world, key) ? key : key2;
+        double intensity = qrad_key_float(q, world, lk, 0, 0, 1e6);
+        if (intensity <= 0) continue;
+        if (q->numsuns >= MAX_EXTRA_SUNS) break;
+        sun_t *s = &q->suns[q->numsuns++];
+        memset(s, 0, sizeof *s);
+        s->on = true;
+        s->intensity = intensity * q->opts->entity;
+        vec3_t v = vec3(0, -90, 0);
+        snprintf(key, sizeof key, "_sun%d_mangle", n);
+        snprintf(key2, sizeof key2, "_sun%d_angle", n);
+        if (!entity_get_vec3(world, key, &v)) sun_angle(q, world, key2, &v);
+        s->dir = vec_neg(qrad_angles_to_vec(v.x, v.y));
+        snprintf(key, sizeof key, "_sun%d_color", n);
+        s->color = read_color(world, key, NULL);
+        s->penumbra = q->sun.penumbra;
+    }
 }
 
 static void setup_sun(qrad_t *q, const entity_t *world)
@@ -89,7 +146,8 @@ static void setup_sun(qrad_t *q, const entity_t *world)
     vec3_t v;
     const char *sunname = entity_get(world, "_sun");
     bool have_dir = false;
-    if (entity_get_vec3(world, "_sun_mangle", &v) || entity_get_vec3(world, "_sunlight_mangle", &v)) {
+    if (entity_get_vec3(world, "_sun_mangle", &v) || entity_get_vec3(world, "_sunlight_mangle", &v) ||
+        sun_angle(q, world, "_sun_angle", &v)) {
         s->dir = vec_neg(qrad_angles_to_vec(v.x, v.y));
         have_dir = true;
     } else if (sunname && sunname[0]) {
@@ -128,7 +186,29 @@ static void setup_sun(qrad_t *q, const entity_t *world)
     s->color = read_color(world, "_sunlight_color", "_sun_color");
     s->penumbra = entity_get_float(world, "_sunlight_penumbra", 0);
     s->dome = entity_get_float(world, "_sunlight2", entity_get_float(world, "_sun_ambient", 0)) * q->opts->entity;
-    s->dome_color = read_color(world, "_sunlight2_color", "_sun_color");
+    s->dome_color = read_color(world, "_sunlight2_color", entity_get(world, "_sunlight_color2") ? "_sunlight_color2" : "_sun_color");
+    s->dome3 = qrad_key_float(q, world, "_sunlight3", 0, 0, 1e6) * q->opts->entity;
+    s->dome3_color = read_color(world, "_sunlight3_color", "_sunlight_color3");
+    /* arghrad: diffused sunlight around the sunlit areas, fading over about
+     * 64 units scaled down by _sun_difwait (the spirit maps spell it
+     * _sun_diffwait). */
+    s->diffuse = qrad_key_float(q, world, "_sun_diffuse", 0, 0, 1e6) * q->opts->entity;
+    const char *dw = entity_get(world, "_sun_diffwait") ? "_sun_diffwait"
+                     : entity_get(world, "_sun_difwait") ? "_sun_difwait" : "_sun_diffade";
+    s->diffwait = qrad_key_float(q, world, dw, 1, 0.01, 100);
+    if (s->intensity > 0) q->sun_from_world = true;
+    extra_world_suns(q, world);
+    /* arghrad: worldspawn "_ambient" is light added to every luxel, one
+     * brightness or "r g b" (0..255 each). */
+    const char *amb = entity_get(world, "_ambient");
+    if (amb) {
+        vec3_t c;
+        if (entity_get_vec3(world, "_ambient", &c) && c.x >= 0 && c.y >= 0 && c.z >= 0) q->ambient = c;
+        else {
+            double a = qrad_key_float(q, world, "_ambient", 0, 0, 255);
+            q->ambient = vec3(a, a, a);
+        }
+    }
 }
 
 static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
@@ -152,12 +232,31 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
         log_warn(q->log, "light at line %d: style %d out of range; using 0", e->line, l.style);
         l.style = 0;
     }
+    /* q2tools-220's "_falloff" picks the formula (0..3, what qrad has
+     * always read); a larger value is ericw-tools' distance at which a
+     * linear light reaches 0. ericw's "delay" 0..5 picks the formula. */
     const char *fo = entity_get(e, "_falloff");
     const char *dl = entity_get(e, "delay");
-    l.falloff = fo ? atoi(fo) : dl ? atoi(dl) : FALLOFF_LINEAR;
-    if (l.falloff < 0 || l.falloff > FALLOFF_NONE) l.falloff = FALLOFF_LINEAR;
+    l.falloff = FALLOFF_LINEAR;
+    double fov = fo ? qrad_key_float(q, e, "_falloff", 0, 0, 1e6) : 0;
+    if (fo && fov <= FALLOFF_NONE) l.falloff = (int)fov;
+    else if (fo) l.fade_dist = fov;
+    else if (dl) {
+        l.falloff = atoi(dl);
+        if (l.falloff < 0 || l.falloff > FALLOFF_INVERSE2B) l.falloff = FALLOFF_LINEAR;
+    }
+    if (l.falloff != FALLOFF_LINEAR) l.fade_dist = 0;
     l.wait = entity_get_float(e, "wait", entity_get_float(e, "_wait", 1.0));
     if (l.wait <= 0) l.wait = 1.0;
+    l.light_mask = qrad_key_int(q, e, "_light_channel_mask", 1, 0, 0x7fffffff);
+    l.shadow_mask = qrad_key_int(q, e, "_shadow_channel_mask", l.light_mask, 0, 0x7fffffff);
+    if (l.light_mask != 1 || l.shadow_mask != 1) q->any_channels = true;
+    int dirt = qrad_key_int(q, e, "_dirt", 0, -1, 1);
+    l.dirt = dirt > 0 || (dirt == 0 && q->dirt.global);
+    if (l.dirt) q->dirt.on = true;
+    l.bouncescale = qrad_key_float(q, e, "_bouncescale", 1, 0, 100);
+    if (l.bouncescale != 1) q->any_bouncescale = true;
+    if (l.falloff == FALLOFF_LOCALMIN) q->any_localmin = true;
     l.type = LIGHT_POINT;
     const char *cls = entity_classname(e);
     const char *target = entity_get(e, "target");
@@ -192,8 +291,26 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
         l.stopdot = cos(cone * M_PI / 180.0);
     }
     l.range = light_range(&l);
-    l.cluster = qrad_point_cluster(q->bsp, l.origin);
-    add_light(q, &l);
+    double deviance = qrad_key_float(q, e, "_deviance", 0, 0, 65536);
+    int samples = qrad_key_int(q, e, "_samples", 16, 1, 1024);
+    if (deviance <= 0 || samples <= 1) {
+        l.cluster = qrad_point_cluster(q->bsp, l.origin);
+        add_light(q, &l);
+        return true;
+    }
+    /* _deviance: copies spread through a ball of that radius on a
+     * Fibonacci spiral (fixed, never rand()), each with 1/N of the
+     * colour so the sum keeps the light's brightness and its range. */
+    vec3_t centre = l.origin;
+    l.color = vec_scale(l.color, 1.0 / samples);
+    for (int k = 0; k < samples; k++) {
+        double z = 1.0 - 2.0 * (k + 0.5) / samples, r = sqrt(fmax(0.0, 1 - z * z)), a = k * 2.39996322972865332;
+        double rad = deviance * cbrt((k + 0.5) / samples);
+        l.origin = vec_add(centre, vec_scale(vec3(r * cos(a), r * sin(a), z), rad));
+        l.range = light_range(&l) + rad;
+        l.cluster = qrad_point_cluster(q->bsp, l.origin);
+        add_light(q, &l);
+    }
     return true;
 }
 
@@ -205,6 +322,11 @@ static void surface_lights(qrad_t *q)
      * surflight_subdivide 128): the polygon formula is exact at any size, and
      * fewer pieces mean fewer shadow rays. */
     double chop = 2 * (q->opts->chop > 1 ? q->opts->chop : 64);
+    /* ericw-tools' worldspawn scales of surface lights (here relative to
+     * qrad3's -direct, so 1 keeps today's brightness). */
+    const entity_t *ws = qrad_worldspawn(q);
+    double surfscale = ws ? qrad_key_float(q, ws, "_surflightscale", 1, 0, 1000) : 1;
+    double skyscale = ws ? qrad_key_float(q, ws, "_surflightskyscale", 1, 0, 1000) : 1;
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         const rface_t *f = &q->faces[fi];
         if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
@@ -224,7 +346,7 @@ static void surface_lights(qrad_t *q)
          * brightest channel's level, as qrad3's ColorNormalize. */
         double m = fmax(rgb[0], fmax(rgb[1], rgb[2]));
         vec3_t col = m > 0 ? vec3(rgb[0] / m, rgb[1] / m, rgb[2] / m) : vec3(1, 1, 1);
-        double exitance = ti->value * refl * q->opts->direct * M_PI;
+        double exitance = ti->value * refl * q->opts->direct * M_PI * (f->sky ? skyscale : surfscale);
         /* Split on axial planes at multiples of chop. */
         winding_t *queue[1024];
         int nq = 0;
@@ -269,6 +391,9 @@ static void surface_lights(qrad_t *q)
                 l.color = vec_scale(col, exitance);
                 l.intensity = exitance;
                 l.style = 0;
+                l.light_mask = l.shadow_mask = 1;
+                l.dirt = q->dirt.global;
+                l.bouncescale = 1;
                 l.numpoints = cur->numpoints;
                 l.points = q2_malloc(sizeof(vec3_t) * cur->numpoints);
                 memcpy(l.points, cur->p, sizeof(vec3_t) * cur->numpoints);

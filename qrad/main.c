@@ -23,6 +23,11 @@ static void usage(FILE *f)
             "  -bounce N      radiosity bounces (default 8, 0 = direct light only)\n"
             "  -smooth DEG    phong: smooth normals across edges under DEG degrees (default 44)\n"
             "  -nosmooth      no phong smoothing\n"
+            "                 (either overrides the _phong and _phong_angle keys)\n"
+            "  -minlight F    minimum light, 0..2 as ericw's Quake 2 _minlight (1 = 128);\n"
+            "                 overrides worldspawn's _minlight\n"
+            "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
+            "  -nodirt        no dirtmapping, whatever worldspawn says\n"
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
             "  -bouncerays N  rays per bounce patch, rounded down to a square (default 64)\n"
             "  -extra         2x2 supersampling per luxel\n"
@@ -153,9 +158,18 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             i++;
         } else if (!strcmp(a, "-smooth")) {
             if (!parse_num(a, v, 0, 89, &opts.smooth)) return 2;
+            opts.smooth_set = true;
             i++;
         } else if (!strcmp(a, "-nosmooth")) {
             opts.smooth = 0;
+            opts.smooth_set = true;
+        } else if (!strcmp(a, "-minlight")) {
+            if (!parse_num(a, v, 0, 2, &opts.minlight)) return 2;
+            i++;
+        } else if (!strcmp(a, "-dirt")) {
+            opts.dirt = 1;
+        } else if (!strcmp(a, "-nodirt")) {
+            opts.dirt = -1;
         } else if (!strcmp(a, "-bouncescale")) {
             if (!parse_num(a, v, 0, 2, &opts.bouncescale)) return 2;
             i++;

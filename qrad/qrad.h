@@ -56,12 +56,48 @@ typedef struct qrad_opts_t {
     double smooth;   /* phong: faces meeting at less than this angle (degrees) share normals; 0 = off */
     double bouncescale; /* multiplies reflectivity in the bounces */
     struct dist_t *dist; /* ranks sharing the face and patch loops (common/dist.h); NULL: this process alone */
+    bool smooth_set;    /* -smooth/-nosmooth given: overrides every _phong key */
+    double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
+    int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);
 
 enum { LIGHT_POINT = 0, LIGHT_SPOT = 1, LIGHT_SURFACE = 2 };
-enum { FALLOFF_LINEAR = 0, FALLOFF_INVERSE = 1, FALLOFF_INVERSE2 = 2, FALLOFF_NONE = 3 };
+enum {
+    FALLOFF_LINEAR = 0,
+    FALLOFF_INVERSE = 1,
+    FALLOFF_INVERSE2 = 2,
+    FALLOFF_NONE = 3,
+    FALLOFF_LOCALMIN = 4, /* ericw delay 4: no falloff, raises luxels to its level at most */
+    FALLOFF_INVERSE2B = 5 /* ericw delay 5: 1/(1+d/128)^2, no bright core */
+};
+
+/* Minlight in ericw-tools' Quake 2 scale: 1.0 is this many luxel units. */
+#define Q2_MINLIGHT_SCALE 128.0
+
+/* Settings of one bmodel (index = model number) from its entity's keys,
+ * worldspawn's for model 0 and as the default of every other. */
+typedef struct model_keys_t {
+    double phong_angle;    /* degrees; 0 = flat */
+    int phong_group;       /* models with the same nonzero group smooth together */
+    double minlight;       /* luxel units */
+    vec3_t minlight_color; /* 0..1 per channel */
+    char minlight_exclude[32];
+    bool minlight_dirt;
+    bool shadow, shadowself, shadowworldonly;
+    int object_mask;       /* _object_channel_mask */
+    bool nodirt;           /* _dirt -1 */
+    bool nobounce;         /* _bounce -1 */
+} model_keys_t;
+
+/* Worldspawn's dirtmapping (ambient occlusion) settings. */
+typedef struct dirt_t {
+    bool on;        /* some light (or minlight) uses dirt */
+    bool global;    /* worldspawn _dirt 1 or -dirt: lights default to dirty */
+    int mode;       /* 0 ordered, 1 jittered (hashed, still deterministic) */
+    double depth, scale, gain, angle;
+} dirt_t;
 
 typedef struct light_t {
     int type;
@@ -72,10 +108,15 @@ typedef struct light_t {
                          exitance per channel (surfaces) */
     double intensity; /* point/spot: qrad3 "light" value times -entity */
     double wait;      /* distance scale of the falloff */
+    double fade_dist; /* linear: ericw _falloff, the distance where it reaches 0; 0 = intensity/wait */
     vec3_t dir;       /* spot: unit direction it shines; surface: normal */
     double stopdot;   /* spot: cos of the cone half-angle */
     double range;     /* beyond this the contribution is below LIGHT_CUTOFF */
     int cluster;      /* -1 when unknown (no PVS culling) */
+    int light_mask;   /* _light_channel_mask */
+    int shadow_mask;  /* _shadow_channel_mask */
+    bool dirt;        /* darkened by the dirtmap */
+    double bouncescale; /* _bouncescale: its share in the bounced light */
     /* surface lights only */
     int face;
     double area;
@@ -91,7 +132,14 @@ typedef struct sun_t {
     double penumbra;  /* degrees (half-angle of the sun's disk) */
     double dome;      /* _sunlight2: light from the whole upper sky */
     vec3_t dome_color;
+    double dome3;     /* _sunlight3: light from the lower sky */
+    vec3_t dome3_color;
+    double diffuse;   /* arghrad _sun_diffuse: glow around sunlit edges */
+    double diffwait;  /* arghrad _sun_diffwait/_sun_difwait: its fade scale */
 } sun_t;
+
+/* Extra suns beyond the first (ericw _sun lights, arghrad _sun2.._sun9). */
+#define MAX_EXTRA_SUNS 16
 
 /* Per-face geometry and results. */
 typedef struct rface_t {
@@ -119,6 +167,9 @@ typedef struct rface_t {
     int styles[MAXLIGHTMAPS];
     float *light;      /* numstyles * w*h * 3, luxel units before -scale */
     int firstpatch, numpatches, pw, ph; /* bounce patch grid */
+    float *bounce_src; /* style-0 light weighted by each light's _bouncescale; NULL = light */
+    float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
+    float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
 } rface_t;
 
 typedef struct bvh_node_t bvh_node_t;
@@ -149,7 +200,18 @@ typedef struct qrad_t {
     int numlights, caplights;
     light_t *lights;
     sun_t sun;
+    int numsuns;               /* extra suns */
+    bool sun_from_world;       /* worldspawn keys made q->sun */
+    int sun_lights;            /* "_sun" "1" lights seen */
+    sun_t suns[MAX_EXTRA_SUNS];
     tracer_t tracer;
+    tracer_t shadows;          /* faces of bmodels that cast shadows (_shadow, _shadowself) */
+    model_keys_t *mkeys;       /* per model */
+    dirt_t dirt;
+    vec3_t ambient;            /* arghrad worldspawn _ambient, luxel units per channel */
+    bool any_bouncescale;      /* some light has _bouncescale != 1 */
+    bool any_channels;         /* some light or model uses a channel mask other than 1 */
+    bool any_localmin;         /* some light has delay 4 */
     int numclusters;
     uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */
     int pvs_rowbytes;
@@ -179,6 +241,29 @@ void qrad_lights_free(qrad_t *q);
 /* Yaw/pitch (degrees) to a unit vector, as Quake's mangle. */
 vec3_t qrad_angles_to_vec(double yaw, double pitch);
 
+/* keys.c: entity keys read with checks; a bad value is a warning naming
+ * the entity, key and line, and the default is used. */
+double qrad_key_float(const struct qrad_t *q, const entity_t *e, const char *key, double dflt, double lo, double hi);
+int qrad_key_int(const struct qrad_t *q, const entity_t *e, const char *key, int dflt, int lo, int hi);
+/* "r g b" in 0..255 or 0..1, as 0..1 channels; false (warned if malformed) when absent. */
+bool qrad_key_color(const struct qrad_t *q, const entity_t *e, const char *key, vec3_t *out);
+const entity_t *qrad_worldspawn(const struct qrad_t *q);
+
+/* models.c */
+bool qrad_models_setup(struct qrad_t *q, q2err_t *err);
+void qrad_models_free(struct qrad_t *q);
+/* Does a caster model block light travelling to a face of model recv, for
+ * a light of this shadow mask? */
+bool qrad_model_blocks(const struct qrad_t *q, int caster, int recv, int shadow_mask);
+
+/* dirt.c */
+void qrad_dirt_setup(struct qrad_t *q);
+/* Per-luxel dirt factor in 0..1 (1 = open) for a lit face; NULL when off. */
+float *qrad_dirt_face(const struct qrad_t *q, const rface_t *f, long *rays);
+
+/* minlight.c: after direct and bounce, style 0 only. */
+void qrad_minlight(struct qrad_t *q);
+
 /* trace.c */
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err);
 bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err);
@@ -189,6 +274,11 @@ bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b);
  * (qrad3's semantics: windows and liquids let light through), or through the
  * BVH's faces when the bsp has no tree. */
 bool trace_occluded(const struct qrad_t *q, vec3_t a, vec3_t b);
+/* True if a shadow-casting bmodel face blocks a-b for a receiver of model
+ * recv and a light of this shadow mask. */
+bool trace_occluded_models(const struct qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask);
+/* Builds q->shadows over the faces of casting bmodels (none: empty). */
+bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* Closest hit along origin + t*dir for t in (TRACE_EPSILON, maxdist);
  * returns the face index or -1, and the distance. */
 int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
@@ -213,6 +303,10 @@ void rface_world_to_tex(const qrad_t *q, int face, vec3_t p, double *s, double *
 vec3_t rface_clamp(const rface_t *f, vec3_t p);
 
 /* direct.c */
+/* Luxels are lit in two passes: first those with both coordinates even,
+ * then the rest, each between 2 or 4 luxels of the first pass. Stores the
+ * traced neighbours of luxel (i, j) in nb and returns their count. */
+int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
 bool qrad_direct(qrad_t *q, q2err_t *err);
 /* Irradiance factor of a uniformly emitting polygon at point p with normal
  * n: the form factor times pi (Lambert's contour integral), with the polygon

@@ -21,6 +21,9 @@ void qrad_opts_default(qrad_opts_t *o)
     o->bounce_rays = 64;
     o->bouncescale = 1.0;
     o->smooth = 44;
+    o->smooth_set = false;
+    o->minlight = -1;
+    o->dirt = 0;
 }
 
 bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)
@@ -32,11 +35,14 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     q->texdb = texdb;
     if (bsp->nummodels < 1) return q2err_set(err, NULL, 0, 0, "the bsp has no models");
     if (!entities_parse(bsp->entities ? bsp->entities : "", "entity lump", &q->ents, err)) return false;
+    qrad_dirt_setup(q);
+    if (!qrad_models_setup(q, err)) return false;
     if (!qrad_pvs_setup(q, err)) return false;
     if (!q->pvs && !opts->nopvs)
         log_info(log, "no visibility data: lighting anyway, without PVS culling");
     if (!qrad_faces_setup(q, err)) return false;
     if (!tracer_build(&q->tracer, q, err)) return false;
+    if (!tracer_build_shadows(&q->shadows, q, err)) return false;
     if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
     if (!qrad_lights_setup(q, err)) return false;
     return true;
@@ -47,9 +53,11 @@ void qrad_end(qrad_t *q)
     qrad_bounce_free(q);
     qrad_lights_free(q);
     tracer_free(&q->tracer);
+    tracer_free(&q->shadows);
     qrad_faces_free(q);
     free(q->pvs);
     q->pvs = NULL;
+    qrad_models_free(q);
     entities_free(&q->ents);
 }
 
@@ -69,6 +77,7 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         if (st) stages_mark(st, "bounce");
         ok = qrad_bounce(&q, err);
     }
+    if (ok) qrad_minlight(&q);
     if (ok) {
         if (st) stages_mark(st, "lightmaps");
         ok = qrad_write_lighting(&q, err);

@@ -5,7 +5,9 @@
  * know WHAT a ray hit (a sky face lets the sun in; a bounce ray needs the
  * face and point it lands on), which the tree alone does not tell. Faces
  * that do not stop light in Quake 2 (translucent windows, liquid surfaces)
- * are left out; bmodels do not cast shadows, as in qrad3. */
+ * are left out. Bmodels cast no shadows, as in qrad3, unless their entity
+ * asks (_shadow, _shadowself, _shadowworldonly): their faces, at the
+ * entity's origin, go into a second hierarchy tested after the world's. */
 #include <float.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,12 +132,34 @@ static bool face_blocks_light(const qrad_t *q, int f)
     return true;
 }
 
-bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
+/* Faces of bmodels with _shadow or _shadowself, which block light as the
+ * world's do (windows and liquids still let it through). */
+static bool face_casts_model_shadow(const qrad_t *q, int f)
+{
+    const rface_t *rf = &q->faces[f];
+    if (rf->model == 0 || rf->numpoints < 3 || !q->mkeys) return false;
+    const model_keys_t *k = &q->mkeys[rf->model];
+    if (!k->shadow && !k->shadowself) return false;
+    if (rf->texflags & (SURF_TRANS33 | SURF_TRANS66)) return false;
+    if ((rf->texflags & SURF_WARP) && !(rf->texflags & SURF_SKY)) return false;
+    return true;
+}
+
+static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err);
+
+bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err) { return build_over(t, q, face_blocks_light, err); }
+
+bool tracer_build_shadows(tracer_t *t, const qrad_t *q, q2err_t *err)
+{
+    return build_over(t, q, face_casts_model_shadow, err);
+}
+
+static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err)
 {
     memset(t, 0, sizeof *t);
     int cap = 0;
     for (int f = 0; f < q->bsp->numfaces; f++) {
-        if (!face_blocks_light(q, f)) continue;
+        if (!want(q, f)) continue;
         const rface_t *rf = &q->faces[f];
         for (int k = 1; k + 1 < rf->numpoints; k++) {
             rtri_t tri;
@@ -234,6 +258,34 @@ bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
         if (!ray_box(n, a, inv, tmax)) continue;
         if (n->count > 0) {
             for (int i = n->first; i < n->first + n->count; i++) {
+                double h = ray_tri(&t->tris[i], a, d);
+                if (h > TRACE_EPSILON && h < tmax) return true;
+            }
+        } else if (sp < 510) {
+            stack[sp++] = n->first;
+            stack[sp++] = (int)(n - t->nodes) + 1;
+        }
+    }
+    return false;
+}
+
+bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask)
+{
+    const tracer_t *t = &q->shadows;
+    if (t->numnodes == 0) return false;
+    double len;
+    vec3_t d = vec_normalize(vec_sub(b, a), &len);
+    if (len <= 2 * TRACE_EPSILON) return false;
+    double tmax = len - TRACE_EPSILON;
+    vec3_t inv = safe_inv(d);
+    int stack[512], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const bvh_node_t *n = &t->nodes[stack[--sp]];
+        if (!ray_box(n, a, inv, tmax)) continue;
+        if (n->count > 0) {
+            for (int i = n->first; i < n->first + n->count; i++) {
+                if (!qrad_model_blocks(q, q->faces[t->tris[i].face].model, recv, shadow_mask)) continue;
                 double h = ray_tri(&t->tris[i], a, d);
                 if (h > TRACE_EPSILON && h < tmax) return true;
             }

@@ -1,0 +1,116 @@
+/* Dirtmapping (ambient occlusion), as ericw-tools borrowed it from q3map2:
+ * from each luxel, rays in a cone of _dirtangle degrees around the face's
+ * normal look up to _dirtdepth units for geometry; each hit at distance d
+ * adds 1 - d/depth, the sum is averaged over the rays, and the luxel's
+ * factor is 1 - _dirtscale * average^_dirtgain, clamped to 0..1. Lights that
+ * use dirt are multiplied by it.
+ *
+ * The directions are a fixed pattern (DIRT_ANGLES around the normal times
+ * DIRT_ELEVATIONS rings, plus the normal); _dirtmode 1 turns each ring by an
+ * integer hash of the face and luxel instead of rand(), so the output stays
+ * the same on every run and thread count. Occlusion is smooth, so as the
+ * dome light, it is traced at every other luxel and a luxel whose traced
+ * neighbours agree takes their mean. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+#define DIRT_ANGLES 16
+#define DIRT_ELEVATIONS 3
+/* Neighbours that agree within this (of the 0..1 factor) are averaged. */
+#define DIRT_AGREE 0.03
+
+void qrad_dirt_setup(qrad_t *q)
+{
+    dirt_t *d = &q->dirt;
+    memset(d, 0, sizeof *d);
+    d->depth = 128;
+    d->scale = 1;
+    d->gain = 1;
+    d->angle = 88;
+    const entity_t *ws = qrad_worldspawn(q);
+    int wd = 0;
+    if (ws) {
+        wd = qrad_key_int(q, ws, "_dirt", 0, -1, 1);
+        d->mode = qrad_key_int(q, ws, "_dirtmode", 0, 0, 1);
+        d->depth = qrad_key_float(q, ws, "_dirtdepth", 128, 1, 65536);
+        d->scale = qrad_key_float(q, ws, "_dirtscale", 1, 0, 100);
+        d->gain = qrad_key_float(q, ws, "_dirtgain", 1, 0.01, 100);
+        d->angle = qrad_key_float(q, ws, "_dirtangle", 88, 1, 90);
+    }
+    d->global = q->opts->dirt > 0 || (q->opts->dirt == 0 && wd > 0);
+    d->on = d->global;
+}
+
+static uint32_t hash32(uint32_t x)
+{
+    x ^= x >> 16;
+    x *= 0x7feb352dU;
+    x ^= x >> 15;
+    x *= 0x846ca68bU;
+    x ^= x >> 16;
+    return x;
+}
+
+static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed, long *rays)
+{
+    const dirt_t *d = &q->dirt;
+    vec3_t n = f->normal;
+    vec3_t up = fabs(n.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
+    vec3_t u = vec_normalize(vec_cross(up, n), NULL), v = vec_cross(n, u);
+    double estep = d->angle * M_PI / 180.0 / DIRT_ELEVATIONS;
+    double gather = 0;
+    int count = 0;
+    for (int k = 0; k <= DIRT_ANGLES * DIRT_ELEVATIONS; k++) {
+        vec3_t dir = n;
+        if (k > 0) {
+            int a = (k - 1) % DIRT_ANGLES, e = (k - 1) / DIRT_ANGLES;
+            double turn = 0;
+            if (d->mode == 1) turn = (hash32(seed ^ (uint32_t)(e * 0x9e3779b9U)) & 0xffff) / 65536.0;
+            double ang = (a + turn) * 2 * M_PI / DIRT_ANGLES, el = (e + 0.5) * estep;
+            dir = vec_add(vec_scale(n, cos(el)), vec_add(vec_scale(u, sin(el) * cos(ang)), vec_scale(v, sin(el) * sin(ang))));
+        }
+        double dist;
+        (*rays)++;
+        count++;
+        int hit = trace_closest(&q->tracer, p, dir, d->depth, &dist);
+        if (hit >= 0 && !q->faces[hit].sky) gather += 1.0 - dist / d->depth;
+    }
+    gather /= count;
+    if (gather <= 0) return 1.0;
+    double r = 1.0 - d->scale * pow(gather, d->gain);
+    return r < 0 ? 0 : r > 1 ? 1 : r;
+}
+
+float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays)
+{
+    if (!q->dirt.on || !f->lit || q->mkeys[f->model].nodirt) return NULL;
+    int n = f->w * f->h, fi = (int)(f - q->faces);
+    float *out = q2_malloc(sizeof(float) * (n > 0 ? n : 1));
+    for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < f->h; j++)
+            for (int i = 0; i < f->w; i++) {
+                bool even = !(i & 1) && !(j & 1);
+                if (even != (pass == 0)) continue;
+                int idx = j * f->w + i;
+                if (pass == 1) {
+                    int nb[4], nn = qrad_traced_neighbours(f, i, j, nb);
+                    double lo = 2, hi = -1, sum = 0;
+                    for (int k = 0; k < nn; k++) {
+                        double x = out[nb[k]];
+                        lo = x < lo ? x : lo;
+                        hi = x > hi ? x : hi;
+                        sum += x;
+                    }
+                    if (nn >= 2 && hi - lo <= DIRT_AGREE) {
+                        out[idx] = (float)(sum / nn);
+                        continue;
+                    }
+                }
+                uint32_t seed = hash32((uint32_t)fi * 2654435761U ^ (uint32_t)idx * 0x85ebca6bU);
+                out[idx] = (float)dirt_at(q, f, f->samples[idx], seed, rays);
+            }
+    return out;
+}

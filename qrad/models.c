@@ -1,0 +1,105 @@
+/* Per-model lighting settings from entity keys, as ericw-tools' light reads
+ * them: worldspawn's for the world (model 0) and as the default of every
+ * bmodel, then each brush entity's own ("model" "*N") keys.
+ *
+ *   _phong, _phong_angle, _phong_group   smoothing (the world's default is
+ *                                        -smooth's 44 degrees; bmodels are
+ *                                        flat unless asked); -smooth/-nosmooth
+ *                                        given on the command line win
+ *   _minlight (0..1, 1 = 128), _minlight_color/_mincolor, _minlight_exclude,
+ *   _minlight_dirt                       the floor under style 0; -minlight
+ *                                        overrides worldspawn's
+ *   _shadow, _shadowself/_selfshadow, _shadowworldonly
+ *   _object_channel_mask, _dirt -1, _bounce -1 */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+
+#define PHONG_DEFAULT_ANGLE 89.0 /* ericw-tools' angle for "_phong" "1" */
+#define MASK_MAX 0x7fffffff
+
+static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k, bool world)
+{
+    int phong = qrad_key_int(q, e, "_phong", -1, 0, 1);
+    double angle = qrad_key_float(q, e, "_phong_angle", 0, 0, 180);
+    if (phong == 0) k->phong_angle = 0;
+    else if (angle > 0) k->phong_angle = angle;
+    else if (phong == 1) k->phong_angle = PHONG_DEFAULT_ANGLE;
+    else if (!world) k->phong_angle = 0;
+    k->phong_group = qrad_key_int(q, e, "_phong_group", k->phong_group, 0, MASK_MAX);
+    if (entity_get(e, "_minlight"))
+        k->minlight = qrad_key_float(q, e, "_minlight", k->minlight / Q2_MINLIGHT_SCALE, 0, 1e6) * Q2_MINLIGHT_SCALE;
+    vec3_t c;
+    if (qrad_key_color(q, e, "_minlight_color", &c) || qrad_key_color(q, e, "_mincolor", &c)) k->minlight_color = c;
+    const char *ex = entity_get(e, "_minlight_exclude");
+    if (ex) snprintf(k->minlight_exclude, sizeof k->minlight_exclude, "%s", ex);
+    int md = qrad_key_int(q, e, "_minlight_dirt", 0, -1, 1);
+    if (md) k->minlight_dirt = md > 0;
+    int shadow = qrad_key_int(q, e, "_shadow", 0, -1, 1);
+    int self = qrad_key_int(q, e, "_shadowself", qrad_key_int(q, e, "_selfshadow", 0, 0, 1), 0, 1);
+    int worldonly = qrad_key_int(q, e, "_shadowworldonly", 0, 0, 1);
+    if (!world) {
+        k->shadow = shadow == 1 || worldonly;
+        k->shadowself = shadow == 1 || self;
+        k->shadowworldonly = worldonly;
+    }
+    k->object_mask = qrad_key_int(q, e, "_object_channel_mask", world ? 1 : k->object_mask, 0, MASK_MAX);
+    int dirt = qrad_key_int(q, e, "_dirt", 0, -1, 1);
+    if (!world) k->nodirt = dirt < 0;
+    int bounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000);
+    if (!world) k->nobounce = bounce < 0;
+}
+
+bool qrad_models_setup(qrad_t *q, q2err_t *err)
+{
+    (void)err;
+    int nm = q->bsp->nummodels;
+    q->mkeys = q2_calloc(nm > 0 ? nm : 1, sizeof(model_keys_t));
+    model_keys_t world;
+    memset(&world, 0, sizeof world);
+    world.phong_angle = q->opts->smooth;
+    world.minlight_color = vec3(1, 1, 1);
+    world.object_mask = 1;
+    const entity_t *ws = qrad_worldspawn(q);
+    if (ws) read_model_keys(q, ws, &world, true);
+    if (q->opts->minlight >= 0) world.minlight = q->opts->minlight * Q2_MINLIGHT_SCALE;
+    int md = ws ? qrad_key_int(q, ws, "_minlight_dirt", 0, -1, 1) : 0;
+    if (md == 0) world.minlight_dirt = q->dirt.global;
+    /* Bmodels inherit the world's floor and colour, not its smoothing. */
+    for (int m = 0; m < nm; m++) {
+        q->mkeys[m] = world;
+        if (m > 0) q->mkeys[m].phong_angle = 0;
+    }
+    for (int i = 0; i < q->ents.count; i++) {
+        const entity_t *e = &q->ents.ents[i];
+        const char *model = entity_get(e, "model");
+        if (!model || model[0] != '*') continue;
+        int m = atoi(model + 1);
+        if (m <= 0 || m >= nm) continue;
+        read_model_keys(q, e, &q->mkeys[m], false);
+    }
+    for (int m = 0; m < nm; m++) {
+        model_keys_t *k = &q->mkeys[m];
+        if (q->opts->smooth_set && (m == 0 || k->phong_angle > 0)) k->phong_angle = q->opts->smooth;
+        if (k->object_mask != 1) q->any_channels = true;
+        if (k->minlight_dirt && k->minlight > 0) q->dirt.on = true;
+    }
+    return true;
+}
+
+void qrad_models_free(qrad_t *q)
+{
+    free(q->mkeys);
+    q->mkeys = NULL;
+}
+
+bool qrad_model_blocks(const qrad_t *q, int caster, int recv, int shadow_mask)
+{
+    const model_keys_t *k = &q->mkeys[caster];
+    if (!(k->object_mask & shadow_mask)) return false;
+    if (caster == recv) return k->shadowself;
+    if (!k->shadow) return false;
+    return !k->shadowworldonly || recv == 0;
+}

@@ -194,7 +194,7 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
  * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
                    const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
-                   uint8_t *vis, const float *dirt, float *sunvis, float *localmin)
+                   uint8_t *vis, const float *dirt, float *localmin)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
@@ -272,7 +272,6 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                     continue;
                 acc += dot;
             }
-            if (si == 0 && sunvis) sunvis[idx] += (float)(acc * weight / sp->count);
             acc *= sp->sun->intensity / sp->count * weight;
             if (dirt && q->dirt.global) acc *= dirt[idx];
             float *o = out + (size_t)idx * 3;
@@ -284,36 +283,41 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
 }
 
 /* arghrad's _sun_diffuse: sunlight diffused by haze glows around what the
- * sun lights. Here the sun's visibility over the face is blurred with a
- * tent of SUN_DIFFUSE_RADIUS / _sun_difwait units, so the glow reaches
- * that far into a shadow, and scaled by _sun_diffuse. */
+ * sun lights, fading within about SUN_DIFFUSE_RADIUS units (divided by
+ * _sun_difwait). Here each luxel looks at SUN_DIFFUSE_SAMPLES fixed points
+ * on a disk of that radius in its face's plane (a Vogel spiral): the glow
+ * is _sun_diffuse times the tent-weighted share of them the sun reaches.
+ * The points cross face boundaries, so a floor split by qbsp glows evenly. */
 #define SUN_DIFFUSE_RADIUS 64.0
+#define SUN_DIFFUSE_SAMPLES 16
 
-static void sun_diffuse(const qrad_t *q, rface_t *f, const float *vis)
+static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
 {
     const sun_t *s = &q->sun;
     double R = SUN_DIFFUSE_RADIUS / s->diffwait;
-    int r = (int)ceil(R / LIGHTMAP_SCALE);
-    if (r > 64) r = 64;
-    for (int j = 0; j < f->h; j++)
-        for (int i = 0; i < f->w; i++) {
-            double sum = 0, wsum = 0;
-            for (int b = j - r; b <= j + r; b++)
-                for (int a = i - r; a <= i + r; a++) {
-                    if (a < 0 || b < 0 || a >= f->w || b >= f->h) continue;
-                    double d = LIGHTMAP_SCALE * sqrt((double)(a - i) * (a - i) + (double)(b - j) * (b - j));
-                    if (d >= R) continue;
-                    double w = 1 - d / R;
-                    sum += w * vis[b * f->w + a];
-                    wsum += w;
-                }
-            if (wsum <= 0) continue;
-            double v = s->diffuse * sum / wsum;
-            float *o = f->light + (size_t)(j * f->w + i) * 3;
-            o[0] += (float)(v * s->color.x);
-            o[1] += (float)(v * s->color.y);
-            o[2] += (float)(v * s->color.z);
+    vec3_t n = f->normal;
+    vec3_t up = fabs(n.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
+    vec3_t u = vec_normalize(vec_cross(up, n), NULL), v = vec_cross(n, u);
+    for (int idx = 0; idx < f->w * f->h; idx++) {
+        vec3_t nrm = f->lnormals ? f->lnormals[idx] : n;
+        double dot = vec_dot(s->dir, nrm);
+        if (dot <= 0) continue;
+        double sum = 0, wsum = 0;
+        for (int k = 0; k < SUN_DIFFUSE_SAMPLES; k++) {
+            double r = R * sqrt((k + 0.5) / SUN_DIFFUSE_SAMPLES), a = k * 2.39996322972865332;
+            double w = 1 - r / R;
+            wsum += w;
+            vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a))));
+            (*rays)++;
+            int hit = trace_closest(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL);
+            if (hit >= 0 && q->faces[hit].sky) sum += w;
         }
+        double val = s->diffuse * dot * sum / wsum;
+        float *o = f->light + (size_t)idx * 3;
+        o[0] += (float)(val * s->color.x);
+        o[1] += (float)(val * s->color.y);
+        o[2] += (float)(val * s->color.z);
+    }
 }
 
 /* Sky dome light at p: the weighted share of the fixed directions that
@@ -442,7 +446,6 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     ncand = keep;
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
     f->dirtmap = qrad_dirt_face(q, f, rays);
-    float *sunvis = q->sun.on && q->sun.diffuse > 0 ? q2_calloc(n, sizeof(float)) : NULL;
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
@@ -470,7 +473,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                             }
                     }
                     gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays,
-                           v, f->dirtmap, sunvis, f->localmin);
+                           v, f->dirtmap, f->localmin);
                 }
         free(vis);
     } else {
@@ -483,17 +486,14 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL, f->dirtmap, sunvis,
+                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL, f->dirtmap,
                            f->localmin);
                 }
             }
     }
     free(cand);
     free(slot);
-    if (sunvis) {
-        sun_diffuse(q, f, sunvis);
-        free(sunvis);
-    }
+    if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
     if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
     if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
     /* Styles other than 0 that never reach a visible level are dropped

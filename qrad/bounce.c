@@ -105,6 +105,10 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
                         o = vec_add(o, f->samples[idx]);
                         const float *l = f->light + (size_t)idx * 3;
                         d = vec_add(d, vec3(l[0], l[1], l[2]));
+                        if (f->nobounce) {
+                            const float *nb = f->nobounce + (size_t)idx * 3;
+                            d = vec_sub(d, vec3(nb[0], nb[1], nb[2]));
+                        }
                         cnt++;
                     }
                 p->origin = vec_scale(o, 1.0 / cnt);
@@ -177,12 +181,27 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     return true;
 }
 
+/* The reflectivity a patch bounces with: the texture's, greyed by
+ * worldspawn's _bouncecolorscale, times the bounce scales; none on a
+ * bmodel with "_bounce" "-1". */
+static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
+{
+    const rface_t *f = &q->faces[p->face];
+    if (q->mkeys && q->mkeys[f->model].nobounce) return vec3(0, 0, 0);
+    vec3_t r = f->reflect;
+    if (q->bouncecolorscale >= 0) {
+        double grey = (r.x + r.y + r.z) / 3;
+        r = vec_lerp(vec3(grey, grey, grey), r, q->bouncecolorscale);
+    }
+    return vec_scale(r, q->bouncescale);
+}
+
 void qrad_bounce_solve(qrad_t *q, int bounces)
 {
     const transfer_t *tr = q->transfers;
     for (int pi = 0; pi < q->numpatches; pi++) {
         patch_t *p = &q->patches[pi];
-        vec3_t rf = vec_scale(q->faces[p->face].reflect, q->opts->bouncescale);
+        vec3_t rf = patch_reflect(q, p);
         p->incident = vec3(0, 0, 0);
         p->exitance = vec3(rf.x * p->direct.x, rf.y * p->direct.y, rf.z * p->direct.z);
     }
@@ -200,7 +219,7 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
         }
         for (int pi = 0; pi < q->numpatches; pi++) {
             patch_t *p = &q->patches[pi];
-            vec3_t rf = vec_scale(q->faces[p->face].reflect, q->opts->bouncescale);
+            vec3_t rf = patch_reflect(q, p);
             p->incident = next[pi];
             vec3_t tot = vec_add(p->direct, p->incident);
             p->exitance = vec3(rf.x * tot.x, rf.y * tot.y, rf.z * tot.z);
@@ -342,9 +361,9 @@ void qrad_bounce_free(qrad_t *q)
 
 bool qrad_bounce(qrad_t *q, q2err_t *err)
 {
-    if (q->opts->bounce <= 0) return true;
+    if (q->bounces <= 0) return true;
     if (!qrad_bounce_setup(q, err)) return false;
-    qrad_bounce_solve(q, q->opts->bounce);
+    qrad_bounce_solve(q, q->bounces);
     qrad_bounce_apply(q);
     return true;
 }

@@ -194,7 +194,7 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
  * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
                    const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
-                   uint8_t *vis, const float *dirt, float *localmin)
+                   uint8_t *vis, const float *dirt, float *localmin, float *nobounce)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
@@ -250,6 +250,14 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             m[1] = fmaxf(m[1], (float)add.y);
             m[2] = fmaxf(m[2], (float)add.z);
             continue;
+        }
+        if (nobounce && slot[c] == 0 && l->bouncescale != 1) {
+            /* _bouncescale: this share of the light stays out of the bounces. */
+            float *b = nobounce + (size_t)idx * 3;
+            double k = (1 - l->bouncescale) * weight;
+            b[0] += (float)(add.x * k);
+            b[1] += (float)(add.y * k);
+            b[2] += (float)(add.z * k);
         }
         float *o = out + ((size_t)slot[c] * n + idx) * 3;
         o[0] += (float)(add.x * weight);
@@ -447,6 +455,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
     f->dirtmap = qrad_dirt_face(q, f, rays);
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
+    if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -473,7 +482,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                             }
                     }
                     gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays,
-                           v, f->dirtmap, f->localmin);
+                           v, f->dirtmap, f->localmin, f->nobounce);
                 }
         free(vis);
     } else {
@@ -487,7 +496,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
                     gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL, f->dirtmap,
-                           f->localmin);
+                           f->localmin, f->nobounce);
                 }
             }
     }

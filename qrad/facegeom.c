@@ -395,7 +395,7 @@ void qrad_faces_free(qrad_t *q)
         free(q->faces[i].light);
         free(q->faces[i].dirtmap);
         free(q->faces[i].localmin);
-        free(q->faces[i].bounce_src);
+        free(q->faces[i].nobounce);
     }
     free(q->faces);
     q->faces = NULL;

@@ -155,6 +155,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         } else if (!strcmp(a, "-bounce")) {
             if (!parse_num(a, v, 0, 1000, &d)) return 2;
             opts.bounce = (int)d;
+            opts.bounce_set = true;
             i++;
         } else if (!strcmp(a, "-smooth")) {
             if (!parse_num(a, v, 0, 89, &opts.smooth)) return 2;

@@ -65,6 +65,16 @@ bool qrad_models_setup(qrad_t *q, q2err_t *err)
     const entity_t *ws = qrad_worldspawn(q);
     if (ws) read_model_keys(q, ws, &world, true);
     if (q->opts->minlight >= 0) world.minlight = q->opts->minlight * Q2_MINLIGHT_SCALE;
+    /* Worldspawn's bounce settings (ericw-tools' names; -bounce wins). */
+    q->bounces = q->opts->bounce;
+    q->bouncescale = q->opts->bouncescale;
+    q->bouncecolorscale = -1;
+    if (ws) {
+        if (!q->opts->bounce_set) q->bounces = qrad_key_int(q, ws, "_bounce", q->bounces, 0, 1000);
+        q->bouncescale *= qrad_key_float(q, ws, "_bouncescale", 1, 0, 100);
+        if (entity_get(ws, "_bouncecolorscale"))
+            q->bouncecolorscale = qrad_key_float(q, ws, "_bouncecolorscale", 1, 0, 1);
+    }
     int md = ws ? qrad_key_int(q, ws, "_minlight_dirt", 0, -1, 1) : 0;
     if (md == 0) world.minlight_dirt = q->dirt.global;
     /* Bmodels inherit the world's floor and colour, not its smoothing. */

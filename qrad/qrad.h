@@ -57,6 +57,7 @@ typedef struct qrad_opts_t {
     double bouncescale; /* multiplies reflectivity in the bounces */
     struct dist_t *dist; /* ranks sharing the face and patch loops (common/dist.h); NULL: this process alone */
     bool smooth_set;    /* -smooth/-nosmooth given: overrides every _phong key */
+    bool bounce_set;    /* -bounce given: overrides worldspawn's _bounce */
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
 } qrad_opts_t;
@@ -167,7 +168,7 @@ typedef struct rface_t {
     int styles[MAXLIGHTMAPS];
     float *light;      /* numstyles * w*h * 3, luxel units before -scale */
     int firstpatch, numpatches, pw, ph; /* bounce patch grid */
-    float *bounce_src; /* style-0 light weighted by each light's _bouncescale; NULL = light */
+    float *nobounce;   /* w*h*3 style-0 light kept out of the bounces (_bouncescale < 1); NULL = none */
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
 } rface_t;
@@ -210,6 +211,9 @@ typedef struct qrad_t {
     dirt_t dirt;
     vec3_t ambient;            /* arghrad worldspawn _ambient, luxel units per channel */
     bool any_bouncescale;      /* some light has _bouncescale != 1 */
+    int bounces;               /* -bounce, or worldspawn's _bounce */
+    double bouncescale;        /* -bouncescale times worldspawn's _bouncescale */
+    double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
     int numclusters;

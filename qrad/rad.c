@@ -22,6 +22,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->bouncescale = 1.0;
     o->smooth = 44;
     o->smooth_set = false;
+    o->bounce_set = false;
     o->minlight = -1;
     o->dirt = 0;
 }
@@ -73,7 +74,7 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         if (st) stages_mark(st, "direct");
         ok = qrad_direct(&q, err);
     }
-    if (ok && opts->bounce > 0) {
+    if (ok && q.bounces > 0) {
         if (st) stages_mark(st, "bounce");
         ok = qrad_bounce(&q, err);
     }

@@ -742,6 +742,43 @@ static void test_surflightscale(void **state)
     lit_free(&b);
 }
 
+/* ------------------------------------------------------------ bounce */
+
+/* A spotlight straight down lights only the floor; the ceiling above gets
+ * nothing but bounced light. */
+static double ceiling_bounce(const char *name, const char *world, const char *lightkeys)
+{
+    mw_t w = {0};
+    mw_printf(&w, "{\n\"classname\" \"light\"\n\"origin\" \"0 0 128\"\n\"light\" \"400\"\n"
+                  "\"mangle\" \"0 -90 0\"\n\"_cone\" \"30\"\n%s}\n",
+              lightkeys);
+    char *m = room_map(world, w.buf, NULL, 0, NULL, 0);
+    qrad_opts_t o = opts0();
+    o.bounce = 2;
+    lit_t l;
+    compile_light(name, m, &o, &l);
+    double v = luxel(&l, 0, vec3(0, 0, 256), vec3(0, 0, -1), -1);
+    free(m);
+    free(w.buf);
+    lit_free(&l);
+    return v;
+}
+
+static void test_bounce_keys(void **state)
+{
+    (void)state;
+    double base = ceiling_bounce("b_base", NULL, "");
+    if (base < 6) fail_msg("ceiling gets %g from bounces", base);
+    double off = ceiling_bounce("b_world0", "\"_bounce\" \"0\"\n", "");
+    if (off != 0) fail_msg("worldspawn _bounce 0: ceiling %g", off);
+    double none = ceiling_bounce("b_light0", NULL, "\"_bouncescale\" \"0\"\n");
+    if (none > 1) fail_msg("light _bouncescale 0: ceiling %g", none);
+    double half = ceiling_bounce("b_half", NULL, "\"_bouncescale\" \"0.5\"\n");
+    if (fabs(half - base / 2) > 1.5) fail_msg("light _bouncescale 0.5: ceiling %g, all of it %g", half, base);
+    double ws = ceiling_bounce("b_wscale", "\"_bouncescale\" \"0.5\"\n", "");
+    if (ws > 0.75 * base) fail_msg("worldspawn _bouncescale 0.5: ceiling %g, at 1 %g", ws, base);
+}
+
 /* ------------------------------------------------------------ bad values */
 
 static void test_bad_values(void **state)
@@ -794,7 +831,7 @@ int main(void)
         cmocka_unit_test(test_sunlight3),      cmocka_unit_test(test_several_suns),
         cmocka_unit_test(test_sun_diffuse),    cmocka_unit_test(test_falloff_delay),
         cmocka_unit_test(test_deviance),       cmocka_unit_test(test_surflightscale),
-        cmocka_unit_test(test_bad_values),
+        cmocka_unit_test(test_bounce_keys),    cmocka_unit_test(test_bad_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -17,7 +17,7 @@ const entity_t *qrad_worldspawn(const qrad_t *q)
     return NULL;
 }
 
-static int key_line(const entity_t *e, const char *key)
+int qrad_key_line(const entity_t *e, const char *key)
 {
     for (int i = e->numpairs - 1; i >= 0; i--)
         if (!strcmp(e->pairs[i].key, key)) return e->pairs[i].line ? e->pairs[i].line : e->line;
@@ -33,7 +33,7 @@ static void warn_bad(const qrad_t *q, const entity_t *e, const char *key, const 
                      double dflt)
 {
     log_warn(q->log, "entity %d (%s, line %d): \"%s\" \"%s\" is not %s; using %g", entity_index(q, e),
-             entity_classname(e), key_line(e, key), key, val, want, dflt);
+             entity_classname(e), qrad_key_line(e, key), key, val, want, dflt);
 }
 
 /* A leading number, then only blanks (Quake's atof would take "1.5x" too,
@@ -85,7 +85,7 @@ bool qrad_key_color(const qrad_t *q, const entity_t *e, const char *key, vec3_t 
     vec3_t c;
     if (!entity_get_vec3(e, key, &c) || c.x < 0 || c.y < 0 || c.z < 0) {
         log_warn(q->log, "entity %d (%s, line %d): \"%s\" \"%s\" is not a colour \"r g b\"; using white",
-                 entity_index(q, e), entity_classname(e), key_line(e, key), key, v);
+                 entity_index(q, e), entity_classname(e), qrad_key_line(e, key), key, v);
         return false;
     }
     /* ericw-tools: 0..1 or 0..255, told apart by the largest channel. */

@@ -101,7 +101,7 @@ static bool sun_angle(const qrad_t *q, const entity_t *e, const char *key, vec3_
     char extra;
     if (sscanf(v, "%lf %lf %c", &y, &p, &extra) != 2 || !isfinite(y) || !isfinite(p) || p < -90 || p > 90) {
         log_warn(q->log, "entity %d (%s, line %d): \"%s\" \"%s\" is not \"yaw pitch\" with pitch in -90..90; ignored",
-                 (int)(e - q->ents.ents), entity_classname(e), e->line, key, v);
+                 (int)(e - q->ents.ents), entity_classname(e), qrad_key_line(e, key), key, v);
         return false;
     }
     *out = vec3(y, p, 0);

@@ -37,19 +37,16 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     if (ex) snprintf(k->minlight_exclude, sizeof k->minlight_exclude, "%s", ex);
     int md = qrad_key_int(q, e, "_minlight_dirt", 0, -1, 1);
     if (md) k->minlight_dirt = md > 0;
+    k->object_mask = qrad_key_int(q, e, "_object_channel_mask", world ? 1 : k->object_mask, 0, MASK_MAX);
+    if (world) return; /* worldspawn's _dirt and _bounce are global (dirt.c, below) */
     int shadow = qrad_key_int(q, e, "_shadow", 0, -1, 1);
     int self = qrad_key_int(q, e, "_shadowself", qrad_key_int(q, e, "_selfshadow", 0, 0, 1), 0, 1);
     int worldonly = qrad_key_int(q, e, "_shadowworldonly", 0, 0, 1);
-    if (!world) {
-        k->shadow = shadow == 1 || worldonly;
-        k->shadowself = shadow == 1 || self;
-        k->shadowworldonly = worldonly;
-    }
-    k->object_mask = qrad_key_int(q, e, "_object_channel_mask", world ? 1 : k->object_mask, 0, MASK_MAX);
-    int dirt = qrad_key_int(q, e, "_dirt", 0, -1, 1);
-    if (!world) k->nodirt = dirt < 0;
-    int bounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000);
-    if (!world) k->nobounce = bounce < 0;
+    k->shadow = shadow == 1 || worldonly;
+    k->shadowself = shadow == 1 || self;
+    k->shadowworldonly = worldonly;
+    k->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
+    k->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
 }
 
 bool qrad_models_setup(qrad_t *q, q2err_t *err)

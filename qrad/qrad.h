@@ -252,6 +252,8 @@ int qrad_key_int(const struct qrad_t *q, const entity_t *e, const char *key, int
 /* "r g b" in 0..255 or 0..1, as 0..1 channels; false (warned if malformed) when absent. */
 bool qrad_key_color(const struct qrad_t *q, const entity_t *e, const char *key, vec3_t *out);
 const entity_t *qrad_worldspawn(const struct qrad_t *q);
+/* Line of the key's pair in the entity lump (the entity's when unknown). */
+int qrad_key_line(const entity_t *e, const char *key);
 
 /* models.c */
 bool qrad_models_setup(struct qrad_t *q, q2err_t *err);

@@ -162,6 +162,18 @@ newdir qrad_missing
 run "qrad missing" 1 'nosuch\.bsp' "$BIN/qrad" nosuch.bsp
 run "qrad device file" 1 '/dev/zero: not a regular file' "$BIN/qrad" /dev/zero
 run "qrad directory" 1 'adir\.bsp' bash -c "mkdir -p adir.bsp && $BIN/qrad adir.bsp"
+# Light keys with bad values (issue 13): qrad warns naming the entity, the
+# key and its line, uses the default and lights the map (exit 0); the
+# result passes bspinfo --check (under the sanitizers: no NaN reaches a
+# luxel's conversion).
+newdir qrad_bad_keys; cp "$R/map_bad_light_keys.map" "$D/"
+run "qbsp bad light keys" 0 '' "$BIN/qbsp" -threads 2 map_bad_light_keys.map
+for k in '0 \(worldspawn, line 5\): "_dirtscale" "-2"' '0 \(worldspawn, line 8\): "_sun_angle"' \
+    '2 \(light, line 20\): "_light_channel_mask" "1\.5" is not an integer' '2 \(light, line 22\): "_samples" "many"' \
+    '3 \(func_wall, line 29\): "_phong_angle" "400"' '3 \(func_wall, line 30\): "_minlight" "1e999"'; do
+    run "qrad bad light key $k" 0 "warning: entity $k" "$BIN/qrad" -threads 2 map_bad_light_keys.bsp
+done
+run "bspinfo bad light keys" 0 'valid' "$BIN/bspinfo" --check map_bad_light_keys.bsp
 
 # ---------------------------------------------------------------- qview
 newdir qview; cp "$R"/*.bsp "$R"/*.png "$R"/*.pts "$R"/good.prt "$R"/prt_garbage.prt "$D/"

@@ -135,6 +135,18 @@ def maps():
           + box((0, 0, 0), (32, 32, 32)) + "}\n"
           + '{\n"classname" "misc_external_map"\n"origin" "0 0 64"\n"_external_map" "map_key_bad_values.map"\n'
           + '"_external_map_scale" "0 0 0"\n"_external_map_angles" "1e999 0 0"\n"_external_map_classname" "func_wall"\n}\n')
+    # Light keys with bad values (issue 13): words for numbers, negative
+    # scales, angles out of range, masks that are not integers. qrad warns
+    # naming entity, key and line, uses the defaults, and lights the map.
+    write("map_bad_light_keys.map",
+          world(room(), '"_minlight" "dark"\n"_dirt" "1"\n"_dirtscale" "-2"\n"_dirtangle" "200"\n'
+                '"_sunlight3" "lots"\n"_sun_angle" "45 -120"\n"_ambient" "-5"\n"_bounce" "x"\n')
+          + point("info_player_start", "0 0 0")
+          + point("light", "0 0 128", '"light" "300"\n"_light_channel_mask" "1.5"\n"_deviance" "-4"\n'
+                  '"_samples" "many"\n"_bouncescale" "-1"\n"_falloff" "nan"\n"_dirt" "2"\n')
+          + '{\n"classname" "func_wall"\n"_phong_angle" "400"\n"_minlight" "1e999"\n'
+            '"_object_channel_mask" "x"\n"_minlight_color" "red"\n"_shadow" "yes"\n'
+          + box((-64, -64, -256), (64, 64, -192)) + "}\n")
 
 
 LUMP = {"entities": 0, "planes": 1, "vertexes": 2, "visibility": 3, "nodes": 4,

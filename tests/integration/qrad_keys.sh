@@ -1,0 +1,26 @@
+#!/bin/bash
+# qrad with ericw-tools'/arghrad's keys in effect (tests/data/qrad/keys_all.map:
+# minlight, dirt with _dirtmode 1, jittered _deviance lights, delay 4/5,
+# _falloff, channels, bmodel shadows with an origin-brush rotator, per-model
+# phong, several suns with a penumbra, _sunlight2/3, _sun_diffuse, _ambient,
+# bounce keys, a surface light): no warning, byte-identical bsps at
+# -threads 1 and 2 and across runs (also with -extra), and the result passes
+# bspinfo --check. Without keys, the keys change nothing: qrad -dirt on a
+# map has effects only through the option (checked in test_qrad_keys).
+set -u
+. "$(dirname "$0")/lib/common.sh"
+q2m_begin
+cp "$DATA/qrad/keys_all.map" "$TMP/"
+"$BIN/qbsp" -quiet -threads 2 "$TMP/keys_all.map" || fail "qbsp keys_all.map"
+for args in "" "-extra"; do
+    for run in t1 t2 t2b; do cp "$TMP/keys_all.bsp" "$TMP/k-$run.bsp"; done
+    "$BIN/qrad" -threads 1 -bounce 2 $args "$TMP/k-t1.bsp" >"$TMP/t1.log" 2>&1 || bad "qrad -threads 1 $args"
+    "$BIN/qrad" -threads 2 -bounce 2 $args "$TMP/k-t2.bsp" >"$TMP/t2.log" 2>&1 || bad "qrad -threads 2 $args"
+    "$BIN/qrad" -threads 2 -bounce 2 $args "$TMP/k-t2b.bsp" >/dev/null 2>&1 || bad "qrad rerun $args"
+    ! grep -i "warning" "$TMP/t1.log" || bad "keys_all.map: warnings on valid keys $args"
+    cmp -s "$TMP/k-t1.bsp" "$TMP/k-t2.bsp" || bad "keys_all differs between -threads 1 and 2 $args"
+    cmp -s "$TMP/k-t2.bsp" "$TMP/k-t2b.bsp" || bad "keys_all differs between runs $args"
+    "$BIN/bspinfo" --check "$TMP/k-t1.bsp" >"$TMP/check.log" 2>&1 || { cat "$TMP/check.log"; bad "bspinfo --check $args"; }
+done
+[ $fail -eq 0 ] && echo "qrad_keys: ok"
+exit $fail

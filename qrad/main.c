@@ -26,6 +26,8 @@ static void usage(FILE *f)
             "                 (either overrides the _phong and _phong_angle keys)\n"
             "  -minlight F    minimum light, 0..2 as ericw's Quake 2 _minlight (1 = 128);\n"
             "                 overrides worldspawn's _minlight\n"
+            "  -preset NAME   brightness of another compiler: qrad3 (-bouncescale 0.3) or\n"
+            "                 ericw (-bounce 1 -scale 0.38); other options still win\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
             "  -nodirt        no dirtmapping, whatever worldspawn says\n"
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
@@ -110,6 +112,28 @@ fail:
     return NULL;
 }
 
+/* -preset NAME: option values that match another compiler's brightness
+ * on the same bsp (docs/qrad.md, "Presets"); options given after it, or
+ * anywhere else on the line, still win. */
+static bool apply_preset(const char *name, qrad_opts_t *o)
+{
+    if (!strcmp(name, "default")) return true;
+    if (!strcmp(name, "qrad3")) {
+        /* qrad3's mean luxel on id's base1 (ratio 0.99): its bounces are
+         * dimmer than the E/(1-r) of qrad's. */
+        o->bouncescale = 0.3;
+        return true;
+    }
+    if (!strcmp(name, "ericw")) {
+        /* ericw-tools' light on its own base1 (ratio 1.01): one bounce,
+         * and everything darker. */
+        o->bounce = 1;
+        o->scale = 0.38;
+        return true;
+    }
+    return false;
+}
+
 /* Rank 0 looks up every texture the bsp names (its animation frames are
  * texinfos too) and sends the table, so the other ranks light with the
  * same colours without game data of their own. */
@@ -134,6 +158,13 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
 {
     qrad_opts_t opts;
     qrad_opts_default(&opts);
+    for (int i = 1; i + 1 < argc; i++)
+        if (!strcmp(argv[i], "-preset") || !strcmp(argv[i], "--preset")) {
+            if (!apply_preset(argv[i + 1], &opts)) {
+                fprintf(stderr, "qrad: -preset: unknown preset '%s' (default, qrad3, ericw)\n", argv[i + 1]);
+                return 2;
+            }
+        }
     int threads = 0;
     log_level_t level = LOG_NORMAL;
     const char *basedir = NULL, *gamedir = NULL, *json = NULL, *path = NULL;
@@ -164,6 +195,12 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         } else if (!strcmp(a, "-nosmooth")) {
             opts.smooth = 0;
             opts.smooth_set = true;
+        } else if (!strcmp(a, "-preset")) {
+            if (!v) {
+                fprintf(stderr, "qrad: -preset needs a value\n");
+                return 2;
+            }
+            i++; /* applied before the other options */
         } else if (!strcmp(a, "-minlight")) {
             if (!parse_num(a, v, 0, 2, &opts.minlight)) return 2;
             i++;

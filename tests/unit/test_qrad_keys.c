@@ -421,6 +421,41 @@ static void test_bmodel_shadow(void **state)
     if (s > 0.25 * m) fail_msg("channel 3 caster, channel 1 light: %g vs %g", s, m);
 }
 
+/* A caster with these keys between the light and a bmodel plate lying on
+ * the floor: the plate's top under the shadow against its mirror. */
+static void plate_shadow(const char *name, const char *keys, double *shadowed, double *mirror)
+{
+    mw_t w = {0};
+    mw_printf(&w, "{\n\"classname\" \"light\"\n\"origin\" \"0 0 200\"\n\"light\" \"400\"\n}\n");
+    mw_printf(&w, "{\n\"classname\" \"func_wall\"\n%s", keys);
+    mw_box(&w, vec3(64, -32, 40), vec3(128, 32, 104), "test/pillar");
+    mw_printf(&w, "}\n{\n\"classname\" \"func_wall\"\n");
+    mw_box(&w, vec3(-224, -64, 0), vec3(224, 64, 8), "test/plate");
+    mw_printf(&w, "}\n");
+    char *m = room_map(NULL, w.buf, NULL, 0, NULL, 0);
+    qrad_opts_t o = opts0();
+    lit_t l;
+    compile_light(name, m, &o, &l);
+    *shadowed = luxel(&l, 2, vec3(160, 0, 8), UP, -1);
+    *mirror = luxel(&l, 2, vec3(-160, 0, 8), UP, -1);
+    free(m);
+    free(w.buf);
+    lit_free(&l);
+}
+
+static void test_shadow_worldonly(void **state)
+{
+    (void)state;
+    double s, m;
+    plate_shadow("plate_all", "\"_shadow\" \"1\"\n", &s, &m);
+    if (m < 20 || s > 0.25 * m) fail_msg("_shadow 1 on a bmodel plate: %g under it, %g at the mirror", s, m);
+    plate_shadow("plate_world", "\"_shadowworldonly\" \"1\"\n", &s, &m);
+    if (s < 0.75 * m) fail_msg("_shadowworldonly shadows a bmodel: %g under it, %g at the mirror", s, m);
+    /* ... and still the world. */
+    shadow_pair("worldonly", "func_wall", "\"_shadowworldonly\" \"1\"\n", false, &s, &m);
+    if (s > 0.25 * m) fail_msg("_shadowworldonly: world floor %g under it, %g at the mirror", s, m);
+}
+
 /* ------------------------------------------------------------ channels */
 
 static void test_light_channels(void **state)
@@ -495,6 +530,24 @@ static void test_dirt(void **state)
     if (fabs(n3 - n0) > 1) fail_msg("light _dirt -1: %g, expected %g", n3, n0);
     (void)f2;
     (void)f3;
+}
+
+/* _minlight_dirt: the floor by a box gets less of the minlight. */
+static void test_minlight_dirt(void **state)
+{
+    (void)state;
+    mw_t w = {0};
+    mw_printf(&w, "\"_minlight\" \"0.5\"\n\"_minlight_dirt\" \"1\"\n\"_dirtdepth\" \"64\"\n");
+    mw_box(&w, vec3(-32, -32, 0), vec3(32, 32, 64), "test/box");
+    char *m = room_map(w.buf, NULL, NULL, 0, NULL, 0);
+    qrad_opts_t o = opts0();
+    lit_t l;
+    compile_light("mindirt", m, &o, &l);
+    double near = luxel(&l, 0, vec3(40, 0, 0), UP, -1), open = luxel(&l, 0, vec3(0, 180, 0), UP, -1);
+    if (fabs(open - 64) > 1 || near > 0.9 * open) fail_msg("_minlight_dirt: %g by the box, %g in the open", near, open);
+    free(m);
+    free(w.buf);
+    lit_free(&l);
 }
 
 /* ------------------------------------------------------------ phong */
@@ -831,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_sunlight3),      cmocka_unit_test(test_several_suns),
         cmocka_unit_test(test_sun_diffuse),    cmocka_unit_test(test_falloff_delay),
         cmocka_unit_test(test_deviance),       cmocka_unit_test(test_surflightscale),
+        cmocka_unit_test(test_shadow_worldonly), cmocka_unit_test(test_minlight_dirt),
         cmocka_unit_test(test_bounce_keys),    cmocka_unit_test(test_bad_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -653,6 +653,16 @@ static void test_several_suns(void **state)
     free(m1);
     lit_free(&a);
     lit_free(&b);
+    /* arghrad: _sun_angle aims the first sun, _sun2_light/_sun2_angle add
+     * a second; a sun aimed at the wall (pitch 0) leaves the floor dark. */
+    char *m2 = room_map("\"_sunlight\" \"60\"\n\"_sun_angle\" \"0 -90\"\n\"_sun2_light\" \"30\"\n"
+                        "\"_sun2_angle\" \"45 -90\"\n\"_sun3_light\" \"50\"\n\"_sun3_angle\" \"0 0\"\n",
+                        NULL, NULL, 0, "test/sky", SURF_SKY);
+    compile_light("suns3", m2, &o, &a);
+    double three = luxel(&a, 0, vec3(0, 0, 0), UP, -1);
+    if (fabs(three - 90) > 1.5) fail_msg("_sun_angle + _sun2 + a level _sun3: floor %g, expected 90", three);
+    free(m2);
+    lit_free(&a);
 }
 
 static void test_sun_diffuse(void **state)

@@ -1,12 +1,17 @@
 /* qrad: lightmaps for Quake 2 bsps.
  *
  * Stages, each in its own file and each taking the explicit qrad_t context:
+ *   keys.c      entity keys read with range checks (warnings name entity, key, line)
+ *   models.c    per-model settings from brush entities and worldspawn (phong,
+ *               minlight, shadows, channels)
  *   lights.c    entity and surface light sources, sun and sky settings
  *   trace.c     a BVH over the world's faces; occlusion and closest-hit rays,
  *               point contents and clusters through the bsp tree
  *   facegeom.c  per-face plane, winding, extents and luxel sample points
+ *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0
+ *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient
  *   write.c     the lighting lump, face styles and offsets in face order
  *   rad.c       the driver (qrad_run) used by main.c and by the tests
  * Everything is deterministic: fixed sample patterns, per-face work with no

@@ -229,7 +229,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             add = vec_scale(l->color, l->intensity);
         } else {
             if (dot <= 0.001) continue;
-            double v = point_value(l, dist, dot, dir);
+            /* ericw's _anglescale weighs the cosine; 1 is qrad3's. */
+            double v = point_value(l, dist, l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot, dir);
             if (v <= LIGHT_CUTOFF) continue;
             add = vec_scale(l->color, v);
         }

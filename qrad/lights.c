@@ -255,6 +255,10 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
     l.dirt = dirt > 0 || (dirt == 0 && q->dirt.global);
     if (l.dirt) q->dirt.on = true;
     l.bouncescale = qrad_key_float(q, e, "_bouncescale", 1, 0, 100);
+    /* ericw's _anglescale (_anglesense): how much the angle of incidence
+     * dims the light; worldspawn's is every light's default. */
+    const char *ak = entity_get(e, "_anglescale") ? "_anglescale" : "_anglesense";
+    l.anglescale = q->opts->anglescale >= 0 ? q->opts->anglescale : qrad_key_float(q, e, ak, q->world_anglescale, 0, 1);
     if (l.bouncescale != 1) q->any_bouncescale = true;
     if (l.falloff == FALLOFF_LOCALMIN) q->any_localmin = true;
     l.type = LIGHT_POINT;
@@ -394,6 +398,7 @@ static void surface_lights(qrad_t *q)
                 l.light_mask = l.shadow_mask = 1;
                 l.dirt = q->dirt.global;
                 l.bouncescale = 1;
+                l.anglescale = 1;
                 l.numpoints = cur->numpoints;
                 l.points = q2_malloc(sizeof(vec3_t) * cur->numpoints);
                 memcpy(l.points, cur->p, sizeof(vec3_t) * cur->numpoints);
@@ -416,6 +421,11 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
             break;
         }
     setup_sun(q, world);
+    q->world_anglescale = 1;
+    if (world) {
+        const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
+        q->world_anglescale = qrad_key_float(q, world, wak, 1, 0, 1);
+    }
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];
         if (strncmp(entity_classname(e), "light", 5)) continue;

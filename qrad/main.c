@@ -27,7 +27,8 @@ static void usage(FILE *f)
             "  -minlight F    minimum light, 0..2 as ericw's Quake 2 _minlight (1 = 128);\n"
             "                 overrides worldspawn's _minlight\n"
             "  -preset NAME   brightness of another compiler: qrad3 (-bouncescale 0.3) or\n"
-            "                 ericw (-bounce 1 -scale 0.38); other options still win\n"
+            "                 ericw (-bounce 1 -scale 0.35 -anglescale 0.5); other options still win\n"
+            "  -anglescale F  every light's ericw _anglescale: (1 - F) + F cos(incidence), 0..1\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
             "  -nodirt        no dirtmapping, whatever worldspawn says\n"
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
@@ -125,10 +126,12 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         return true;
     }
     if (!strcmp(name, "ericw")) {
-        /* ericw-tools' light on its own base1 (ratio 1.01): one bounce,
-         * and everything darker. */
+        /* ericw-tools' light on its own base1 (ratio 1.011, correlation
+         * 0.590): one bounce, half the angle of incidence (its
+         * _anglescale default), and everything darker. */
         o->bounce = 1;
-        o->scale = 0.38;
+        o->scale = 0.35;
+        o->anglescale = 0.5;
         return true;
     }
     return false;
@@ -203,6 +206,9 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             i++; /* applied before the other options */
         } else if (!strcmp(a, "-minlight")) {
             if (!parse_num(a, v, 0, 2, &opts.minlight)) return 2;
+            i++;
+        } else if (!strcmp(a, "-anglescale")) {
+            if (!parse_num(a, v, 0, 1, &opts.anglescale)) return 2;
             i++;
         } else if (!strcmp(a, "-dirt")) {
             opts.dirt = 1;

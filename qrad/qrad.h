@@ -65,6 +65,7 @@ typedef struct qrad_opts_t {
     bool bounce_set;    /* -bounce given: overrides worldspawn's _bounce */
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
+    double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);
@@ -123,6 +124,7 @@ typedef struct light_t {
     int shadow_mask;  /* _shadow_channel_mask */
     bool dirt;        /* darkened by the dirtmap */
     double bouncescale; /* _bouncescale: its share in the bounced light */
+    double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     /* surface lights only */
     int face;
     double area;
@@ -221,6 +223,7 @@ typedef struct qrad_t {
     double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
+    double world_anglescale;   /* worldspawn _anglescale, every light's default */
     int numclusters;
     uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */
     int pvs_rowbytes;

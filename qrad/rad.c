@@ -25,6 +25,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->bounce_set = false;
     o->minlight = -1;
     o->dirt = 0;
+    o->anglescale = -1;
 }
 
 bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)

@@ -25,14 +25,14 @@ done
 # Options: -preset is the options it stands for; bad values are usage errors.
 cp "$TMP/keys_all.bsp" "$TMP/p1.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p2.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset ericw "$TMP/p1.bsp" || bad "qrad -preset ericw"
-"$BIN/qrad" -quiet -threads 2 -bounce 1 -scale 0.38 "$TMP/p2.bsp" || bad "qrad -bounce 1 -scale 0.38"
-cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -scale 0.38"
+"$BIN/qrad" -quiet -threads 2 -bounce 1 -scale 0.35 -anglescale 0.5 "$TMP/p2.bsp" || bad "qrad -bounce 1 -scale 0.35 -anglescale 0.5"
+cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -scale 0.35 -anglescale 0.5"
 cp "$TMP/keys_all.bsp" "$TMP/p3.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset qrad3 -bouncescale 0.6 "$TMP/p3.bsp" || bad "qrad -preset qrad3 -bouncescale 0.6"
 cp "$TMP/keys_all.bsp" "$TMP/p4.bsp"
 "$BIN/qrad" -quiet -threads 2 -bouncescale 0.6 "$TMP/p4.bsp" || bad "qrad -bouncescale 0.6"
 cmp -s "$TMP/p3.bsp" "$TMP/p4.bsp" || bad "an option after -preset does not win"
-for args in "-preset bogus" "-preset" "-minlight 3" "-minlight x"; do
+for args in "-preset bogus" "-preset" "-minlight 3" "-minlight x" "-anglescale 2"; do
     "$BIN/qrad" -quiet $args "$TMP/p1.bsp" 2>/dev/null; rc=$?
     [ $rc -eq 2 ] || bad "qrad $args: exit $rc, expected 2"
 done

@@ -722,6 +722,16 @@ static void test_falloff_delay(void **state)
     if (fabs(vf - 100) > 2) fail_msg("_falloff 128 at 64 units: %g, expected 100", vf);
     if (vfar != 0) fail_msg("_falloff 128: %g beyond 128 units", vfar);
     lit_free(&l);
+    /* ericw's _anglescale: (1 - a) + a cos instead of the cosine. At
+     * (64, 0) under a light 64 up, d = 90.5 and cos = 0.707. */
+    char *ma = room_map("\"_anglescale\" \"0.5\"\n",
+                        "{\n\"classname\" \"light\"\n\"origin\" \"0 0 65\"\n\"light\" \"200\"\n}\n", NULL, 0, NULL, 0);
+    compile_light("anglescale", ma, &o, &l);
+    double va = luxel(&l, 0, vec3(64, 0, 0), UP, -1);
+    double want = (200 - sqrt(64.0 * 64 + 64 * 64)) * (0.5 + 0.5 * 64 / sqrt(64.0 * 64 + 64 * 64));
+    if (fabs(va - want) > 2.5) fail_msg("worldspawn _anglescale 0.5: %g, expected %.1f", va, want);
+    lit_free(&l);
+    free(ma);
     /* delay 4, local minlight: a floor at its level where it is seen,
      * never more. With another light it lifts only the darker luxels. */
     char *m4 = room_map(NULL,

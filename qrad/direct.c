@@ -522,30 +522,61 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
 }
 
 /* A face's direct light as it travels between ranks (common/dist.h): its
- * style count, styles, then numstyles * w*h * 3 floats. */
+ * style count, styles, which of the key features' buffers follow (dirt
+ * factors, the local-minlight floor, the light kept out of the bounces),
+ * then numstyles * w*h * 3 floats and those buffers. */
+#define FACE_LIGHT_HEAD (sizeof(int) * (4 + MAXLIGHTMAPS))
+
 static size_t face_light_size(void *ctx, long fi)
 {
     const rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    return sizeof(int) * (1 + MAXLIGHTMAPS) + sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3;
+    size_t n = (size_t)f->w * f->h;
+    return FACE_LIGHT_HEAD + sizeof(float) * n *
+                                 ((size_t)f->numstyles * 3 + (f->dirtmap ? 1 : 0) + (f->localmin ? 3 : 0) +
+                                  (f->nobounce ? 3 : 0));
 }
 
 static void face_light_pack(void *ctx, long fi, uint8_t *out)
 {
     const rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    memcpy(out, &f->numstyles, sizeof(int));
-    memcpy(out + sizeof(int), f->styles, sizeof(int) * MAXLIGHTMAPS);
-    memcpy(out + sizeof(int) * (1 + MAXLIGHTMAPS), f->light, sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3);
+    size_t n = (size_t)f->w * f->h;
+    int head[4 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL};
+    memcpy(head + 4, f->styles, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(out, head, FACE_LIGHT_HEAD);
+    uint8_t *p = out + FACE_LIGHT_HEAD;
+    memcpy(p, f->light, sizeof(float) * (size_t)f->numstyles * n * 3);
+    p += sizeof(float) * (size_t)f->numstyles * n * 3;
+    if (f->dirtmap) memcpy(p, f->dirtmap, sizeof(float) * n), p += sizeof(float) * n;
+    if (f->localmin) memcpy(p, f->localmin, sizeof(float) * n * 3), p += sizeof(float) * n * 3;
+    if (f->nobounce) memcpy(p, f->nobounce, sizeof(float) * n * 3);
+}
+
+static float *unpack_floats(const uint8_t **p, size_t count)
+{
+    float *v = q2_malloc(sizeof(float) * (count > 0 ? count : 1));
+    memcpy(v, *p, sizeof(float) * count);
+    *p += sizeof(float) * count;
+    return v;
 }
 
 static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
 {
     rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    const size_t head = sizeof(int) * (1 + MAXLIGHTMAPS);
-    memcpy(&f->numstyles, in, sizeof(int));
-    memcpy(f->styles, in + sizeof(int), sizeof(int) * MAXLIGHTMAPS);
+    size_t n = (size_t)f->w * f->h;
+    int head[4 + MAXLIGHTMAPS];
+    (void)size;
+    memcpy(head, in, FACE_LIGHT_HEAD);
+    f->numstyles = head[0];
+    memcpy(f->styles, head + 4, sizeof(int) * MAXLIGHTMAPS);
+    const uint8_t *p = in + FACE_LIGHT_HEAD;
     free(f->light);
-    f->light = q2_malloc(size - head + sizeof(float));
-    memcpy(f->light, in + head, size - head);
+    f->light = unpack_floats(&p, (size_t)f->numstyles * n * 3);
+    free(f->dirtmap);
+    f->dirtmap = head[1] ? unpack_floats(&p, n) : NULL;
+    free(f->localmin);
+    f->localmin = head[2] ? unpack_floats(&p, n * 3) : NULL;
+    free(f->nobounce);
+    f->nobounce = head[3] ? unpack_floats(&p, n * 3) : NULL;
 }
 
 bool qrad_direct(qrad_t *q, q2err_t *err)

@@ -22,6 +22,18 @@ for args in "" "-extra"; do
     cmp -s "$TMP/k-t2.bsp" "$TMP/k-t2b.bsp" || bad "keys_all differs between runs $args"
     "$BIN/bspinfo" --check "$TMP/k-t1.bsp" >"$TMP/check.log" 2>&1 || { cat "$TMP/check.log"; bad "bspinfo --check $args"; }
 done
+# Under MPI the key features' per-face buffers (dirt, local minlight, the
+# light kept out of the bounces) travel with the face's light: -np 2 is
+# the same bsp.
+if [ -n "${Q2MAP_MPIEXEC:-}" ]; then
+    MPIRUN=("$Q2MAP_MPIEXEC" --oversubscribe --bind-to none)
+    [ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
+    cp "$TMP/keys_all.bsp" "$TMP/k-np2.bsp"; cp "$TMP/keys_all.bsp" "$TMP/k-ref.bsp"
+    "$BIN/qrad" -quiet -threads 2 -bounce 2 "$TMP/k-ref.bsp" || bad "qrad reference for MPI"
+    OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "${MPIRUN[@]}" -np 2 "$BIN/qrad" -quiet -threads 1 -bounce 2 \
+        "$TMP/k-np2.bsp" >"$TMP/np2.log" 2>&1 || { cat "$TMP/np2.log"; bad "mpirun -np 2 qrad"; }
+    cmp -s "$TMP/k-ref.bsp" "$TMP/k-np2.bsp" || bad "keys_all: mpirun -np 2 differs from one process"
+fi
 # Options: -preset is the options it stands for; bad values are usage errors.
 cp "$TMP/keys_all.bsp" "$TMP/p1.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p2.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset ericw "$TMP/p1.bsp" || bad "qrad -preset ericw"

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../common/mem.h"
+#include "bspx.h"
 #include "entities.h"
 #include "lightmap.h"
 #include "visrle.h"
@@ -437,6 +438,7 @@ int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ct
     check_brushes(&c);
     check_areas(&c);
     check_limits(&c);
+    c.count += bspx_check(bsp, c.report && (c.max <= 0 || c.count < c.max) ? c.report : NULL, c.ctx);
     return c.count;
 }
 

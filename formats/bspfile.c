@@ -7,6 +7,7 @@
 #include "../common/fileio.h"
 #include "../common/mem.h"
 #include "bytes.h"
+#include "bspx.h"
 
 const char *const bsp_lump_names[HEADER_LUMPS] = {
     "entities", "planes",    "vertexes",    "visibility", "nodes",      "texinfo", "faces",
@@ -442,9 +443,13 @@ static double max_abs_bound(const float *mins, const float *maxs)
 int bsp_format_excesses(const bsp_t *bsp, bsp_format_t format, bsp_excess_t *out, int max)
 {
     const bool q = format == BSP_FORMAT_QBSP;
+    /* MAX_MAP_LIGHTING is the size of id's tool buffer; engines that read
+     * DECOUPLED_LM (Q2PRO, the re-release) have no such limit, and the finer
+     * lightmaps need the room (enginelimits.c still warns for vanilla). */
+    const long long lighting = bspx_has_lump(bsp, "DECOUPLED_LM") ? 0 : bsp->lightdatasize;
     const long long counts[LIM_COUNT] = {
         bsp->entities_size, count_entities(bsp), bsp->numplanes,   bsp->numvertexes,  bsp->visdatasize,
-        bsp->numnodes,      bsp->numtexinfo,     bsp->numfaces,    bsp->lightdatasize, bsp->numleafs,
+        bsp->numnodes,      bsp->numtexinfo,     bsp->numfaces,    lighting,           bsp->numleafs,
         bsp->numleaffaces,  bsp->numleafbrushes, bsp->numedges,    bsp->numsurfedges, bsp->nummodels,
         bsp->numbrushes,    bsp->numbrushsides,  bsp->numareas,    bsp->numareaportals,
     };

@@ -148,7 +148,7 @@ static vec3_t luxel_normal(const rface_t *f, vec3_t p)
     return f->normal;
 }
 
-static void face_samples(const qrad_t *q, rface_t *f)
+void qrad_face_samples(const qrad_t *q, rface_t *f)
 {
     int n = f->w * f->h;
     f->samples = q2_malloc(sizeof(vec3_t) * n);
@@ -339,7 +339,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
 #pragma omp parallel num_threads(q->opts->threads)
     for (long fi; dist_loop_next(dl, &fi); dist_loop_finished(dl, fi)) {
         rface_t *f = &q->faces[fi];
-        if (f->lit) face_samples(q, f);
+        if (f->lit) qrad_face_samples(q, f);
     }
     dist_loop_end(dl);
     for (int fi = 0; fi < bsp->numfaces; fi++)

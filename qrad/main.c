@@ -41,6 +41,11 @@ static void usage(FILE *f)
             "  -ambient F     light added to every luxel, 0..255 (default 0)\n"
             "  -maxlight F    brightest channel, 0..255 (default 196, as qrad3)\n"
             "  -nopvs         do not cull lights by the PVS\n"
+            "  -lightgrid     write a LIGHTGRID_OCTREE lump (light samples for models)\n"
+            "  -lightgrid_dist X Y Z  its point spacing in units (default 32 32 32)\n"
+            "  -wrnormals     write a FACENORMALS lump (the phong normals used)\n"
+            "  -world_units_per_luxel N  also write DECOUPLED_LM lightmaps at N units per luxel\n"
+            "  -novanilla     with -world_units_per_luxel: only the decoupled lightmaps\n"
             "  -basedir DIR   game directory root (holds baseq2/) for textures\n"
             "  -gamedir DIR   mod directory (name under basedir, or a path)\n"
             "  -v             verbose    -quiet   warnings and errors only\n"
@@ -243,6 +248,20 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             i++;
         } else if (!strcmp(a, "-nopvs")) {
             opts.nopvs = true;
+        } else if (!strcmp(a, "-lightgrid")) {
+            opts.lightgrid = true;
+        } else if (!strcmp(a, "-lightgrid_dist")) {
+            for (int k = 0; k < 3; k++)
+                if (!parse_num(a, i + 1 + k < argc ? argv[i + 1 + k] : NULL, 1, 4096, &opts.lightgrid_dist[k])) return 2;
+            opts.lightgrid_dist_set = true;
+            i += 3;
+        } else if (!strcmp(a, "-wrnormals")) {
+            opts.wrnormals = true;
+        } else if (!strcmp(a, "-world_units_per_luxel")) {
+            if (!parse_num(a, v, 1, 256, &opts.world_units_per_luxel)) return 2;
+            i++;
+        } else if (!strcmp(a, "-novanilla")) {
+            opts.novanilla = true;
         } else if (!strcmp(a, "-basedir") || !strcmp(a, "-gamedir") || !strcmp(a, "-json")) {
             if (!v) {
                 fprintf(stderr, "qrad: %s needs a value\n", a);
@@ -268,6 +287,10 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     }
     if (!path) {
         usage(stderr);
+        return 2;
+    }
+    if (opts.novanilla && opts.world_units_per_luxel <= 0) {
+        fprintf(stderr, "qrad: -novanilla needs -world_units_per_luxel (the bsp would have no lightmaps)\n");
         return 2;
     }
     opts.threads = threads_resolve(threads);

@@ -66,6 +66,14 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
+    /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
+     * default, and off they leave the output exactly as before. */
+    bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
+    bool lightgrid_dist_set; /* -lightgrid_dist given (worldspawn's key is then ignored) */
+    double lightgrid_dist[3];
+    bool wrnormals;          /* -wrnormals: FACENORMALS */
+    double world_units_per_luxel; /* -world_units_per_luxel: DECOUPLED_LM; 0 = off */
+    bool novanilla;          /* -novanilla: only the decoupled lightmaps */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);
@@ -231,6 +239,7 @@ typedef struct qrad_t {
     int numpatches;
     struct patch_t *patches;
     transfer_t *transfers;
+    struct decoupled_t *decoupled; /* decoupled.c's state, NULL when off */
     /* statistics */
     long luxels, rays;
     int surface_pieces;
@@ -316,6 +325,10 @@ void rface_world_to_tex(const qrad_t *q, int face, vec3_t p, double *s, double *
 /* The closest point of the face's polygon to p (p projected on its plane). */
 vec3_t rface_clamp(const rface_t *f, vec3_t p);
 
+/* Luxel sample points, clusters and phong normals of a face whose w, h,
+ * ext.texturemins and tex_to_world are set (one luxel per LIGHTMAP_SCALE). */
+void qrad_face_samples(const qrad_t *q, rface_t *f);
+
 /* direct.c */
 /* Luxels are lit in two passes: first those with both coordinates even,
  * then the rest, each between 2 or 4 luxels of the first pass. Stores the
@@ -340,6 +353,22 @@ void qrad_bounce_free(qrad_t *q);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
+
+/* decoupled.c: DECOUPLED_LM. keep_direct runs after the direct pass (the
+ * vanilla luxels' direct light, so the bounce can be told apart), light
+ * after the bounces (the finer luxels' direct light plus the vanilla
+ * luxels' bounced light under them), write after qrad_write_lighting. */
+bool qrad_decoupled_keep_direct(qrad_t *q, q2err_t *err);
+bool qrad_decoupled_light(qrad_t *q, q2err_t *err);
+bool qrad_decoupled_write(qrad_t *q, q2err_t *err);
+void qrad_decoupled_free(qrad_t *q);
+/* lightgrid.c: LIGHTGRID_OCTREE, after the lighting is written. */
+bool qrad_lightgrid(qrad_t *q, q2err_t *err);
+/* facenormals.c: FACENORMALS (the phong normals facegeom.c computed). */
+bool qrad_facenormals(qrad_t *q, q2err_t *err);
+/* Removes the BSPX lumps an earlier qrad run wrote that this run does not
+ * write again: they describe lighting that is being replaced. */
+bool qrad_drop_stale_lumps(qrad_t *q, q2err_t *err);
 
 /* rad.c */
 /* Lights the bsp in memory: setup, direct, bounce, write. texdb may be NULL. */

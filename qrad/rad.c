@@ -52,6 +52,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
 
 void qrad_end(qrad_t *q)
 {
+    qrad_decoupled_free(q);
     qrad_bounce_free(q);
     qrad_lights_free(q);
     tracer_free(&q->tracer);
@@ -75,14 +76,25 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         if (st) stages_mark(st, "direct");
         ok = qrad_direct(&q, err);
     }
+    if (ok) ok = qrad_decoupled_keep_direct(&q, err);
     if (ok && q.bounces > 0) {
         if (st) stages_mark(st, "bounce");
         ok = qrad_bounce(&q, err);
     }
     if (ok) qrad_minlight(&q);
+    if (ok && q.decoupled) {
+        if (st) stages_mark(st, "decoupled");
+        ok = qrad_decoupled_light(&q, err);
+    }
     if (ok) {
         if (st) stages_mark(st, "lightmaps");
         ok = qrad_write_lighting(&q, err);
+    }
+    /* BSPX lumps (each a no-op unless asked for). */
+    if (ok) ok = qrad_drop_stale_lumps(&q, err) && qrad_decoupled_write(&q, err) && qrad_facenormals(&q, err);
+    if (ok) {
+        if (st && opts->lightgrid) stages_mark(st, "lightgrid");
+        ok = qrad_lightgrid(&q, err);
     }
     if (st) stages_end(st);
     if (stats_out) {

@@ -27,6 +27,7 @@
 #include "cameras.h"
 #include "checks.h"
 #include "overlays.h"
+#include "bspx_view.h"
 #include "refexport.h"
 #include "live.h"
 #include "watch_headless.h"
@@ -92,6 +93,7 @@ static void usage(FILE *f)
             "  --mode lit|lightmap|flat|clusters   --wire\n"
             "  --game DIR             game directory for textures (wal/png/tga, paks)\n"
             "  --pts FILE  --prt FILE leak line / portal overlays\n"
+            "  --overlay lightgrid|normals  the bsp's LIGHTGRID_OCTREE samples / FACENORMALS\n"
             "  --no-pvs               draw every leaf in the frustum\n"
             "  --skip-face N          leave face N out (shows that the crack check can fail)\n"
             "  --max-mae X            bound for --compare, 0..255 units (default 4)\n"
@@ -264,7 +266,7 @@ static int watch_main(const char *map, const char *const *copts, int ncopts, boo
 int main(int argc, char **argv)
 {
     const char *map = NULL, *render_out = NULL, *out_dir = NULL, *renderer = "soft", *game = NULL;
-    const char *pts = NULL, *prtf = NULL, *shot_dir = ".";
+    const char *pts = NULL, *prtf = NULL, *shot_dir = ".", *overlay = NULL;
     int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
     bool check = false, compare = false, bench = false, wire = false, no_pvs = false, have_cam = false;
     bool views_given = false, face_at_center = false, list_textures = false;
@@ -410,6 +412,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--prt")) {
             NEED(1);
             prtf = argv[++i];
+        } else if (!strcmp(a, "--overlay")) {
+            NEED(1);
+            overlay = argv[++i];
         } else if (!strcmp(a, "--skip-face")) {
             NEED(1);
             skip_face = atoi(argv[++i]);
@@ -485,6 +490,11 @@ int main(int argc, char **argv)
     }
     if (prtf && !overlays_load_prt(&ov, prtf, &err)) {
         fprintf(stderr, "qview: %s\n", err.msg);
+        rc = 1;
+        goto done;
+    }
+    if (overlay && !bspx_overlay_load(&ov, &world, overlay, &err)) {
+        fprintf(stderr, "qview: %s: %s\n", map, err.msg);
         rc = 1;
         goto done;
     }
@@ -620,6 +630,7 @@ int main(int argc, char **argv)
                 ref->draw_world(st, &cams[i], &stats);
                 if (ov.numleak) ref->draw_lines(st, &cams[i], ov.leak, ov.numleak);
                 if (ov.numportals) ref->draw_lines(st, &cams[i], ov.portals, ov.numportals);
+                if (ov.numbspx) ref->draw_lines(st, &cams[i], ov.bspx, ov.numbspx);
                 ref->end_frame(st);
                 ref->read_pixels(st, img);
                 char path[Q2_PATH_MAX];

@@ -43,6 +43,7 @@ void overlays_free(overlays_t *ov)
 {
     free(ov->leak);
     free(ov->portals);
+    free(ov->bspx);
     memset(ov, 0, sizeof *ov);
 }
 

@@ -10,6 +10,8 @@ typedef struct overlays_t {
     int numleak, capleak;
     overlay_line_t *portals;
     int numportals, capportals;
+    overlay_line_t *bspx; /* --overlay lightgrid|normals (bspx_view.c) */
+    int numbspx, capbspx;
 } overlays_t;
 
 bool overlays_load_pointfile(overlays_t *ov, const char *path, q2err_t *err);

@@ -275,6 +275,10 @@ static void raster_face(soft_t *s, const sface_t *sf, int ya, int yb)
             }
             if (lm) {
                 float lu = (st - lmin0) * (1.0f / LIGHTMAP_SCALE), lv = (tt - lmin1) * (1.0f / LIGHTMAP_SCALE);
+                if (f->lm_decoupled) {
+                    lu = f->lm_from_st[0][0] * st + f->lm_from_st[0][1] * tt + f->lm_from_st[0][2];
+                    lv = f->lm_from_st[1][0] * st + f->lm_from_st[1][1] * tt + f->lm_from_st[1][2];
+                }
                 lu = lu < 0 ? 0 : lu > lw - 1 ? lw - 1 : lu;
                 lv = lv < 0 ? 0 : lv > lh - 1 ? lh - 1 : lv;
                 int u0 = (int)lu, v0 = (int)lv;

@@ -288,6 +288,7 @@ bool window_run(const world_t *w, const window_opts_t *o, q2err_t *err)
             s->ref->begin_frame(s->state, &ropts);
             s->ref->draw_world(s->state, &cam, &stats);
             if (show_leak && ov && ov->numleak) s->ref->draw_lines(s->state, &cam, ov->leak, ov->numleak);
+            if (ov && ov->numbspx) s->ref->draw_lines(s->state, &cam, ov->bspx, ov->numbspx);
             if (show_portals && ov && ov->numportals) s->ref->draw_lines(s->state, &cam, ov->portals, ov->numportals);
             s->ref->end_frame(s->state);
             s->ref->read_pixels(s->state, frame);

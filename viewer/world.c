@@ -8,6 +8,7 @@
 #include "../common/mem.h"
 #include "../formats/bspcheck.h"
 #include "../formats/lightmap.h"
+#include "bspx_view.h"
 #include "../formats/visrle.h"
 
 const char *const rmode_names[RMODE_COUNT] = {"lit", "lightmap", "flat", "clusters"};
@@ -257,6 +258,7 @@ bool world_from_bsp(world_t *w, bsp_t *bsp, const char *name, texdb_t *db, log_t
     if (w->numunlitfaces > 1 && !w->unlit)
         log_warn(log, "%s: %d faces in all have lightmaps past the lighting lump; drawn fullbright", name,
                  w->numunlitfaces);
+    world_use_bspx(w, log);
 
     for (int l = 0; l < b->numleafs; l++) {
         const dleaf_t *lf = &b->leafs[l];

@@ -38,6 +38,10 @@ typedef struct wface_t {
     int texturemins[2];
     int lm_w, lm_h; /* luxels; 0 when the face has no lightmap */
     int lm_ofs;     /* byte offset into world_t.lightmaps (rgb), -1 when unlit */
+    /* A decoupled lightmap (bspx_view.c): luxel (u, v) = lm_from_st[i] .
+     * (s, t, 1) over the face instead of (s - texturemins) / 16. */
+    bool lm_decoupled;
+    float lm_from_st[2][3];
     int model;      /* 0 for the world */
     int cluster;    /* a cluster of a leaf that lists the face, -1 when none */
     float mins[3], maxs[3];

@@ -10,6 +10,7 @@
 
 #include "../../common/jsonw.h"
 #include "../../formats/bspcheck.h"
+#include "../../formats/bspx.h"
 #include "../../formats/bspfile.h"
 #include "../../formats/enginelimits.h"
 #include "../../formats/entities.h"
@@ -113,6 +114,7 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
     for (int l = 0; l < HEADER_LUMPS; l++)
         printf("  %-12s %10lld %10lld\n", bsp_lump_names[l], counts[l], bytes[l]);
     if (b->extrasize) printf("  %-12s %10s %10zu\n", "(extra)", "", b->extrasize);
+    bspx_print_summary(b, stdout);
     int ents = count_entities(b);
     if (ents >= 0)
         printf("  entities:   %d\n", ents);

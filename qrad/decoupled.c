@@ -1,0 +1,378 @@
+/* DECOUPLED_LM: lightmaps at -world_units_per_luxel units per luxel instead
+ * of 16 texture units, with their own projection, as ericw-tools writes them
+ * and Q2PRO and the re-release read them (docs/formats.md, "BSPX").
+ *
+ * The projection is ericw-tools' (common/bsputils.cc, faceextents_t with
+ * world_units_per_luxel): the face's normal snapped to its largest axis,
+ * two axes perpendicular to that (MakeTangentAndBitangentUnnormalized)
+ * scaled by 1/N, luxel (i, j) at integer lightmap coordinates from the floor
+ * of the face's bounds, lmwidth = ceil(max) - floor(min) + 1. Coordinates
+ * are of the bsp's vertices (a bmodel's own frame), as engines evaluate
+ * them.
+ *
+ * Lighting reuses the direct pass unchanged: each face gets a second rface_t
+ * whose "texture space" is the decoupled lightmap at LIGHTMAP_SCALE units
+ * per luxel, and qrad_direct runs over those. Bounced light (and the
+ * minimum light) is smooth, so it is not computed again: each fine luxel
+ * gets what the vanilla lightmap gained after its direct pass (final minus
+ * direct) interpolated at its position. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "../common/mem.h"
+#include "../formats/bspx.h"
+#include "../formats/bytes.h"
+
+/* Largest decoupled lightmap side: Q2PRO's GL renderer drops a lightmap
+ * larger than its lightmap block (512 by default) with "Bad lightmap
+ * extents"; qrad does not split faces (qbsp's subdivision does that), so it
+ * stops with the face named. */
+#define DECOUPLED_MAX_DIM 512
+
+typedef struct dface_geo_t {
+    float world_to_lm[2][4];
+} dface_geo_t;
+
+typedef struct decoupled_t {
+    rface_t *faces;     /* the decoupled counterpart of every face */
+    dface_geo_t *geo;
+    float **direct;     /* per face: vanilla style-0 direct light (w*h*3), NULL when unlit */
+    long luxels;
+} decoupled_t;
+
+/* Units per luxel for a face: the bmodel entity's _world_units_per_luxel,
+ * worldspawn's for the world and for bmodels without one, else the option. */
+static double face_upl(const qrad_t *q, int model, const double *model_upl)
+{
+    if (model_upl[model] > 0) return model_upl[model];
+    if (model_upl[0] > 0) return model_upl[0];
+    return q->opts->world_units_per_luxel;
+}
+
+static void model_upl_table(const qrad_t *q, double *upl)
+{
+    int nm = q->bsp->nummodels;
+    for (int m = 0; m < nm; m++) upl[m] = 0;
+    for (int e = 0; e < q->ents.count; e++) {
+        const entity_t *ent = &q->ents.ents[e];
+        double v = entity_get_float(ent, "_world_units_per_luxel", 0);
+        if (v <= 0) continue;
+        if (!strcmp(entity_classname(ent), "worldspawn")) {
+            upl[0] = v;
+            continue;
+        }
+        const char *model = entity_get(ent, "model");
+        if (model && model[0] == '*') {
+            int m = atoi(model + 1);
+            if (m > 0 && m < nm) upl[m] = v;
+        }
+    }
+}
+
+static bool invert3(const double m[3][3], double out[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (fabs(det) < 1e-12) return false;
+    double id = 1.0 / det;
+    out[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * id;
+    out[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * id;
+    out[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * id;
+    out[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * id;
+    out[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * id;
+    out[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * id;
+    out[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * id;
+    out[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * id;
+    out[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * id;
+    return true;
+}
+
+static int largest_axis(vec3_t n)
+{
+    /* Strictly larger wins, so ties go to the lower axis (as ericw-tools'
+     * indexOfLargestMagnitudeComponent). */
+    int a = 0;
+    double best = 0;
+    for (int i = 0; i < 3; i++)
+        if (fabs(vec_comp(n, i)) > best) {
+            best = fabs(vec_comp(n, i));
+            a = i;
+        }
+    return a;
+}
+
+/* The two lightmap axes (unscaled) for a facing normal. */
+static void lm_axes(vec3_t normal, vec3_t *t, vec3_t *b)
+{
+    int axis = largest_axis(normal);
+    vec3_t snapped = vec3(0, 0, 0);
+    vec_set_comp(&snapped, axis, vec_comp(normal, axis) > 0 ? 1 : -1);
+    vec3_t oa = vec3(0, 0, 0), ob = vec3(0, 0, 0);
+    vec_set_comp(&oa, (axis + 1) % 3, 1);
+    vec_set_comp(&ob, (axis + 2) % 3, 1);
+    *t = vec_cross(snapped, oa);
+    *b = vec_cross(snapped, ob);
+    if (vec_dot(vec_cross(*t, *b), snapped) < 0) {
+        vec3_t tmp = *t;
+        *t = *b;
+        *b = tmp;
+    }
+}
+
+/* Builds face fi's decoupled rface (geometry only). */
+static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_geo_t *geo, q2err_t *err)
+{
+    const rface_t *f = &q->faces[fi];
+    *d = *f;
+    d->samples = NULL;
+    d->clusters = NULL;
+    d->lnormals = NULL;
+    d->light = NULL;
+    d->numpatches = 0;
+    /* per-luxel arrays the direct pass makes for this face's own luxels */
+    d->nobounce = d->dirtmap = d->localmin = NULL;
+    /* points/vnormals stay shared with the vanilla face (not freed here). */
+    vec3_t t, b;
+    lm_axes(f->normal, &t, &b);
+    t = vec_scale(t, 1.0 / upl);
+    b = vec_scale(b, 1.0 / upl);
+    double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+    for (int k = 0; k < f->numpoints; k++) {
+        /* bsp vertex = world point minus the bmodel's origin */
+        vec3_t v = vec_sub(f->points[k], f->offset);
+        double c[2] = {vec_dot(t, v), vec_dot(b, v)};
+        for (int a = 0; a < 2; a++) {
+            lo[a] = fmin(lo[a], c[a]);
+            hi[a] = fmax(hi[a], c[a]);
+        }
+    }
+    int mins[2], size[2];
+    for (int a = 0; a < 2; a++) {
+        if (f->numpoints == 0) lo[a] = hi[a] = 0;
+        mins[a] = (int)floor(lo[a]);
+        size[a] = (int)ceil(hi[a]) - mins[a] + 1;
+    }
+    if (f->lit && (size[0] > DECOUPLED_MAX_DIM || size[1] > DECOUPLED_MAX_DIM))
+        return q2err_set(err, NULL, 0, 0,
+                         "face %d: its lightmap at %g units per luxel is %d x %d luxels, over the %d engines load "
+                         "(Q2PRO drops it); raise -world_units_per_luxel or subdivide the face in qbsp",
+                         fi, upl, size[0], size[1], DECOUPLED_MAX_DIM);
+    vec3_t rows[2] = {t, b};
+    for (int r = 0; r < 2; r++) {
+        geo->world_to_lm[r][0] = (float)rows[r].x;
+        geo->world_to_lm[r][1] = (float)rows[r].y;
+        geo->world_to_lm[r][2] = (float)rows[r].z;
+        geo->world_to_lm[r][3] = (float)-mins[r];
+    }
+    d->w = size[0];
+    d->h = size[1];
+    d->ext.texturemins[0] = d->ext.texturemins[1] = 0;
+    d->ext.size[0] = size[0];
+    d->ext.size[1] = size[1];
+    /* "Texture" coordinates (s, t) = LIGHTMAP_SCALE * (luxel coordinates),
+     * so the direct pass's luxel spacing and -extra offsets apply. Solve
+     * [t; b; n] x = [s/16 + mins0; t/16 + mins1; n.v] for the local point,
+     * then add the bmodel's origin. */
+    vec3_t v0 = f->numpoints ? vec_sub(f->points[0], f->offset) : vec3(0, 0, 0);
+    double pd = vec_dot(f->normal, v0);
+    double m[3][3] = {{t.x, t.y, t.z}, {b.x, b.y, b.z}, {f->normal.x, f->normal.y, f->normal.z}}, inv[3][3];
+    if (!invert3(m, inv)) return q2err_set(err, NULL, 0, 0, "face %d: degenerate decoupled lightmap axes", fi);
+    for (int r = 0; r < 3; r++) {
+        d->tex_to_world[r][0] = inv[r][0] / LIGHTMAP_SCALE;
+        d->tex_to_world[r][1] = inv[r][1] / LIGHTMAP_SCALE;
+        d->tex_to_world[r][2] = inv[r][0] * mins[0] + inv[r][1] * mins[1] + inv[r][2] * pd + vec_comp(f->offset, r);
+        d->tex_to_world[r][3] = 0;
+    }
+    return true;
+}
+
+bool qrad_decoupled_keep_direct(qrad_t *q, q2err_t *err)
+{
+    (void)err;
+    if (q->opts->world_units_per_luxel <= 0) return true;
+    decoupled_t *dc = q2_calloc(1, sizeof *dc);
+    q->decoupled = dc;
+    int nf = q->bsp->numfaces;
+    dc->direct = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(float *));
+    for (int fi = 0; fi < nf; fi++) {
+        const rface_t *f = &q->faces[fi];
+        if (!f->lit || !f->light) continue;
+        size_t n = (size_t)f->w * f->h * 3;
+        dc->direct[fi] = q2_malloc(sizeof(float) * n);
+        memcpy(dc->direct[fi], f->light, sizeof(float) * n);
+    }
+    return true;
+}
+
+/* Bounced light of vanilla face fi at world point p: bilinear over its
+ * luxel grid (clamped to the grid). */
+static void bounce_at(const qrad_t *q, const decoupled_t *dc, int fi, vec3_t p, float out[3])
+{
+    const rface_t *f = &q->faces[fi];
+    out[0] = out[1] = out[2] = 0;
+    if (!dc->direct[fi]) return;
+    double s, t;
+    rface_world_to_tex(q, fi, p, &s, &t);
+    double u = (s - f->ext.texturemins[0]) / LIGHTMAP_SCALE, v = (t - f->ext.texturemins[1]) / LIGHTMAP_SCALE;
+    u = u < 0 ? 0 : u > f->w - 1 ? f->w - 1 : u;
+    v = v < 0 ? 0 : v > f->h - 1 ? f->h - 1 : v;
+    int i0 = (int)floor(u), j0 = (int)floor(v);
+    int i1 = i0 + 1 < f->w ? i0 + 1 : i0, j1 = j0 + 1 < f->h ? j0 + 1 : j0;
+    double fu = u - i0, fv = v - j0;
+    int idx[4] = {j0 * f->w + i0, j0 * f->w + i1, j1 * f->w + i0, j1 * f->w + i1};
+    double wt[4] = {(1 - fu) * (1 - fv), fu * (1 - fv), (1 - fu) * fv, fu * fv};
+    for (int k = 0; k < 4; k++)
+        for (int c = 0; c < 3; c++)
+            out[c] += (float)(wt[k] * (f->light[(size_t)idx[k] * 3 + c] - dc->direct[fi][(size_t)idx[k] * 3 + c]));
+}
+
+bool qrad_decoupled_light(qrad_t *q, q2err_t *err)
+{
+    decoupled_t *dc = q->decoupled;
+    if (!dc) return true;
+    const bsp_t *bsp = q->bsp;
+    int nf = bsp->numfaces;
+    dc->faces = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(rface_t));
+    dc->geo = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(dface_geo_t));
+    double *upl = q2_malloc(sizeof(double) * (size_t)(bsp->nummodels > 0 ? bsp->nummodels : 1));
+    model_upl_table(q, upl);
+    for (int fi = 0; fi < nf; fi++)
+        if (!setup_face(q, fi, face_upl(q, q->faces[fi].model, upl), &dc->faces[fi], &dc->geo[fi], err)) {
+            free(upl);
+            return false;
+        }
+    free(upl);
+    long total = 0;
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)
+    for (int fi = 0; fi < nf; fi++) {
+        rface_t *d = &dc->faces[fi];
+        if (d->lit) {
+            qrad_face_samples(q, d);
+            total += (long)d->w * d->h;
+        }
+    }
+    dc->luxels = total;
+    /* The direct pass over the decoupled faces: it reads q->faces, so they
+     * stand in for the vanilla ones for its duration. */
+    rface_t *vanilla = q->faces;
+    q->faces = dc->faces;
+    bool ok = qrad_direct(q, err);
+    q->faces = vanilla;
+    if (!ok) return false;
+    /* What the vanilla luxels got after the direct pass (bounces,
+     * minimum light) is smooth: added under each fine luxel. */
+    {
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
+        for (int fi = 0; fi < nf; fi++) {
+            rface_t *d = &dc->faces[fi];
+            if (!d->lit) continue;
+            for (int k = 0; k < d->w * d->h; k++) {
+                float add[3];
+                bounce_at(q, dc, fi, d->samples[k], add);
+                for (int c = 0; c < 3; c++) d->light[(size_t)k * 3 + c] += add[c];
+            }
+        }
+    }
+    log_verbose(q->log, "decoupled lightmaps: %ld luxels (vanilla %ld)", dc->luxels, q->luxels);
+    return true;
+}
+
+bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
+{
+    decoupled_t *dc = q->decoupled;
+    if (!dc) return true;
+    bsp_t *bsp = q->bsp;
+    int nf = bsp->numfaces;
+    /* Sizes: every lit face's styles (the vanilla face's, which engines
+     * read for both), plus one shared block for the unlit faces. */
+    size_t total = 0, shared = 0;
+    for (int fi = 0; fi < nf; fi++) {
+        const rface_t *d = &dc->faces[fi];
+        int ns = 0;
+        while (ns < MAXLIGHTMAPS && bsp->faces[fi].styles[ns] != 255) ns++;
+        size_t n = (size_t)d->w * d->h * 3;
+        if (d->lit) total += n * ns;
+        else if (n > shared) shared = n;
+    }
+    size_t base = q->opts->novanilla ? 0 : (size_t)bsp->lightdatasize;
+    size_t size = base + total + shared;
+    if (size > 0x7fffffff) return q2err_set(err, NULL, 0, 0, "decoupled lightmaps need %zu bytes, over 2 GB", size);
+    uint8_t *data = q2_malloc(size > 0 ? size : 1);
+    if (base) memcpy(data, bsp->lightdata, base);
+    uint8_t *lump = q2_calloc(nf > 0 ? (size_t)nf : 1, DECOUPLED_LM_ENTRY);
+    size_t ofs = base;
+    long shared_ofs = -1;
+    for (int fi = 0; fi < nf; fi++) {
+        const rface_t *d = &dc->faces[fi];
+        dface_t *df = &bsp->faces[fi];
+        int n = d->w * d->h;
+        int32_t at;
+        if (!d->lit) {
+            if (shared_ofs < 0) {
+                shared_ofs = (long)ofs;
+                float zero[3] = {0, 0, 0};
+                uint8_t c[3];
+                qrad_final_color(q->opts, zero, true, c);
+                for (size_t k = 0; k < shared / 3; k++) memcpy(data + ofs + k * 3, c, 3);
+                ofs += shared;
+            }
+            at = (int32_t)shared_ofs;
+        } else {
+            at = (int32_t)ofs;
+            for (int s = 0; s < MAXLIGHTMAPS && df->styles[s] != 255; s++) {
+                int slot = -1;
+                for (int k = 0; k < d->numstyles; k++)
+                    if (d->styles[k] == df->styles[s]) slot = k;
+                static const float zero[3] = {0, 0, 0};
+                for (int k = 0; k < n; k++) {
+                    const float *src = slot >= 0 ? d->light + ((size_t)slot * n + k) * 3 : zero;
+                    qrad_final_color(q->opts, src, s == 0, data + ofs + (size_t)k * 3);
+                }
+                ofs += (size_t)n * 3;
+            }
+        }
+        uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
+        wr_u16(e, (uint16_t)d->w);
+        wr_u16(e + 2, (uint16_t)d->h);
+        wr_i32(e + 4, at);
+        for (int r = 0; r < 2; r++)
+            for (int c = 0; c < 4; c++) wr_f32(e + 8 + 16 * r + 4 * c, dc->geo[fi].world_to_lm[r][c]);
+        if (q->opts->novanilla) df->lightofs = -1;
+    }
+    if (ofs != size) {
+        free(data);
+        free(lump);
+        return q2err_set(err, NULL, 0, 0, "internal error: decoupled lighting size %zu != %zu", ofs, size);
+    }
+    free(bsp->lightdata);
+    bsp->lightdata = data;
+    bsp->lightdatasize = (int)size;
+    bool ok = bspx_put_lump(bsp, "DECOUPLED_LM", lump, (size_t)nf * DECOUPLED_LM_ENTRY, err);
+    free(lump);
+    return ok;
+}
+
+void qrad_decoupled_free(qrad_t *q)
+{
+    decoupled_t *dc = q->decoupled;
+    if (!dc) return;
+    int nf = q->bsp->numfaces;
+    for (int fi = 0; fi < nf; fi++) {
+        if (dc->faces) {
+            free(dc->faces[fi].samples);
+            free(dc->faces[fi].clusters);
+            free(dc->faces[fi].lnormals);
+            free(dc->faces[fi].light);
+            free(dc->faces[fi].nobounce);
+            free(dc->faces[fi].dirtmap);
+            free(dc->faces[fi].localmin);
+        }
+        if (dc->direct) free(dc->direct[fi]);
+    }
+    free(dc->faces);
+    free(dc->geo);
+    free(dc->direct);
+    free(dc);
+    q->decoupled = NULL;
+}

@@ -37,10 +37,11 @@
 #define LG_OCTREE_MAX_DEPTH 5
 #define LG_MIN_NODE_DIMENSION 4
 #define LG_LEAF_BELOW_OCCLUDED 8
-/* Rays that gather reflected light: the six axis directions (the cube
- * ericw-tools' LIGHTGRIDS stores); reflected light is smooth, and more rays
- * cost more than the rest of a sample. */
-#define LG_GATHER_RAYS 6
+/* Rays that gather reflected light: straight down and up, to the floor and
+ * the ceiling, which hold most of what a room reflects; reflected light is
+ * smooth, and each ray through the BVH costs as much as several shadow
+ * rays. */
+#define LG_GATHER_RAYS 2
 #define LG_DOME_RAYS 16
 /* Distinct styles one sample may collect before the weakest is dropped. */
 #define LG_STYLE_SLOTS 8
@@ -179,7 +180,7 @@ static void sample_point(const qrad_t *q, const cluster_lights_t *cl, vec3_t p, 
     }
     if (q->bounces > 0) {
         vec3_t sum = vec3(0, 0, 0);
-        static const vec3_t axes[LG_GATHER_RAYS] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+        static const vec3_t axes[LG_GATHER_RAYS] = {{0, 0, -1}, {0, 0, 1}};
         for (int k = 0; k < LG_GATHER_RAYS; k++) {
             vec3_t d = axes[k];
             double dist;
@@ -382,8 +383,8 @@ static bool locate_open(const bsp_t *bsp, vec3_t *p)
     return false;
 }
 
-/* Neighbours of a second-pass point agree when they hold the same styles
- * and each channel is within LG_AGREE bytes (or 10%) of the others. */
+/* The open neighbours of a later-pass point agree when they hold the same
+ * styles and each channel is within LG_AGREE bytes (or 10%) of the others. */
 #define LG_AGREE 3
 
 static bool interpolate(const lightgrid_t *g, const lg_sample_t *grid, const uint8_t *occluded, const int c[3],
@@ -393,16 +394,19 @@ static bool interpolate(const lightgrid_t *g, const lg_sample_t *grid, const uin
     for (int a = 0; a < 3; a++)
         if (c[a] & step) odd[nodd++] = a;
     const lg_sample_t *nb[8];
-    int nn = 1 << nodd;
-    for (int m = 0; m < nn; m++) {
+    int nn = 0;
+    for (int m = 0; m < 1 << nodd; m++) {
         int p[3] = {c[0], c[1], c[2]};
         for (int k = 0; k < nodd; k++) p[odd[k]] += (m >> k) & 1 ? step : -step;
-        for (int a = 0; a < 3; a++)
-            if (p[a] < 0 || p[a] >= g->size[a]) return false;
+        bool inside = true;
+        for (int a = 0; a < 3; a++) inside &= p[a] >= 0 && p[a] < g->size[a];
+        if (!inside) continue;
         size_t i = ((size_t)p[2] * g->size[1] + p[1]) * g->size[0] + p[0];
-        if (occluded[i]) return false;
-        nb[m] = &grid[i];
+        if (!occluded[i]) nb[nn++] = &grid[i];
     }
+    /* Neighbours in solid (a wall between) say nothing; two open ones that
+     * agree are enough. */
+    if (nn < 2) return false;
     memset(out, 0, sizeof *out);
     out->count = nb[0]->count;
     for (int s = 0; s < nb[0]->count; s++) {
@@ -463,14 +467,14 @@ bool qrad_lightgrid(qrad_t *q, q2err_t *err)
     cluster_lights_build(q, &cl);
     progress_t pr;
     progress_begin(&pr, q->log, "lightgrid", (long)total);
-    long done = 0;
+    long done = 0, traced = 0;
     /* Three passes, as the direct pass lights luxels in two: first the
      * points whose coordinates are all multiples of 4, then those of 2, then
      * the rest; each later point lies between 2, 4 or 8 points of the pass
      * before (step 2, then 1 away), and one whose neighbours are all open and
      * agree takes their mean, any other is traced. */
     for (int pass = 0; pass < 3; pass++) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opts->threads) reduction(+ : rays)
+#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opts->threads) reduction(+ : rays, traced)
         for (long idx = 0; idx < (long)total; idx++) {
             int c[3] = {(int)(idx % g.size[0]), (int)((idx / g.size[0]) % g.size[1]),
                         (int)(idx / ((long)g.size[0] * g.size[1]))};
@@ -490,6 +494,7 @@ bool qrad_lightgrid(qrad_t *q, q2err_t *err)
                 long r = 0;
                 sample_point(q, &cl, p, &acc, &r);
                 rays += r;
+                traced++;
                 finish_sample(q, &acc, &grid[idx]);
             }
             long d;
@@ -512,8 +517,9 @@ bool qrad_lightgrid(qrad_t *q, q2err_t *err)
     size_t size;
     bool ok = lightgrid_encode(&g, &data, &size, err);
     if (ok) {
-        log_verbose(q->log, "light grid: %d x %d x %d points, %d nodes, %d leafs, %zu bytes", g.size[0], g.size[1],
-                    g.size[2], g.numnodes, g.numleafs, size);
+        log_verbose(q->log, "light grid: %d x %d x %d points (%ld traced, the rest interpolated or in solid), %d nodes, "
+                            "%d leafs, %zu bytes",
+                    g.size[0], g.size[1], g.size[2], traced, g.numnodes, g.numleafs, size);
         ok = bspx_put_lump(q->bsp, "LIGHTGRID_OCTREE", data, size, err);
         free(data);
     }

@@ -43,6 +43,12 @@
  * rays. */
 #define LG_GATHER_RAYS 2
 #define LG_DOME_RAYS 16
+/* A light adding less than this (luxel units, before -scale) to a sample
+ * is not traced: samples are one byte a channel and light models, not
+ * surfaces, and the many dim surface-light pieces of a big map would
+ * otherwise take most of the grid's shadow rays. Four times the lightmaps'
+ * LIGHT_CUTOFF: one byte step. */
+#define LG_CUTOFF (4 * LIGHT_CUTOFF)
 /* Distinct styles one sample may collect before the weakest is dropped. */
 #define LG_STYLE_SLOTS 8
 
@@ -149,11 +155,11 @@ static void sample_point(const qrad_t *q, const cluster_lights_t *cl, vec3_t p, 
                 if (dot2 <= 0) continue;
                 ff = l->area * dot2 / (M_PI * dist * dist);
             }
-            if (ff * l->intensity < LIGHT_CUTOFF) continue;
+            if (ff * l->intensity < LG_CUTOFF) continue;
             add = vec_scale(l->color, ff);
         } else {
             double v = point_falloff(l, dist, dir);
-            if (v <= LIGHT_CUTOFF) continue;
+            if (v <= LG_CUTOFF) continue;
             add = vec_scale(l->color, v);
         }
         if (!qrad_cluster_visible(q, cluster, l->cluster)) continue;

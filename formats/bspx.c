@@ -500,17 +500,19 @@ bool decoupled_decode(const bsp_t *bsp, const uint8_t *data, size_t size, decoup
         int numstyles = 0;
         while (numstyles < MAXLIGHTMAPS && bsp->faces[f].styles[numstyles] != 255) numstyles++;
         if (e->offset < 0 || e->width == 0 || e->height == 0) {
+            q2err_set(err, NULL, 0, 0, "DECOUPLED_LM: face %d: offset %d with a %dx%d lightmap", f, e->offset, e->width,
+                      e->height);
             free(d);
-            return q2err_set(err, NULL, 0, 0, "DECOUPLED_LM: face %d: offset %d with a %dx%d lightmap", f, e->offset,
-                             e->width, e->height);
+            return false;
         }
         long long need = (long long)numstyles * e->width * e->height * 3;
         if ((long long)e->offset + need > bsp->lightdatasize) {
+            q2err_set(err, NULL, 0, 0,
+                      "DECOUPLED_LM: face %d: %dx%d lightmap of %d styles at offset %d runs past the lighting lump (%d "
+                      "bytes)",
+                      f, e->width, e->height, numstyles, e->offset, bsp->lightdatasize);
             free(d);
-            return q2err_set(err, NULL, 0, 0,
-                             "DECOUPLED_LM: face %d: %dx%d lightmap of %d styles at offset %d runs past the lighting "
-                             "lump (%d bytes)",
-                             f, e->width, e->height, numstyles, e->offset, bsp->lightdatasize);
+            return false;
         }
     }
     *out = d;
@@ -594,7 +596,7 @@ void bspx_print_summary(const bsp_t *bsp, FILE *f)
         } else if (!strcmp(l->name, "DECOUPLED_LM")) {
             decoupled_lm_t *d;
             if (decoupled_decode(bsp, l->data, l->size, &d, &err)) {
-                long long luxels = 0, vluxels = 0;
+                long long luxels = 0, vluxels = 0, cells = 0, vcells = 0;
                 int lit = 0, maxw = 0, maxh = 0;
                 for (int fi = 0; fi < bsp->numfaces; fi++) {
                     if (d[fi].offset < 0) continue;
@@ -603,11 +605,17 @@ void bspx_print_summary(const bsp_t *bsp, FILE *f)
                     if (d[fi].width > maxw) maxw = d[fi].width;
                     if (d[fi].height > maxh) maxh = d[fi].height;
                     face_extents_t ext;
-                    if (bsp->faces[fi].lightofs >= 0 && bsp_face_extents(bsp, fi, &ext, NULL))
+                    if (bsp_face_extents(bsp, fi, &ext, NULL)) {
                         vluxels += (long long)ext.size[0] * ext.size[1];
+                        /* Cells between luxel centres measure density per
+                         * area; the extra row and column of each face do not. */
+                        vcells += (long long)(ext.size[0] - 1) * (ext.size[1] - 1);
+                        cells += (long long)(d[fi].width - 1) * (d[fi].height - 1);
+                    }
                 }
-                fprintf(f, "  %d faces, %lld luxels (vanilla lightmaps of those faces: %lld), largest %d x %d", lit,
-                        luxels, vluxels, maxw, maxh);
+                fprintf(f, "  %d faces, %lld luxels (vanilla-sized lightmaps of those faces: %lld); %.2fx the luxel cells; "
+                           "largest %d x %d",
+                        lit, luxels, vluxels, vcells > 0 ? (double)cells / vcells : 0.0, maxw, maxh);
                 free(d);
             } else {
                 fprintf(f, "  bad: %s", err.msg);

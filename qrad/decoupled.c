@@ -41,13 +41,12 @@ typedef struct decoupled_t {
     long luxels;
 } decoupled_t;
 
-/* Units per luxel for a face: the bmodel entity's _world_units_per_luxel,
- * worldspawn's for the world and for bmodels without one, else the option. */
+/* Units per luxel for a face: its entity's _world_units_per_luxel
+ * (worldspawn's for the world), else the option; as ericw-tools, the key
+ * is a per-entity setting that applies only when the option is given. */
 static double face_upl(const qrad_t *q, int model, const double *model_upl)
 {
-    if (model_upl[model] > 0) return model_upl[model];
-    if (model_upl[0] > 0) return model_upl[0];
-    return q->opts->world_units_per_luxel;
+    return model_upl[model] > 0 ? model_upl[model] : q->opts->world_units_per_luxel;
 }
 
 static void model_upl_table(const qrad_t *q, double *upl)
@@ -158,6 +157,10 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
                          "face %d: its lightmap at %g units per luxel is %d x %d luxels, over the %d engines load "
                          "(Q2PRO drops it); raise -world_units_per_luxel or subdivide the face in qbsp",
                          fi, upl, size[0], size[1], DECOUPLED_MAX_DIM);
+    /* Unlit faces (sky, big liquids) are never drawn with a lightmap; they
+     * share one block, kept to the largest size engines take. */
+    for (int a = 0; a < 2 && !f->lit; a++)
+        if (size[a] > DECOUPLED_MAX_DIM) size[a] = DECOUPLED_MAX_DIM;
     vec3_t rows[2] = {t, b};
     for (int r = 0; r < 2; r++) {
         geo->world_to_lm[r][0] = (float)rows[r].x;

@@ -188,6 +188,52 @@ static void test_decoupled_density(void **state)
     lit_free(&l);
 }
 
+/* worldspawn's _world_units_per_luxel 16 overrides -world_units_per_luxel 8
+ * for the world's faces: their decoupled lightmaps have the vanilla density. */
+static void test_entity_key(void **state)
+{
+    (void)state;
+    bsp_t b;
+    q2err_t err;
+    bsp_init(&b);
+    assert_true(bsp_read_file(ROOM, &b, &err));
+    const char *key = "\"classname\" \"worldspawn\"";
+    char *at = strstr(b.entities, key);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - b.entities) + strlen(key);
+    char *text = malloc(strlen(b.entities) + 64);
+    memcpy(text, b.entities, pre);
+    strcpy(text + pre, "\n\"_world_units_per_luxel\" \"16\"");
+    strcat(text, b.entities + pre);
+    bsp_set_entities(&b, text);
+    free(text);
+    qrad_opts_t o;
+    qrad_opts_default(&o);
+    o.bounce = 0;
+    o.world_units_per_luxel = 8;
+    log_t log;
+    log_init(&log, LOG_QUIET, stdout, stderr);
+    assert_true(qrad_run(&b, &o, NULL, &log, NULL, NULL, &err));
+    bspx_t x;
+    assert_true(bspx_parse(&b, &x, NULL, &err));
+    const bspx_lump_t *l = bspx_find(&x, "DECOUPLED_LM");
+    assert_non_null(l);
+    decoupled_lm_t *d;
+    assert_true(decoupled_decode(&b, l->data, l->size, &d, &err));
+    long long van = 0, dec = 0;
+    for (int f = 0; f < b.numfaces; f++) {
+        face_extents_t e;
+        assert_true(bsp_face_extents(&b, f, &e, NULL));
+        van += (long long)(e.size[0] - 1) * (e.size[1] - 1);
+        dec += (long long)(d[f].width - 1) * (d[f].height - 1);
+    }
+    printf("with worldspawn at 16: vanilla cells %lld, decoupled %lld\n", van, dec);
+    assert_true(dec >= 0.9 * van && dec <= 1.1 * van);
+    free(d);
+    bspx_free(&x);
+    bsp_free(&b);
+}
+
 static void test_face_normals(void **state)
 {
     (void)state;
@@ -386,6 +432,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_agrees_with_lightmaps), cmocka_unit_test(test_decoupled_density),
         cmocka_unit_test(test_face_normals),               cmocka_unit_test(test_off_by_default),
+        cmocka_unit_test(test_entity_key),
         cmocka_unit_test(test_grid_format),                cmocka_unit_test(test_directory_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -234,6 +234,49 @@ static void test_entity_key(void **state)
     bsp_free(&b);
 }
 
+/* worldspawn "_lightgrid" "1" and "_lightgrid_dist" turn the grid on
+ * without the option, at that spacing; -lightgrid_dist wins over the key. */
+static void test_lightgrid_keys(void **state)
+{
+    (void)state;
+    for (int opt = 0; opt < 2; opt++) {
+        bsp_t b;
+        q2err_t err;
+        bsp_init(&b);
+        assert_true(bsp_read_file(ROOM, &b, &err));
+        const char *key = "\"classname\" \"worldspawn\"";
+        char *at = strstr(b.entities, key);
+        assert_non_null(at);
+        size_t pre = (size_t)(at - b.entities) + strlen(key);
+        char *text = malloc(strlen(b.entities) + 96);
+        memcpy(text, b.entities, pre);
+        strcpy(text + pre, "\n\"_lightgrid\" \"1\"\n\"_lightgrid_dist\" \"64 64 48\"");
+        strcat(text, b.entities + pre);
+        bsp_set_entities(&b, text);
+        free(text);
+        qrad_opts_t o;
+        qrad_opts_default(&o);
+        o.bounce = 0;
+        if (opt) {
+            o.lightgrid_dist_set = true;
+            o.lightgrid_dist[0] = o.lightgrid_dist[1] = o.lightgrid_dist[2] = 128;
+        }
+        log_t log;
+        log_init(&log, LOG_QUIET, stdout, stderr);
+        assert_true(qrad_run(&b, &o, NULL, &log, NULL, NULL, &err));
+        bspx_t x;
+        assert_true(bspx_parse(&b, &x, NULL, &err));
+        const bspx_lump_t *l = bspx_find(&x, "LIGHTGRID_OCTREE");
+        assert_non_null(l);
+        lightgrid_t g;
+        assert_true(lightgrid_decode(l->data, l->size, &g, &err));
+        assert_true(g.dist[0] == (opt ? 128 : 64) && g.dist[2] == (opt ? 128 : 48));
+        lightgrid_free(&g);
+        bspx_free(&x);
+        bsp_free(&b);
+    }
+}
+
 static void test_face_normals(void **state)
 {
     (void)state;
@@ -432,7 +475,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_grid_agrees_with_lightmaps), cmocka_unit_test(test_decoupled_density),
         cmocka_unit_test(test_face_normals),               cmocka_unit_test(test_off_by_default),
-        cmocka_unit_test(test_entity_key),
+        cmocka_unit_test(test_entity_key),                 cmocka_unit_test(test_lightgrid_keys),
         cmocka_unit_test(test_grid_format),                cmocka_unit_test(test_directory_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

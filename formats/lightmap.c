@@ -26,7 +26,9 @@ void lightmap_extents(const double (*points)[3], int n, const float vecs[2][4], 
          * integer arithmetic below stays defined. Such faces report sizes far
          * beyond 17 and fail every check that looks at them. */
         if (!(bmin >= -LIGHTMAP_COORD_LIMIT)) bmin = -LIGHTMAP_COORD_LIMIT;
+        if (!(bmin <= LIGHTMAP_COORD_LIMIT)) bmin = LIGHTMAP_COORD_LIMIT;
         if (!(bmax <= LIGHTMAP_COORD_LIMIT)) bmax = LIGHTMAP_COORD_LIMIT;
+        if (!(bmax >= -LIGHTMAP_COORD_LIMIT)) bmax = -LIGHTMAP_COORD_LIMIT;
         if (bmin > bmax) bmin = bmax;
         out->texturemins[i] = (int)bmin * LIGHTMAP_SCALE;
         out->extents[i] = (int)(bmax - bmin) * LIGHTMAP_SCALE;

@@ -50,3 +50,21 @@ bool aabb_is_empty(const aabb_t *b)
 {
     return !(b->mins.x <= b->maxs.x && b->mins.y <= b->maxs.y && b->mins.z <= b->maxs.z);
 }
+
+bool mat3_invert(const double m[3][3], double out[3][3])
+{
+    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    if (fabs(det) < MAT3_SINGULAR_EPSILON) return false;
+    double id = 1.0 / det;
+    out[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * id;
+    out[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * id;
+    out[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * id;
+    out[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * id;
+    out[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * id;
+    out[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * id;
+    out[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * id;
+    out[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * id;
+    out[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * id;
+    return true;
+}

@@ -92,6 +92,11 @@ typedef struct aabb_t {
     vec3_t mins, maxs;
 } aabb_t;
 
+/* out = m^-1; false (out untouched) when m is singular: |det| below
+ * MAT3_SINGULAR_EPSILON, as for texture axes parallel to a face's plane. */
+#define MAT3_SINGULAR_EPSILON 1e-12
+bool mat3_invert(const double m[3][3], double out[3][3]);
+
 aabb_t aabb_empty(void);
 void aabb_add_point(aabb_t *b, vec3_t p);
 bool aabb_is_empty(const aabb_t *b);

@@ -69,23 +69,6 @@ static void model_upl_table(const qrad_t *q, double *upl)
     }
 }
 
-static bool invert3(const double m[3][3], double out[3][3])
-{
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (fabs(det) < 1e-12) return false;
-    double id = 1.0 / det;
-    out[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * id;
-    out[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * id;
-    out[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * id;
-    out[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * id;
-    out[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * id;
-    out[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * id;
-    out[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * id;
-    out[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * id;
-    out[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * id;
-    return true;
-}
 
 static int largest_axis(vec3_t n)
 {
@@ -180,7 +163,7 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
     vec3_t v0 = f->numpoints ? vec_sub(f->points[0], f->offset) : vec3(0, 0, 0);
     double pd = vec_dot(f->normal, v0);
     double m[3][3] = {{t.x, t.y, t.z}, {b.x, b.y, b.z}, {f->normal.x, f->normal.y, f->normal.z}}, inv[3][3];
-    if (!invert3(m, inv)) return q2err_set(err, NULL, 0, 0, "face %d: degenerate decoupled lightmap axes", fi);
+    if (!mat3_invert(m, inv)) return q2err_set(err, NULL, 0, 0, "face %d: degenerate decoupled lightmap axes", fi);
     for (int r = 0; r < 3; r++) {
         d->tex_to_world[r][0] = inv[r][0] / LIGHTMAP_SCALE;
         d->tex_to_world[r][1] = inv[r][1] / LIGHTMAP_SCALE;

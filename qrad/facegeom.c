@@ -45,23 +45,6 @@ static void model_offsets(const qrad_t *q, vec3_t *offs)
     }
 }
 
-static bool invert3(const double m[3][3], double out[3][3])
-{
-    double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
-                 m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
-    if (fabs(det) < 1e-12) return false;
-    double id = 1.0 / det;
-    out[0][0] = (m[1][1] * m[2][2] - m[1][2] * m[2][1]) * id;
-    out[0][1] = (m[0][2] * m[2][1] - m[0][1] * m[2][2]) * id;
-    out[0][2] = (m[0][1] * m[1][2] - m[0][2] * m[1][1]) * id;
-    out[1][0] = (m[1][2] * m[2][0] - m[1][0] * m[2][2]) * id;
-    out[1][1] = (m[0][0] * m[2][2] - m[0][2] * m[2][0]) * id;
-    out[1][2] = (m[0][2] * m[1][0] - m[0][0] * m[1][2]) * id;
-    out[2][0] = (m[1][0] * m[2][1] - m[1][1] * m[2][0]) * id;
-    out[2][1] = (m[0][1] * m[2][0] - m[0][0] * m[2][1]) * id;
-    out[2][2] = (m[0][0] * m[1][1] - m[0][1] * m[1][0]) * id;
-    return true;
-}
 
 vec3_t rface_tex_to_world(const rface_t *f, double s, double t)
 {
@@ -306,7 +289,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
                           {ti->vecs[1][0], ti->vecs[1][1], ti->vecs[1][2]},
                           {pn.x, pn.y, pn.z}};
         double inv[3][3];
-        if (!invert3(m, inv)) {
+        if (!mat3_invert(m, inv)) {
             /* Texture axes parallel to the plane's normal: every luxel maps
              * to the centre. */
             memset(f->tex_to_world, 0, sizeof f->tex_to_world);

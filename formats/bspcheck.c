@@ -97,7 +97,7 @@ static void check_vertexes_edges(checker_t *c)
     for (int i = 0; i < b->numedges; i++)
         for (int k = 0; k < 2; k++)
             if (b->edges[i].v[k] >= (uint32_t)b->numvertexes)
-                problem(c, "edge %d: vertex %d out of range (%d vertexes)", i, b->edges[i].v[k], b->numvertexes);
+                problem(c, "edge %d: vertex %u out of range (%d vertexes)", i, (unsigned)b->edges[i].v[k], b->numvertexes);
     for (int i = 0; i < b->numsurfedges; i++) {
         int32_t se = b->surfedges[i];
         if (se == INT32_MIN || (se < 0 ? -se : se) >= b->numedges)
@@ -235,7 +235,7 @@ static void check_faces(checker_t *c)
         }
         /* Each edge must start where the previous one ended, and the last
          * end where the first starts. */
-        int first_start = -1, prev_end = -1;
+        long long first_start = -1, prev_end = -1;
         bool edges_ok = true;
         for (int k = 0; k < f->numedges; k++) {
             int32_t se = b->surfedges[f->firstedge + k];
@@ -244,7 +244,8 @@ static void check_faces(checker_t *c)
                 break;
             }
             const dedge_t *e = &b->edges[se < 0 ? -se : se];
-            int v0 = se < 0 ? e->v[1] : e->v[0], v1 = se < 0 ? e->v[0] : e->v[1];
+            /* long long: QBSP's vertex numbers are 32-bit unsigned */
+            long long v0 = se < 0 ? e->v[1] : e->v[0], v1 = se < 0 ? e->v[0] : e->v[1];
             if (v0 >= b->numvertexes || v1 >= b->numvertexes) {
                 edges_ok = false;
                 break;
@@ -252,7 +253,7 @@ static void check_faces(checker_t *c)
             if (k == 0)
                 first_start = v0;
             else if (v0 != prev_end) {
-                problem(c, "face %d: edge %d starts at vertex %d but the previous edge ended at %d (not a closed loop)",
+                problem(c, "face %d: edge %d starts at vertex %lld but the previous edge ended at %lld (not a closed loop)",
                         i, k, v0, prev_end);
                 edges_ok = false;
                 break;
@@ -260,7 +261,7 @@ static void check_faces(checker_t *c)
             prev_end = v1;
         }
         if (edges_ok && prev_end != first_start)
-            problem(c, "face %d: the last edge ends at vertex %d, not at the first vertex %d (not a closed loop)", i,
+            problem(c, "face %d: the last edge ends at vertex %lld, not at the first vertex %lld (not a closed loop)", i,
                     prev_end, first_start);
         if (!edges_ok || !ok) continue;
 

@@ -83,7 +83,7 @@ if [ -x "$BIN/q2map" ] && [ -f "$Q2MAP_SRC/maps/q2map_sample.map" ]; then
     cmp "$TMP/sample-ref.bsp" "$TMP/sample-mpi.bsp" || bad "q2map compile -mpi gave another bsp"
 fi
 
-# A rank that dies (Q2MAP_DIST_FAULT: rank 1 kills itself at its second
+# A rank that dies (Q2MAP_DIST_FAULT: rank 1 kills itself at its first
 # request for work) ends the job: non-zero exit, the rank and host named,
 # the bsp untouched.
 for tool in qvis qrad; do

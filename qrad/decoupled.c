@@ -297,10 +297,7 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         if (!d->lit) {
             if (shared_ofs < 0) {
                 shared_ofs = (long)ofs;
-                float zero[3] = {0, 0, 0};
-                uint8_t c[3];
-                qrad_final_color(q->opts, zero, true, c);
-                for (size_t k = 0; k < shared / 3; k++) memcpy(data + ofs + k * 3, c, 3);
+                qrad_fill_ambient(q->opts, data + ofs, shared);
                 ofs += shared;
             }
             at = (int32_t)shared_ofs;

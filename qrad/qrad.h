@@ -352,6 +352,9 @@ void qrad_bounce_free(qrad_t *q);
 /* write.c */
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
+/* Fills bytes of lightmap with the ambient level: the block that the faces
+ * without a lightmap of their own share (see write.c). */
+void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes);
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
 
 /* decoupled.c: DECOUPLED_LM. keep_direct runs after the direct pass (the

@@ -31,6 +31,14 @@ void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint
     }
 }
 
+void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
+{
+    float zero[3] = {0, 0, 0};
+    uint8_t c[3];
+    qrad_final_color(o, zero, true, c);
+    for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
+}
+
 bool qrad_write_lighting(qrad_t *q, q2err_t *err)
 {
     bsp_t *bsp = q->bsp;
@@ -53,10 +61,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         if (!f->lit) {
             if (shared_ofs < 0) {
                 shared_ofs = (long)ofs;
-                float zero[3] = {0, 0, 0};
-                uint8_t c[3];
-                qrad_final_color(q->opts, zero, true, c);
-                for (size_t k = 0; k < shared / 3; k++) memcpy(data + ofs + k * 3, c, 3);
+                qrad_fill_ambient(q->opts, data + ofs, shared);
                 ofs += shared;
             }
             df->styles[0] = 0;

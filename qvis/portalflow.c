@@ -23,9 +23,14 @@
  *    p's base (might-see) vector. Both are conservative for anything seen
  *    through p, and which one is used depends only on the wave plan, never on
  *    which thread finished first. Inside a wave the hardest portals start
- *    first and threads take portals dynamically. */
+ *    first and threads take portals dynamically;
+ *  - a walk's result is the same in whatever order its chains are followed
+ *    (see recurse), so a long walk hands branches to this rank's idle
+ *    threads as it goes (split_branch): one walk of a few hundred ms no
+ *    longer holds up a wave on a machine of many cores. */
 #include "qvis.h"
 
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +38,13 @@
 #include "../common/mem.h"
 
 #define FLOW_WAVES 16
+
+/* A walk offers a branch to an idle thread only after this many steps of
+ * its own (about a millisecond): short walks never pay for a split, and
+ * the branch handed over re-walks its FLOW_MAX_SPLIT_DEPTH or fewer first
+ * steps. */
+#define FLOW_SPLIT_CHAINS 1000
+#define FLOW_MAX_SPLIT_DEPTH 32
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
@@ -58,7 +70,9 @@ typedef struct frame_t {
     const vwind_t *pass; /* NULL in the first frame */
     plane_t plane;       /* plane of the portal entered, facing into this frame's cluster */
     uint64_t *might; /* only words lo..hi-1 are meaningful */
+    uint64_t *exempt; /* portals of might that this frame's drop left out because they were seen */
     int lo, hi;
+    int k;    /* the cluster_list position of the portal this frame's walk entered next */
     int last; /* portal entered into this frame's cluster (the base portal in the first frame) */
     int nsep[2];
     plane_t sep[2][VIS_MAXW];
@@ -94,6 +108,12 @@ typedef struct flow_t {
     const struct filter_t *ft;
     struct pack_t *pk; /* the filter's planes (one frame at a time) */
     int *idx;          /* the filter's portals */
+    /* a branch of a walk (split_branch): at depth d < plen only the portal
+     * at cluster_list position path[d] is entered */
+    int path[FLOW_MAX_SPLIT_DEPTH];
+    int plen;
+    struct wave_t *wave; /* for handing branches to idle threads */
+    long start;          /* f->chains when this walk or branch began */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -263,6 +283,7 @@ static frame_t *get_frame(flow_t *f, int d)
         for (int i = f->nframes; i < n; i++) {
             f->frames[i] = q2_malloc(sizeof(frame_t));
             f->frames[i]->might = q2_malloc((size_t)f->vis->portalwords * sizeof(uint64_t));
+            f->frames[i]->exempt = q2_malloc((size_t)f->vis->portalwords * sizeof(uint64_t));
         }
         f->nframes = n;
     }
@@ -419,6 +440,44 @@ static int drop_behind(const filter_t *ft, const pack_t *pk, int *idx, int n, ui
     return dropped;
 }
 
+/* A walk's result row is shared by the branches of the walk that run at
+ * once on this rank's threads: each marks with an atomic or and reads it
+ * without ordering. Whatever a branch reads is a subset of the final row,
+ * which is all the pruning needs. */
+static inline uint64_t seen_word(const uint64_t *row, int w) { return __atomic_load_n(&row[w], __ATOMIC_RELAXED); }
+static inline bool seen_bit(const uint64_t *row, int i) { return (seen_word(row, i >> 6) >> (i & 63)) & 1; }
+static inline void seen_set(uint64_t *row, int i)
+{
+    if (!seen_bit(row, i)) __atomic_fetch_or(&row[i >> 6], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED);
+}
+
+/* Whether portal pi, seen and in frame d's set, would have been dropped by
+ * one of frames 1..d-1 had it not been seen then: it is tested against the
+ * separators of each frame that left it out, once per frame (the answer is
+ * kept: dropped from that frame and the ones below it, or no longer
+ * exempt). Frame d itself needs no test: entering pi clips it to frame d's
+ * separators, which leaves nothing of a portal wholly behind one of them. */
+static bool dropped_on_chain(flow_t *f, int d, int pi)
+{
+    const vis_portal_t *t = &f->vis->portals[pi];
+    const int w = pi >> 6;
+    const uint64_t bit = (uint64_t)1 << (pi & 63);
+    for (int j = 1; j < d; j++) {
+        frame_t *fr = f->frames[j];
+        if (!(fr->exempt[w] & bit)) continue;
+        fr->exempt[w] &= ~bit;
+        for (int s = 0; s < 2; s++)
+            for (int i = 0; i < fr->nsep[s]; i++)
+                if (wholly_behind(t, &fr->sep[s][i])) {
+                    for (int k = j; k <= d; k++) f->frames[k]->might[w] &= ~bit;
+                    return true;
+                }
+    }
+    return false;
+}
+
+static bool split_branch(flow_t *f, int d);
+
 static void recurse(flow_t *f, int leaf, int d)
 {
     const vis_t *vis = f->vis;
@@ -432,8 +491,14 @@ static void recurse(flow_t *f, int leaf, int d)
          * cannot be seen along this chain. Dropping such portals from the
          * might-see set here, once per frame, ends most walks long before
          * their windings would have been clipped away step by step. Only
-         * portals not yet seen are tested: they are what keeps a walk
-         * going; a seen one left in the set is at worst clipped later. */
+         * portals not yet seen are tested here: they are what keeps a walk
+         * going. A seen one left in the set must still not lead the walk on
+         * where a drop would have stopped it, or the result would depend on
+         * what the walk (or another branch of it) happened to see first:
+         * the frame notes it as exempt and it is tested when the walk would
+         * enter it (dropped_on_chain). So the result is what dropping every
+         * portal would give, the same in whatever order, and on however
+         * many threads, the chains are followed. */
         int passv[VIS_MAXW];
         prev->nsep[0] = find_seps(prev->source, prev->pass, false, prev->sep[0], NULL, NULL, 0, passv);
         prev->nsep[1] = level >= 2 ? find_seps(prev->pass, prev->source, true, prev->sep[1], prev->sep[0], passv,
@@ -442,19 +507,24 @@ static void recurse(flow_t *f, int leaf, int d)
         pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
         int n = 0;
         for (int w = prev->lo; w < prev->hi; w++) {
-            uint64_t bits = prev->might[w] & ~f->seen[w];
+            uint64_t sw = seen_word(f->seen, w);
+            uint64_t bits = prev->might[w] & ~sw;
+            prev->exempt[w] = prev->might[w] & sw;
             while (bits) {
                 f->idx[n++] = w * 64 + __builtin_ctzll(bits);
                 bits &= bits - 1;
             }
         }
-        /* idx holds every unseen portal of the set: some are left unless
-         * all of them were dropped */
+        /* idx holds every portal of the set unseen when it was filled: some
+         * are left unless all of them were dropped */
         bool left = drop_behind(f->ft, f->pk, f->idx, n, prev->might) < n;
         if (!left) return; /* nothing new can be found beyond */
     }
 
-    for (int k = vis->cluster_first[leaf]; k < vis->cluster_first[leaf + 1]; k++) {
+    const int k0 = vis->cluster_first[leaf], k1 = vis->cluster_first[leaf + 1];
+    for (int step = 0; step < k1 - k0; step++) {
+        const int k = vis->reverse ? k1 - 1 - step : k0 + step;
+        if (d < f->plen && k != f->path[d]) continue;
         int pi = vis->cluster_list[k];
         int pw = pi >> 6;
         if (pw < prev->lo || pw >= prev->hi || !vbit_get(prev->might, pi)) continue;
@@ -474,10 +544,12 @@ static void recurse(flow_t *f, int leaf, int d)
             for (int w = lo; w < hi; w++) {
                 uint64_t m = pm[w] & test[w] & pb[w - plo];
                 sm[w] = m;
-                more |= m & ~seen[w];
+                more |= m & ~seen_word(seen, w);
             }
         }
-        if (!more && vbit_get(f->seen, pi)) continue; /* nothing new beyond it */
+        if (!more && seen_bit(f->seen, pi)) continue; /* nothing new beyond it */
+        /* a seen portal may have escaped a frame's drop (see above) */
+        if (level >= 1 && d >= 2 && seen_bit(f->seen, pi) && dropped_on_chain(f, d, pi)) continue;
 
         const sphere_t ps = bound_of(p);
         const vwind_t *pass = chop2(p->w, &f->base->plane, &ps, st->pbuf);
@@ -512,7 +584,7 @@ static void recurse(flow_t *f, int leaf, int d)
             }
         }
 
-        vbit_set(f->seen, pi);
+        seen_set(f->seen, pi);
         /* beyond p only portals of st->might can be marked: if all of them
          * are seen already, the walk would change nothing */
         if (!more) continue;
@@ -524,6 +596,8 @@ static void recurse(flow_t *f, int leaf, int d)
         st->pass = pass;
         st->plane = p->plane;
         st->last = pi;
+        prev->k = k;
+        if (split_branch(f, d)) continue; /* an idle thread walks on from here */
         recurse(f, p->leaf, d + 1);
         /* the deeper call reused the frames below; refetch ours */
         prev = f->frames[d];
@@ -531,6 +605,9 @@ static void recurse(flow_t *f, int leaf, int d)
     }
 }
 
+/* The walk from portal pi, or the branch of it that f->path selects: marks
+ * what it sees in pi's row (cleared before the wave), which the walk's
+ * other branches may share. */
 static void portal_flow(flow_t *f, int pi)
 {
     const vis_t *vis = f->vis;
@@ -538,7 +615,7 @@ static void portal_flow(flow_t *f, int pi)
     f->base = p;
     f->bs = bound_of(p);
     f->seen = vis->see + (size_t)pi * vis->portalwords;
-    memset(f->seen, 0, (size_t)vis->portalwords * sizeof(uint64_t));
+    f->start = f->chains;
     frame_t *head = get_frame(f, 0);
     head->source = p->w;
     head->pass = NULL;
@@ -724,7 +801,83 @@ typedef struct wave_t {
     vis_t *vis;
     const rank_t *order;
     int hi;
+    /* what every walk reads */
+    const uint64_t *mask;
+    const passages_t *pg;
+    const struct filter_t *ft;
+    /* branch hand-over (split_branch): threads with nothing to do, and
+     * branches handed over but not yet started (both atomic) */
+    int idle, queued;
+    long chains;    /* steps of the handed-over branches (atomic) */
+    long handovers; /* branches handed over (atomic) */
+    long split_chains;
 } wave_t;
+
+static void flow_init(flow_t *f, wave_t *w)
+{
+    memset(f, 0, sizeof *f);
+    f->vis = w->vis;
+    f->mask = w->mask;
+    f->pg = w->pg;
+    f->ft = w->ft;
+    f->wave = w;
+    f->pk = q2_malloc(sizeof *f->pk);
+    f->idx = q2_malloc(((size_t)w->vis->numportals + 4) * sizeof *f->idx);
+}
+
+static void flow_free(flow_t *f)
+{
+    for (int i = 0; i < f->nframes; i++) {
+        free(f->frames[i]->might);
+        free(f->frames[i]->exempt);
+        free(f->frames[i]);
+    }
+    free(f->frames);
+    free(f->pk);
+    free(f->idx);
+}
+
+typedef struct branch_t {
+    int portal, plen;
+    int path[FLOW_MAX_SPLIT_DEPTH];
+} branch_t;
+
+static void walk_branch(wave_t *w, branch_t *b)
+{
+    __atomic_fetch_sub(&w->queued, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&w->idle, 1, __ATOMIC_RELAXED);
+    flow_t f;
+    flow_init(&f, w);
+    memcpy(f.path, b->path, sizeof f.path);
+    f.plen = b->plen;
+    portal_flow(&f, b->portal);
+    __atomic_fetch_add(&w->chains, f.chains, __ATOMIC_RELAXED);
+    flow_free(&f);
+    free(b);
+    __atomic_fetch_add(&w->idle, 1, __ATOMIC_RELAXED);
+}
+
+/* Hands the branch about to be entered from frame d (through the portal at
+ * cluster_list position frames[d]->k) to an idle thread of this rank, when
+ * one is waiting and this walk has run long enough to be worth splitting.
+ * The branch re-walks the chain to frame d by its path and goes on from
+ * there; it marks into the same row. Whether a branch is handed over
+ * depends on timing, but the row does not (see recurse). */
+static bool split_branch(flow_t *f, int d)
+{
+    wave_t *w = f->wave;
+    if (!w || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
+    if (__atomic_load_n(&w->queued, __ATOMIC_RELAXED) >= __atomic_load_n(&w->idle, __ATOMIC_RELAXED)) return false;
+    branch_t *b = q2_malloc(sizeof *b);
+    b->portal = (int)(f->base - w->vis->portals);
+    b->plen = d + 1;
+    for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
+    __atomic_fetch_add(&w->queued, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
+#pragma omp task firstprivate(w, b)
+    walk_branch(w, b);
+    return true;
+}
 
 static int wave_portal(const wave_t *w, long k) { return w->order[w->hi - 1 - k].index; }
 
@@ -786,37 +939,39 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     build_passages(vis, &ft, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
-    long chains = 0, done = 0;
+    long chains = 0, done = 0, handovers = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
     static const dist_codec_t codec = {wave_row_size, wave_row_pack, wave_row_unpack};
     for (int wv = 0; wv < nwaves; wv++) {
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
         /* item k of the wave is order[hi - 1 - k]: the hardest portals first */
-        wave_t wave = {vis, order, hi};
+        wave_t wave = {vis, order, hi, mask, &pg, &ft, 0, 0, 0, 0, vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS};
+        for (int r = lo; r < hi; r++) memset(vis->see + (size_t)order[r].index * words, 0, words * sizeof(uint64_t));
         dist_loop_t *dl = dist_loop_begin(vis->dist, hi - lo, &codec, &wave);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
-            flow_t f = {.vis = vis, .mask = mask, .pg = &pg, .ft = &ft};
-            f.pk = q2_malloc(sizeof *f.pk);
-            f.idx = q2_malloc(((size_t)np + 4) * sizeof *f.idx);
+            flow_t f;
+            flow_init(&f, &wave);
             long k;
             while (dist_loop_next(dl, &k)) {
                 int pi = order[hi - 1 - k].index;
+                f.plen = 0;
                 portal_flow(&f, pi);
-                vis->portals[pi].numsee = vbits_count(vis->see + (size_t)pi * words, (int)words);
                 progress_update(&prog, done + dist_loop_finished(dl, k));
             }
             chains += f.chains;
-            for (int i = 0; i < f.nframes; i++) {
-                free(f.frames[i]->might);
-                free(f.frames[i]);
-            }
-            free(f.frames);
-            free(f.pk);
-            free(f.idx);
+            flow_free(&f);
+            /* this thread has no more walks: it takes branches handed over
+             * (at the barrier that ends the region) */
+            __atomic_fetch_add(&wave.idle, 1, __ATOMIC_RELAXED);
         }
+        chains += wave.chains;
+        handovers += wave.handovers;
         dist_loop_end(dl);
+        /* a walk's branches may end after it, so its count waits until now */
+        for (int r = lo; r < hi; r++)
+            vis->portals[order[r].index].numsee = vbits_count(vis->see + (size_t)order[r].index * words, (int)words);
         done += hi - lo;
         /* results of this wave may narrow the walks of the next ones */
         narrow_masks(vis, mask, order, lo, hi);
@@ -824,6 +979,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     progress_end(&prog);
     dist_sum_long(vis->dist, &chains, 1);
     vis->chains = chains;
+    vis->handovers = handovers;
     free(mask);
     for (int i = 0; i < np; i++) free(pg.store[i]);
     free(pg.store);

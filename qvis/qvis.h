@@ -75,6 +75,9 @@ typedef struct vis_t {
     int level;       /* 0..4: separator clips applied during flow */
     int waves;       /* flow waves (portalflow.c) */
     long chains;     /* recursion steps during flow, for the report */
+    long handovers;  /* walk branches handed to idle threads (timing-dependent; for the report) */
+    long split_chains; /* a walk hands branches over after this many steps (0: portalflow.c's default) */
+    bool reverse;      /* walks take each cluster's portals last to first: the result must not change (tests) */
 } vis_t;
 
 /* Four floats, and four lanes of comparison results (all ones or zeros),

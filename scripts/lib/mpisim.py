@@ -50,7 +50,7 @@ def read_trace(path):
     return segs
 
 
-def sim_loop(costs, nbytes, R, T, lat, bw):
+def sim_loop(costs, nbytes, R, T, lat, bw, split=None):
     n = len(costs)
     if n == 0:
         return 0.0, 0.0
@@ -63,11 +63,13 @@ def sim_loop(costs, nbytes, R, T, lat, bw):
     heapq.heapify(ev)
     busy_until = [0.0] * R  # a rank waiting for a reply holds its lock
     finish = [0.0] * R
+    ends = [[] for _ in range(R)]  # per rank: when each thread found nothing left to take
     while ev:
         t, r, th = heapq.heappop(ev)
         if r == 0:
             if nxt >= n:
                 finish[0] = max(finish[0], t)
+                ends[0].append(t)
                 continue
             i = nxt
             nxt += 1
@@ -77,6 +79,7 @@ def sim_loop(costs, nbytes, R, T, lat, bw):
             if lo >= hi:
                 if nxt >= n:
                     finish[r] = max(finish[r], t)
+                    ends[r].append(t)
                     continue
                 left = n - nxt
                 b = max(T, left * T // (4 * R * T))
@@ -90,6 +93,16 @@ def sim_loop(costs, nbytes, R, T, lat, bw):
             block[r][0] = lo + 1
         items_of[r] += 1
         heapq.heappush(ev, (t + costs[i], r, th))
+    if split is not None:
+        # qvis: a thread with nothing left takes branches of its rank's
+        # walks still running, so from the moment the first thread of a
+        # rank is idle the rank's remaining work is shared by all its
+        # threads, the part that moves costing `split` more
+        for r in range(R):
+            e = sorted(ends[r])
+            if len(e) == T and e[-1] > e[0]:
+                moved = sum(x - e[0] for x in e)
+                finish[r] = min(e[-1], e[0] + moved * (1 + split) / T)
     end = max(finish)
     comm = 0.0
     if R > 1:
@@ -99,13 +112,13 @@ def sim_loop(costs, nbytes, R, T, lat, bw):
     return end + comm, comm
 
 
-def simulate(segs, R, T, lat, bw):
+def simulate(segs, R, T, lat, bw, split=None):
     total = comm = 0.0
     for s in segs:
         if s[0] == "gap":
             total += s[1]
         else:
-            t, c = sim_loop(s[1], s[2], R, T, lat, bw)
+            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split)
             total += t
             comm += c
     return total, comm
@@ -124,6 +137,9 @@ def main():
     ap.add_argument("--parallel-gaps", action="store_true",
                     help="optimistic bound: the time between loops divided by the threads, as if all of it "
                          "ran in parallel (by default it is charged in full)")
+    ap.add_argument("--split", type=float, default=None, metavar="OVERHEAD",
+                    help="model qvis's hand-over of walk branches to a rank's idle threads (see sim_loop); "
+                         "OVERHEAD is the extra cost of the work that moves (e.g. 0.02)")
     a = ap.parse_args()
     segs = read_trace(a.trace)
     if a.parallel_gaps:
@@ -142,11 +158,12 @@ def main():
     print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
           f"so at most {(gaps + work) / crit:.1f} threads in all are busy on average")
     print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
-          + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else ""))
+          + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else "")
+          + (f", walks split among a rank's idle threads at {a.split:g} overhead" if a.split is not None else ""))
     print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")
     base = None
     for R in [int(x) for x in a.ranks.split(",")]:
-        t, c = simulate(segs, R, a.threads, lat, bw)
+        t, c = simulate(segs, R, a.threads, lat, bw, a.split)
         if base is None:
             base = (R, t)
         sp = base[1] / t * base[0]

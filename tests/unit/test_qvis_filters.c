@@ -504,11 +504,17 @@ static void check_base(const vis_t *vis, const char *what)
     free(cand);
 }
 
-static void run_vis(const prt_t *prt, int threads, int level, result_t *out)
+/* split_chains > 0: walks hand branches to idle threads after that many
+ * steps (portalflow.c's split_branch); *handovers gets how many they did. */
+static bool g_reverse; /* walks take each cluster's portals last to first */
+
+static void run_vis_split(const prt_t *prt, int threads, int level, long split_chains, long *handovers, result_t *out)
 {
     vis_t vis;
     q2err_t err;
     if (!vis_init(&vis, prt, threads, level, NULL, &err)) fail_msg("%s", err.msg);
+    vis.split_chains = split_chains;
+    vis.reverse = g_reverse;
     /* the conditions portalflow.c and basevis.c test (see VIS_FLOAT_RANGE) */
     out->float_base = out->float_flow = true;
     for (int i = 0; i < vis.numportals; i++) {
@@ -525,6 +531,7 @@ static void run_vis(const prt_t *prt, int threads, int level, result_t *out)
     vis_base(&vis, NULL);
     check_base(&vis, out->float_base ? "base (float pretest)" : "base (double pretest)");
     vis_flow(&vis, false, NULL);
+    if (handovers) *handovers = vis.handovers;
     out->np = vis.numportals;
     out->words = vis.portalwords;
     size_t n = (size_t)vis.numportals * vis.portalwords;
@@ -540,6 +547,11 @@ static void run_vis(const prt_t *prt, int threads, int level, result_t *out)
     memcpy(out->pvs, res.pvs, (size_t)res.numclusters * res.rowbytes);
     vis_result_free(&res);
     vis_free(&vis);
+}
+
+static void run_vis(const prt_t *prt, int threads, int level, result_t *out)
+{
+    run_vis_split(prt, threads, level, 0, NULL, out);
 }
 
 static bool row_bit(const result_t *r, int a, int b) { return (r->pvs[(size_t)a * r->rowbytes + (b >> 3)] >> (b & 7)) & 1; }
@@ -611,6 +623,18 @@ static void check_map(uint64_t seed, int nx, int ny, int nz, int open_percent, b
         snprintf(what, sizeof what, "seed %llu: 1 vs 2 threads", (unsigned long long)seed);
         assert_same(&base, &two, what);
         result_free(&two);
+    }
+    /* a walk's result must not depend on the order in which it takes a
+     * cluster's portals (what makes handing branches to idle threads safe;
+     * see recurse in portalflow.c) */
+    {
+        result_t rev;
+        g_reverse = true;
+        run_vis(&prt0, 1, level, &rev);
+        g_reverse = false;
+        snprintf(what, sizeof what, "seed %llu: portals walked in reverse order", (unsigned long long)seed);
+        assert_same(&base, &rev, what);
+        result_free(&rev);
     }
 
     for (int o = 1; o < 3; o++) {

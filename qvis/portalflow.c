@@ -866,8 +866,16 @@ static void walk_branch(wave_t *w, branch_t *b)
 static bool split_branch(flow_t *f, int d)
 {
     wave_t *w = f->wave;
-    if (!w || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
-    if (__atomic_load_n(&w->queued, __ATOMIC_RELAXED) >= __atomic_load_n(&w->idle, __ATOMIC_RELAXED)) return false;
+    /* a branch re-walking its own path hands nothing over there: the step
+     * at path[d] is the branch itself */
+    if (!w || d < f->plen || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
+    /* Few branches wait at any time (at most one per idle thread; with
+     * split_force a few per thread): the OpenMP runtime runs a task at once,
+     * inside the walk that hands it over, when too many wait, and nested
+     * walks would then grow the stack without bound. */
+    int queued = __atomic_load_n(&w->queued, __ATOMIC_RELAXED);
+    if (queued >= (w->vis->split_force ? 4 * w->vis->threads : __atomic_load_n(&w->idle, __ATOMIC_RELAXED)))
+        return false;
     branch_t *b = q2_malloc(sizeof *b);
     b->portal = (int)(f->base - w->vis->portals);
     b->plen = d + 1;

@@ -78,6 +78,7 @@ typedef struct vis_t {
     long handovers;  /* walk branches handed to idle threads (timing-dependent; for the report) */
     long split_chains; /* a walk hands branches over after this many steps (0: portalflow.c's default) */
     bool reverse;      /* walks take each cluster's portals last to first: the result must not change (tests) */
+    bool split_force;  /* hand branches over even when no thread is idle: they wait for one (tests) */
 } vis_t;
 
 /* Four floats, and four lanes of comparison results (all ones or zeros),

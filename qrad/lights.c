@@ -341,8 +341,8 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const wor
     l.dirt = light_dirt(q, e, q->dirt.global);
     if (l.dirt) q->dirt.on = true;
     /* ericw: a light's own dirt strength and exponent. */
-    l.dirtscale = entity_get(e, "_dirtscale") ? qrad_key_float(q, e, "_dirtscale", -1, 0, 100) : -1;
-    l.dirtgain = entity_get(e, "_dirtgain") ? qrad_key_float(q, e, "_dirtgain", -1, 0.01, 100) : -1;
+    l.dirtscale = entity_get(e, "_dirtscale") ? qrad_key_float(q, e, "_dirtscale", q->dirt.scale, 0, 100) : -1;
+    l.dirtgain = entity_get(e, "_dirtgain") ? qrad_key_float(q, e, "_dirtgain", q->dirt.gain, 0.01, 100) : -1;
     l.dirtcustom = l.dirt && (l.dirtscale >= 0 || l.dirtgain >= 0);
     if (l.dirtcustom) q->dirt.custom = true;
     l.bouncescale = qrad_key_float(q, e, "_bouncescale", 1, 0, 100);

@@ -3,7 +3,10 @@
  * normal look up to _dirtdepth units for geometry; each hit at distance d
  * adds 1 - d/depth, the sum is averaged over the rays, and the luxel's
  * factor is 1 - _dirtscale * average^_dirtgain, clamped to 0..1. Lights that
- * use dirt are multiplied by it.
+ * use dirt are multiplied by it; a light with its own _dirtscale/_dirtgain
+ * (ericw) applies them to the same average, which is then kept per luxel.
+ * The suns follow _sunlight_dirt and the domes _sunlight2_dirt (default:
+ * worldspawn's _dirt).
  *
  * The directions are a fixed pattern (DIRT_ANGLES around the normal times
  * DIRT_ELEVATIONS rings, plus the normal); _dirtmode 1 turns each ring by an

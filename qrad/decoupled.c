@@ -113,7 +113,7 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
     d->light = NULL;
     d->numpatches = 0;
     /* per-luxel arrays the direct pass makes for this face's own luxels */
-    d->nobounce = d->dirtmap = d->dirtraw = d->localmin = NULL;
+    d->nobounce = d->dirtmap = d->localmin = NULL;
     /* points/vnormals stay shared with the vanilla face (not freed here). */
     vec3_t t, b;
     lm_axes(f->normal, &t, &b);
@@ -349,7 +349,6 @@ void qrad_decoupled_free(qrad_t *q)
             free(dc->faces[fi].light);
             free(dc->faces[fi].nobounce);
             free(dc->faces[fi].dirtmap);
-            free(dc->faces[fi].dirtraw);
             free(dc->faces[fi].localmin);
         }
         if (dc->direct) free(dc->direct[fi]);

@@ -529,6 +529,10 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     }
     free(cand);
     free(slot);
+    /* The occlusion itself served the lights with their own dirt scale
+     * and gain; nothing after the direct pass reads it. */
+    free(f->dirtraw);
+    f->dirtraw = NULL;
     if (!ignore) {
         if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
         if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
@@ -553,7 +557,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
  * style count, styles, which of the key features' buffers follow (dirt
  * factors, the local-minlight floor, the light kept out of the bounces),
  * then numstyles * w*h * 3 floats and those buffers. */
-#define FACE_LIGHT_HEAD (sizeof(int) * (5 + MAXLIGHTMAPS))
+#define FACE_LIGHT_HEAD (sizeof(int) * (4 + MAXLIGHTMAPS))
 
 static size_t face_light_size(void *ctx, long fi)
 {
@@ -561,24 +565,22 @@ static size_t face_light_size(void *ctx, long fi)
     size_t n = (size_t)f->w * f->h;
     return FACE_LIGHT_HEAD + sizeof(float) * n *
                                  ((size_t)f->numstyles * 3 + (f->dirtmap ? 1 : 0) + (f->localmin ? 3 : 0) +
-                                  (f->nobounce ? 3 : 0) + (f->dirtraw ? 1 : 0));
+                                  (f->nobounce ? 3 : 0));
 }
 
 static void face_light_pack(void *ctx, long fi, uint8_t *out)
 {
     const rface_t *f = &((qrad_t *)ctx)->faces[fi];
     size_t n = (size_t)f->w * f->h;
-    int head[5 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL,
-                                  f->dirtraw != NULL};
-    memcpy(head + 5, f->styles, sizeof(int) * MAXLIGHTMAPS);
+    int head[4 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL};
+    memcpy(head + 4, f->styles, sizeof(int) * MAXLIGHTMAPS);
     memcpy(out, head, FACE_LIGHT_HEAD);
     uint8_t *p = out + FACE_LIGHT_HEAD;
     memcpy(p, f->light, sizeof(float) * (size_t)f->numstyles * n * 3);
     p += sizeof(float) * (size_t)f->numstyles * n * 3;
     if (f->dirtmap) memcpy(p, f->dirtmap, sizeof(float) * n), p += sizeof(float) * n;
     if (f->localmin) memcpy(p, f->localmin, sizeof(float) * n * 3), p += sizeof(float) * n * 3;
-    if (f->nobounce) memcpy(p, f->nobounce, sizeof(float) * n * 3), p += sizeof(float) * n * 3;
-    if (f->dirtraw) memcpy(p, f->dirtraw, sizeof(float) * n);
+    if (f->nobounce) memcpy(p, f->nobounce, sizeof(float) * n * 3);
 }
 
 static float *unpack_floats(const uint8_t **p, size_t count)
@@ -593,11 +595,11 @@ static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size
 {
     rface_t *f = &((qrad_t *)ctx)->faces[fi];
     size_t n = (size_t)f->w * f->h;
-    int head[5 + MAXLIGHTMAPS];
+    int head[4 + MAXLIGHTMAPS];
     (void)size;
     memcpy(head, in, FACE_LIGHT_HEAD);
     f->numstyles = head[0];
-    memcpy(f->styles, head + 5, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(f->styles, head + 4, sizeof(int) * MAXLIGHTMAPS);
     const uint8_t *p = in + FACE_LIGHT_HEAD;
     free(f->light);
     f->light = unpack_floats(&p, (size_t)f->numstyles * n * 3);
@@ -607,8 +609,6 @@ static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size
     f->localmin = head[2] ? unpack_floats(&p, n * 3) : NULL;
     free(f->nobounce);
     f->nobounce = head[3] ? unpack_floats(&p, n * 3) : NULL;
-    free(f->dirtraw);
-    f->dirtraw = head[4] ? unpack_floats(&p, n) : NULL;
 }
 
 bool qrad_direct(qrad_t *q, q2err_t *err)

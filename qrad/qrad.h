@@ -198,7 +198,7 @@ typedef struct rface_t {
     int firstpatch, numpatches, pw, ph; /* bounce patch grid */
     float *nobounce;   /* w*h*3 style-0 light kept out of the bounces (_bouncescale < 1); NULL = none */
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
-    float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain, NULL unless dirt.custom */
+    float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain during the direct pass (dirt.custom), else NULL */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
 } rface_t;
 

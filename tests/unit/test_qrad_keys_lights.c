@@ -833,6 +833,48 @@ static void test_qrad_options(void **state)
     free(lit);
 }
 
+/* -scale, -entity and -extra (qrad3's). */
+static void test_qrad_scale_options(void **state)
+{
+    (void)state;
+    char *m = room_map(NULL, LIGHT65 "\"light\" \"200\"\n}\n", NULL, 0, NULL, 0);
+    lit_t l;
+    qrad_opts_t o = opts0();
+    o.scale = 0.5;
+    compile_light("opt_scale", m, &o, &l);
+    double sc = luxel(&l, 0, vec3(0, 0, 0), UP, -1);
+    lit_free(&l);
+    /* -entity scales the light's intensity, so the linear light also
+     * reaches less far: 0.5 * 200 - 64. */
+    o = opts0();
+    o.entity = 0.5;
+    compile_light("opt_entity", m, &o, &l);
+    double en = luxel(&l, 0, vec3(0, 0, 0), UP, -1);
+    lit_free(&l);
+    if (fabs(sc - 68) > 1.5 || fabs(en - 36) > 1.5) fail_msg("-scale 0.5: %g (68), -entity 0.5: %g (36)", sc, en);
+    free(m);
+    /* -extra: 2x2 samples per luxel blur a shadow's edge (here through
+     * the luxel centre at x = 96), not the open floor. */
+    mw_t w = {0};
+    mw_box(&w, vec3(72, -256, 40), vec3(88, 256, 120), "test/pillar");
+    char *sh = room_map(w.buf, "{\n\"classname\" \"light\"\n\"origin\" \"0 0 160\"\n\"light\" \"400\"\n}\n", NULL, 0, NULL, 0);
+    lit_t a, b;
+    o = opts0();
+    compile_light("opt_noextra", sh, &o, &a);
+    o.extra = true;
+    compile_light("opt_extra", sh, &o, &b);
+    double open0 = luxel(&a, 0, vec3(-40, 0, 0), UP, -1), open1 = luxel(&b, 0, vec3(-40, 0, 0), UP, -1);
+    int changed = 0;
+    for (int x = 48; x <= 144; x += 16)
+        if (fabs(luxel(&a, 0, vec3(x, 0, 0), UP, -1) - luxel(&b, 0, vec3(x, 0, 0), UP, -1)) > 3) changed++;
+    if (changed < 1 || fabs(open1 - open0) > 0.05 * open0 + 1)
+        fail_msg("-extra: %d edge luxels changed, open floor %g (%g without)", changed, open1, open0);
+    lit_free(&a);
+    lit_free(&b);
+    free(sh);
+    free(w.buf);
+}
+
 /* ------------------------------------------------------------ determinism */
 
 static bool files_equal(const char *a, const char *b)
@@ -974,7 +1016,8 @@ int main(void)
         cmocka_unit_test(test_model_key_aliases),    cmocka_unit_test(test_shadow_channel_mask),
         cmocka_unit_test(test_phong_group),          cmocka_unit_test(test_phong_angle_concave),
         cmocka_unit_test(test_lightgrid_hint),       cmocka_unit_test(test_qrad_options),
-        cmocka_unit_test(test_lights_determinism),   cmocka_unit_test(test_light_key_bad_values),
+        cmocka_unit_test(test_qrad_scale_options),   cmocka_unit_test(test_lights_determinism),
+        cmocka_unit_test(test_light_key_bad_values),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -221,7 +221,7 @@ static const keyrow_t k_rows[] = {
     {"-bounce", O, 0, QR, "8", HON, "test_qrad_options", "ericw, q2tools", "qrad -bounce N (0 = direct light only)"},
     {"-dirt", O, 0, QR, "", HON, "test_dirt", "ericw", "ambient occlusion"},
     {"-minlight", O, 0, QR, "", HON, "test_minlight", "ericw", "minimum light"},
-    {"-extra", O, 0, QR, "", UNT, "", "ericw, id", "qrad -extra"},
+    {"-extra", O, 0, QR, "", HON, "test_qrad_scale_options", "ericw, id", "qrad -extra"},
     {"-soft", O, 0, QR, "0", HON, "test_qrad_options", "ericw", "qrad -soft [N]: each luxel the mean of the (2N+1)^2 luxels around it on its face (N 1 by default, 2 with -extra)"},
     {"-world_units_per_luxel", O, 0, QR, "", HON, "test_decoupled_density", "ericw", "BSPX DECOUPLED_LM lightmaps at N units per luxel"},
     {"-novanilla", O, 0, QR, "", HON, "qrad_bspx", "ericw", "with -world_units_per_luxel: no vanilla lightmaps"},
@@ -231,9 +231,9 @@ static const keyrow_t k_rows[] = {
     {"-lit", O, 0, 0, "", MNL, "", "ericw", "Quake 1 .lit: Quake 2 lightmaps are RGB already"},
     {"-ambient", O, 0, QR, "0", HON, "test_qrad_options", "id, q2tools", "qrad -ambient F: light added to every style-0 luxel, 0..255"},
     {"-maxlight", O, 0, QR, "196", HON, "test_qrad_options", "id, q2tools", "qrad -maxlight F: brightest channel, 0..255 (hue kept)"},
-    {"-scale", O, 0, QR, "1", UNT, "", "id, q2tools", "qrad -scale"},
+    {"-scale", O, 0, QR, "1", HON, "test_qrad_scale_options", "id, q2tools", "qrad -scale"},
     {"-direct", O, 0, QR, "1", UNT, "", "id, q2tools", "qrad -direct"},
-    {"-entity", O, 0, QR, "1", UNT, "", "id, q2tools", "qrad -entity"},
+    {"-entity", O, 0, QR, "1", HON, "test_qrad_scale_options", "id, q2tools", "qrad -entity"},
     {"-smooth", O, 0, QR, "", HON, "test_phong_smooths_bend", "q2tools", "qrad -smooth"},
 };
 

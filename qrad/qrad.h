@@ -11,7 +11,8 @@
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0
- *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient
+ *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient;
+ *               then _lightignore, _maxlight, -soft and _gamma on every style
  *   write.c     the lighting lump, face styles and offsets in face order
  *   rad.c       the driver (qrad_run) used by main.c and by the tests
  * Everything is deterministic: fixed sample patterns, per-face work with no

@@ -7,6 +7,7 @@
  * an accumulator and the result does not depend on scheduling. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "qrad.h"
 #include "../common/dist.h"
@@ -167,7 +168,12 @@ static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const 
 static double point_value(const light_t *l, double dist, double dot, vec3_t dir)
 {
     double v;
-    if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) return 0;
+    if (l->type == LIGHT_SPOT) {
+        double c = -vec_dot(dir, l->dir);
+        if (c <= l->stopdot) return 0;
+        /* _softangle: linear in the cosine from the inner cone's edge. */
+        if (l->softdot > 0 && c < l->softdot) dot *= (c - l->stopdot) / (l->softdot - l->stopdot);
+    }
     double d = dist * l->wait;
     switch (l->falloff) {
     case FALLOFF_LINEAR: v = l->fade_dist > 0 ? l->intensity * (1 - dist / l->fade_dist) : l->intensity - d; break;
@@ -193,8 +199,8 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
  * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
-                   const int *slot, vec3_t p, int cluster, double weight, float *out, int n, int idx, long *rays,
-                   uint8_t *vis, const float *dirt, float *localmin, float *nobounce)
+                   const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
+                   int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
@@ -244,7 +250,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
         }
-        if (dirt && l->dirt) add = vec_scale(add, dirt[idx]);
+        if (dirt && l->dirt)
+            add = vec_scale(add, l->dirtcustom ? qrad_dirt_factor(q, f, idx, l->dirtscale, l->dirtgain) : dirt[idx]);
         if (l->falloff == FALLOFF_LOCALMIN && l->type != LIGHT_SURFACE) {
             float *m = localmin + (size_t)idx * 3;
             m[0] = fmaxf(m[0], (float)add.x);
@@ -269,6 +276,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
     if (dc->nsuns > 0 && (q->mkeys[f->model].object_mask & 1) && may_see_sky(q, dc, cluster)) {
         for (int si = 0; si < dc->nsuns; si++) {
             const sun_pattern_t *sp = &dc->suns[si];
+            if (sunslot[si] < 0) continue;
+            const char *stex = sp->sun->texture;
             double acc = 0;
             for (int k = 0; k < sp->count; k++) {
                 double dot = vec_dot(sp->dirs[k], nrm);
@@ -277,13 +286,14 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 double hd;
                 int hit = trace_closest(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
                 if (hit < 0 || !q->faces[hit].sky) continue;
+                if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
                 if (q->shadows.numnodes && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
                 acc += dot;
             }
             acc *= sp->sun->intensity / sp->count * weight;
-            if (dirt && q->dirt.global) acc *= dirt[idx];
-            float *o = out + (size_t)idx * 3;
+            if (dirt && sp->sun->dirt) acc *= dirt[idx];
+            float *o = out + ((size_t)sunslot[si] * n + idx) * 3;
             o[0] += (float)(acc * sp->sun->color.x);
             o[1] += (float)(acc * sp->sun->color.y);
             o[2] += (float)(acc * sp->sun->color.z);
@@ -399,7 +409,7 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
             }
     vec3_t col = lower ? q->sun.dome3_color : q->sun.dome_color;
     for (int k = 0; k < n; k++) {
-        if (f->dirtmap && q->dirt.global) v[k] *= f->dirtmap[k];
+        if (f->dirtmap && q->dirt.dome) v[k] *= f->dirtmap[k];
         float *o = f->light + (size_t)k * 3;
         o[0] += (float)(v[k] * col.x);
         o[1] += (float)(v[k] * col.y);
@@ -427,12 +437,22 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     int *slot = q2_malloc(sizeof(int) * (q->numlights + 1));
     int ncand = 0;
     int styles[256], nst = 0;
-    for (int i = 0; i < q->numlights; i++) {
+    /* _lightignore: the model gets its minimum light only (minlight.c
+     * clears what the bounces bring). */
+    bool ignore = q->mkeys[f->model].lightignore;
+    for (int i = 0; i < q->numlights && !ignore; i++) {
         if (!light_reaches_face(q, &q->lights[i], fi, &fb)) continue;
         cand[ncand++] = i;
         int st = q->lights[i].style;
         if (st == 0) continue;
         bool seen = false;
+        for (int k = 0; k < nst; k++) seen |= styles[k] == st;
+        if (!seen && nst < 256) styles[nst++] = st;
+    }
+    /* Styled suns (arghrad's _sun_style, a _sun light's style). */
+    for (int si = 0; si < dc->nsuns && !ignore; si++) {
+        int st = dc->suns[si].sun->style;
+        bool seen = st == 0;
         for (int k = 0; k < nst; k++) seen |= styles[k] == st;
         if (!seen && nst < 256) styles[nst++] = st;
     }
@@ -453,8 +473,14 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
         slot[keep++] = s;
     }
     ncand = keep;
+    int sunslot[1 + MAX_EXTRA_SUNS];
+    for (int si = 0; si < dc->nsuns; si++) {
+        sunslot[si] = -1;
+        for (int k = 0; k < f->numstyles && !ignore; k++)
+            if (f->styles[k] == dc->suns[si].sun->style) sunslot[si] = k;
+    }
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
-    f->dirtmap = qrad_dirt_face(q, f, rays);
+    f->dirtmap = ignore ? NULL : qrad_dirt_face(q, f, rays, &f->dirtraw);
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
     if (!q->opts->extra) {
@@ -482,8 +508,8 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                                 if (agree) v[c] = first;
                             }
                     }
-                    gather(q, dc, f, cand, ncand, slot, f->samples[idx], f->clusters[idx], 1.0, f->light, n, idx, rays,
-                           v, f->dirtmap, f->localmin, f->nobounce);
+                    gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
+                           idx, rays, v, f->dirtmap, f->localmin, f->nobounce);
                 }
         free(vis);
     } else {
@@ -496,16 +522,22 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                    gather(q, dc, f, cand, ncand, slot, p, cl, 0.25, f->light, n, idx, rays, NULL, f->dirtmap,
-                           f->localmin, f->nobounce);
+                    gather(q, dc, f, cand, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
+                           f->dirtmap, f->localmin, f->nobounce);
                 }
             }
     }
     free(cand);
     free(slot);
-    if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
-    if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
-    if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
+    /* The occlusion itself served the lights with their own dirt scale
+     * and gain; nothing after the direct pass reads it. */
+    free(f->dirtraw);
+    f->dirtraw = NULL;
+    if (!ignore) {
+        if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
+        if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
+        if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
+    }
     /* Styles other than 0 that never reach a visible level are dropped
      * (they would only cost lightmap space). */
     for (int s = f->numstyles - 1; s >= 1; s--) {

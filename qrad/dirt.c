@@ -3,7 +3,10 @@
  * normal look up to _dirtdepth units for geometry; each hit at distance d
  * adds 1 - d/depth, the sum is averaged over the rays, and the luxel's
  * factor is 1 - _dirtscale * average^_dirtgain, clamped to 0..1. Lights that
- * use dirt are multiplied by it.
+ * use dirt are multiplied by it; a light with its own _dirtscale/_dirtgain
+ * (ericw) applies them to the same average, which is then kept per luxel.
+ * The suns follow _sunlight_dirt and the domes _sunlight2_dirt (default:
+ * worldspawn's _dirt).
  *
  * The directions are a fixed pattern (DIRT_ANGLES around the normal times
  * DIRT_ELEVATIONS rings, plus the normal); _dirtmode 1 turns each ring by an
@@ -44,6 +47,27 @@ void qrad_dirt_setup(qrad_t *q)
     }
     d->global = q->opts->dirt > 0 || (q->opts->dirt == 0 && wd > 0);
     d->on = d->global;
+    /* ericw's _sunlight2_dirt: the domes (_sunlight2 and _sunlight3) follow
+     * _dirt unless it says otherwise; -nodirt turns them off too.
+     * _sunlight_dirt is read with the suns (lights.c). */
+    int dd = ws ? qrad_key_int(q, ws, "_sunlight2_dirt", 0, -1, 1) : 0;
+    d->dome = q->opts->dirt >= 0 && (dd > 0 || (dd == 0 && d->global));
+    if (d->dome) d->on = true;
+}
+
+/* 1 - scale * occlusion^gain, clamped to 0..1 (q3map2's formula). */
+static double dirt_curve(double gather, double scale, double gain)
+{
+    if (gather <= 0) return 1.0;
+    double r = 1.0 - scale * pow(gather, gain);
+    return r < 0 ? 0 : r > 1 ? 1 : r;
+}
+
+double qrad_dirt_factor(const qrad_t *q, const rface_t *f, int idx, double scale, double gain)
+{
+    if (!f->dirtmap) return 1.0;
+    if ((scale < 0 && gain < 0) || !f->dirtraw) return f->dirtmap[idx];
+    return dirt_curve(f->dirtraw[idx], scale < 0 ? q->dirt.scale : scale, gain < 0 ? q->dirt.gain : gain);
 }
 
 static uint32_t hash32(uint32_t x)
@@ -80,17 +104,18 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
         int hit = trace_closest(&q->tracer, p, dir, d->depth, &dist);
         if (hit >= 0 && !q->faces[hit].sky) gather += 1.0 - dist / d->depth;
     }
-    gather /= count;
-    if (gather <= 0) return 1.0;
-    double r = 1.0 - d->scale * pow(gather, d->gain);
-    return r < 0 ? 0 : r > 1 ? 1 : r;
+    return gather / count;
 }
 
-float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays)
+float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays, float **rawp)
 {
+    if (rawp) *rawp = NULL;
     if (!q->dirt.on || !f->lit || q->mkeys[f->model].nodirt) return NULL;
     int n = f->w * f->h, fi = (int)(f - q->faces);
     float *out = q2_malloc(sizeof(float) * (n > 0 ? n : 1));
+    /* The occlusion itself, kept for lights with their own scale and gain;
+     * where the factors are interpolated, so is it. */
+    float *raw = q->dirt.custom && rawp ? q2_malloc(sizeof(float) * (n > 0 ? n : 1)) : NULL;
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < f->h; j++)
             for (int i = 0; i < f->w; i++) {
@@ -111,11 +136,19 @@ float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays)
                      * tracing their every luxel would double the cost. */
                     if (nn >= 1 && hi - lo <= DIRT_AGREE) {
                         out[idx] = (float)(sum / nn);
+                        if (raw) {
+                            double rs = 0;
+                            for (int k = 0; k < nn; k++) rs += raw[nb[k]];
+                            raw[idx] = (float)(rs / nn);
+                        }
                         continue;
                     }
                 }
                 uint32_t seed = hash32((uint32_t)fi * 2654435761U ^ (uint32_t)idx * 0x85ebca6bU);
-                out[idx] = (float)dirt_at(q, f, f->samples[idx], seed, rays);
+                double g = dirt_at(q, f, f->samples[idx], seed, rays);
+                out[idx] = (float)dirt_curve(g, q->dirt.scale, q->dirt.gain);
+                if (raw) raw[idx] = (float)g;
             }
+    if (rawp) *rawp = raw;
     return out;
 }

@@ -206,6 +206,10 @@ static void phong_setup(qrad_t *q)
         rface_t *f = &q->faces[fi];
         if (!phong_face(q, f)) continue;
         double mincos = cos(q->mkeys[f->model].phong_angle * M_PI / 180.0);
+        /* ericw's _phong_angle_concave: the limit where the neighbour lies
+         * in front of this face (an inside corner). */
+        double concave = q->mkeys[f->model].phong_concave;
+        double mincos_cc = concave > 0 ? cos(concave * M_PI / 180.0) : mincos;
         vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
         bool curved = false;
         for (int k = 0; k < f->numpoints; k++) {
@@ -215,8 +219,10 @@ static void phong_setup(qrad_t *q)
                 const rface_t *g = &q->faces[list[e]];
                 if (list[e] == fi || !phong_partners(q, f, g)) continue;
                 double c = vec_dot(g->normal, f->normal);
+                double lim = mincos;
+                if (concave > 0 && vec_dot(f->normal, vec_sub(g->centroid, f->centroid)) > ON_EPSILON) lim = mincos_cc;
                 /* Coplanar neighbours change nothing; facing ones never blend. */
-                if (c >= mincos && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
+                if (c >= lim && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
             }
             vn[k] = vec_normalize(sum, NULL);
             if (vec_dot(vn[k], f->normal) < 1 - NORMAL_EPSILON) curved = true;
@@ -377,6 +383,7 @@ void qrad_faces_free(qrad_t *q)
         free(q->faces[i].vnormals);
         free(q->faces[i].light);
         free(q->faces[i].dirtmap);
+        free(q->faces[i].dirtraw);
         free(q->faces[i].localmin);
         free(q->faces[i].nobounce);
     }

@@ -6,7 +6,13 @@
  * `_light`, `_color`, `style`, `_cone`, `target`, `angle`; q2tools-220 for
  * `_falloff`, `wait`, `_sun`, `_sun_light`, `_sun_color`, `_sun_ambient`;
  * ericw-tools for `delay`, `mangle`, `_sunlight`, `_sun_mangle`,
- * `_sunlight_color`, `_sunlight_penumbra`, `_sunlight2` and `_sun` lights. */
+ * `_sunlight_color`, `_sunlight_penumbra`, `_sunlight2` and `_sun` lights,
+ * `_softangle`, `_nostaticlight`, `_suntexture`, a light's `_dirtscale` and
+ * `_dirtgain`, worldspawn `_dist`, `_range`, `_spotlightautofalloff` and
+ * `_sunlight_dirt`; arghrad for `_sun_vector`, `_sun_style`, `_sun_target`,
+ * and its light keys `_fade` (wait), `_distance` (where a linear light
+ * reaches 0) and `_angfade`/`_angwait` (0..2, half of it is the
+ * _anglescale), as ericw-tools' -arghradcompat renames them. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +67,33 @@ static double light_range(const light_t *l)
 
 static void add_light(qrad_t *q, const light_t *l) { ARRAY_PUSH(q->lights, q->numlights, q->caplights, *l); }
 
-static bool sun_from_entity(qrad_t *q, const entity_t *e, vec3_t origin)
+/* Worldspawn keys that change every light entity (ericw-tools'). */
+typedef struct world_light_keys_t {
+    double dist;     /* _dist: multiplies every light's wait */
+    double range;    /* _range: brightness scale, 0.5 = as the light says */
+    bool spotauto;   /* _spotlightautofalloff */
+    bool sun_dirt;   /* _sunlight_dirt (default: _dirt) */
+} world_light_keys_t;
+
+static void read_world_light_keys(qrad_t *q, const entity_t *w, world_light_keys_t *k)
+{
+    k->dist = w ? qrad_key_float(q, w, "_dist", 1, 0.01, 100) : 1;
+    k->range = w ? qrad_key_float(q, w, "_range", 0.5, 0.01, 100) : 0.5;
+    k->spotauto = w && qrad_key_int(q, w, "_spotlightautofalloff", 0, 0, 1) == 1;
+    int sd = w ? qrad_key_int(q, w, "_sunlight_dirt", 0, -1, 1) : 0;
+    k->sun_dirt = q->opts->dirt >= 0 && (sd > 0 || (sd == 0 && q->dirt.global));
+    if (k->sun_dirt) q->dirt.on = true;
+}
+
+/* A light's _dirt: 1 on, -1 off, 0 (absent) the default. */
+static bool light_dirt(const qrad_t *q, const entity_t *e, bool dflt)
+{
+    int dirt = qrad_key_int(q, e, "_dirt", 0, -1, 1);
+    if (q->opts->dirt < 0) return false;
+    return dirt > 0 || (dirt == 0 && dflt);
+}
+
+static bool sun_from_entity(qrad_t *q, const entity_t *e, vec3_t origin, const world_light_keys_t *wk)
 {
     /* ericw: a light with "_sun" "1" is a sun shining from it towards its
      * target (or along its mangle). */
@@ -89,6 +121,32 @@ static bool sun_from_entity(qrad_t *q, const entity_t *e, vec3_t origin)
     s->intensity = intensity * q->opts->entity;
     s->color = read_color(e, "_color", NULL);
     s->penumbra = entity_get_float(e, "_sunlight_penumbra", s->penumbra);
+    /* ericw: the light's _dirt is its _sunlight_dirt, its style the sun's,
+     * and _suntexture limits it to sky faces of that texture. */
+    s->dirt = light_dirt(q, e, wk->sun_dirt);
+    if (s->dirt) q->dirt.on = true;
+    const char *st = get2(e, "style", "_style");
+    s->style = st ? qrad_key_int(q, e, entity_get(e, "style") ? "style" : "_style", 0, 0, 254) : 0;
+    const char *tex = entity_get(e, "_suntexture");
+    s->texture[0] = 0;
+    if (tex) snprintf(s->texture, sizeof s->texture, "%s", tex);
+    return true;
+}
+
+/* arghrad's "_sun_vector" "x y z": the direction the sunlight travels. */
+static bool sun_vector(const qrad_t *q, const entity_t *e, const char *key, vec3_t *travel)
+{
+    const char *v = entity_get(e, key);
+    if (!v) return false;
+    vec3_t d;
+    double len = 0;
+    if (entity_get_vec3(e, key, &d) && isfinite(d.x) && isfinite(d.y) && isfinite(d.z)) d = vec_normalize(d, &len);
+    if (!(len > 0)) {
+        log_warn(q->log, "entity %d (%s, line %d): \"%s\" \"%s\" is not a direction \"x y z\"; ignored",
+                 (int)(e - q->ents.ents), entity_classname(e), qrad_key_line(e, key), key, v);
+        return false;
+    }
+    *travel = d;
     return true;
 }
 
@@ -110,7 +168,7 @@ static bool sun_angle(const qrad_t *q, const entity_t *e, const char *key, vec3_
 
 /* arghrad's worldspawn suns 2..9 (_sun2_light, _sun2_angle/_sun2_mangle,
  * _sun2_color) and ericw-tools' _sun2 (_sun2, _sun2_mangle, _sun2_color). */
-static void extra_world_suns(qrad_t *q, const entity_t *world)
+static void extra_world_suns(qrad_t *q, const entity_t *world, const world_light_keys_t *wk)
 {
     for (int n = 2; n <= 9; n++) {
         char key[32], key2[32];
@@ -124,18 +182,26 @@ static void extra_world_suns(qrad_t *q, const entity_t *world)
         memset(s, 0, sizeof *s);
         s->on = true;
         s->intensity = intensity * q->opts->entity;
-        vec3_t v = vec3(0, -90, 0);
-        snprintf(key, sizeof key, "_sun%d_mangle", n);
-        snprintf(key2, sizeof key2, "_sun%d_angle", n);
-        if (!entity_get_vec3(world, key, &v)) sun_angle(q, world, key2, &v);
-        s->dir = vec_neg(qrad_angles_to_vec(v.x, v.y));
+        vec3_t v = vec3(0, -90, 0), travel;
+        snprintf(key, sizeof key, "_sun%d_vector", n);
+        if (sun_vector(q, world, key, &travel)) {
+            s->dir = vec_neg(travel);
+        } else {
+            snprintf(key, sizeof key, "_sun%d_mangle", n);
+            snprintf(key2, sizeof key2, "_sun%d_angle", n);
+            if (!entity_get_vec3(world, key, &v)) sun_angle(q, world, key2, &v);
+            s->dir = vec_neg(qrad_angles_to_vec(v.x, v.y));
+        }
         snprintf(key, sizeof key, "_sun%d_color", n);
         s->color = read_color(world, key, NULL);
+        snprintf(key, sizeof key, "_sun%d_style", n);
+        s->style = qrad_key_int(q, world, key, 0, 0, 254);
         s->penumbra = q->sun.penumbra;
+        s->dirt = wk->sun_dirt;
     }
 }
 
-static void setup_sun(qrad_t *q, const entity_t *world)
+static void setup_sun(qrad_t *q, const entity_t *world, const world_light_keys_t *wk)
 {
     sun_t *s = &q->sun;
     memset(s, 0, sizeof *s);
@@ -144,9 +210,16 @@ static void setup_sun(qrad_t *q, const entity_t *world)
     s->dome_color = vec3(1, 1, 1);
     if (!world) return;
     vec3_t v;
+    /* arghrad spells q2tools' "_sun" (the entity naming the direction) as
+     * "_sun_target" too. */
     const char *sunname = entity_get(world, "_sun");
+    if (!sunname || !sunname[0]) sunname = entity_get(world, "_sun_target");
     bool have_dir = false;
-    if (entity_get_vec3(world, "_sun_mangle", &v) || entity_get_vec3(world, "_sunlight_mangle", &v) ||
+    if (sun_vector(q, world, "_sun_vector", &v)) {
+        /* arghrad: the vector wins over every other way of aiming. */
+        s->dir = vec_neg(v);
+        have_dir = true;
+    } else if (entity_get_vec3(world, "_sun_mangle", &v) || entity_get_vec3(world, "_sunlight_mangle", &v) ||
         sun_angle(q, world, "_sun_angle", &v)) {
         s->dir = vec_neg(qrad_angles_to_vec(v.x, v.y));
         have_dir = true;
@@ -196,8 +269,10 @@ static void setup_sun(qrad_t *q, const entity_t *world)
     const char *dw = entity_get(world, "_sun_diffwait") ? "_sun_diffwait"
                      : entity_get(world, "_sun_difwait") ? "_sun_difwait" : "_sun_diffade";
     s->diffwait = qrad_key_float(q, world, dw, 1, 0.01, 100);
+    s->style = qrad_key_int(q, world, "_sun_style", 0, 0, 254);
+    s->dirt = wk->sun_dirt;
     if (s->intensity > 0) q->sun_from_world = true;
-    extra_world_suns(q, world);
+    extra_world_suns(q, world, wk);
     /* arghrad: worldspawn "_ambient" is light added to every luxel, one
      * brightness or "r g b" (0..255 each). */
     const char *amb = entity_get(world, "_ambient");
@@ -211,11 +286,14 @@ static void setup_sun(qrad_t *q, const entity_t *world)
     }
 }
 
-static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
+static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const world_light_keys_t *wk)
 {
     light_t l;
     memset(&l, 0, sizeof l);
     l.face = -1;
+    /* ericw: "_nostaticlight" "1" is a light for the engine alone (an
+     * rtlight): no baked light, and no sun either. */
+    if (qrad_key_int(q, e, "_nostaticlight", 0, 0, 1) == 1) return true;
     if (!entity_get_vec3(e, "origin", &l.origin)) {
         log_warn(q->log, "entity %d (%s, line %d) has no origin; ignored", index, entity_classname(e), e->line);
         return true;
@@ -223,9 +301,11 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
     double intensity = entity_get_float(e, "light", entity_get_float(e, "_light", 300));
     if (intensity == 0) intensity = 300;
     const char *sunkey = entity_get(e, "_sun");
-    if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, e, l.origin);
+    if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, e, l.origin, wk);
     l.intensity = intensity * q->opts->entity;
-    l.color = read_color(e, "_color", NULL);
+    /* ericw's _range scales the brightness, not the fade distance: the
+     * colour carries it (0.5 leaves the light as it is). */
+    l.color = vec_scale(read_color(e, "_color", NULL), wk->range / 0.5);
     const char *st = get2(e, "style", "_style");
     l.style = st ? atoi(st) : 0;
     if (l.style < 0 || l.style > 254) {
@@ -246,19 +326,36 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
         if (l.falloff < 0 || l.falloff > FALLOFF_INVERSE2B) l.falloff = FALLOFF_LINEAR;
     }
     if (l.falloff != FALLOFF_LINEAR) l.fade_dist = 0;
+    /* arghrad's _distance: where its linear light reaches 0 (ericw's
+     * _falloff distance). */
+    if (l.falloff == FALLOFF_LINEAR && l.fade_dist <= 0 && entity_get(e, "_distance"))
+        l.fade_dist = qrad_key_float(q, e, "_distance", 0, 1, 1e6);
     l.wait = entity_get_float(e, "wait", entity_get_float(e, "_wait", 1.0));
+    if (!entity_get(e, "wait") && !entity_get(e, "_wait") && entity_get(e, "_fade"))
+        l.wait = qrad_key_float(q, e, "_fade", 1, 0.001, 1000); /* arghrad's name for wait */
     if (l.wait <= 0) l.wait = 1.0;
+    l.wait *= wk->dist;
     l.light_mask = qrad_key_int(q, e, "_light_channel_mask", 1, 0, 0x7fffffff);
     l.shadow_mask = qrad_key_int(q, e, "_shadow_channel_mask", l.light_mask, 0, 0x7fffffff);
     if (l.light_mask != 1 || l.shadow_mask != 1) q->any_channels = true;
-    int dirt = qrad_key_int(q, e, "_dirt", 0, -1, 1);
-    l.dirt = dirt > 0 || (dirt == 0 && q->dirt.global);
+    l.dirt = light_dirt(q, e, q->dirt.global);
     if (l.dirt) q->dirt.on = true;
+    /* ericw: a light's own dirt strength and exponent. */
+    l.dirtscale = entity_get(e, "_dirtscale") ? qrad_key_float(q, e, "_dirtscale", q->dirt.scale, 0, 100) : -1;
+    l.dirtgain = entity_get(e, "_dirtgain") ? qrad_key_float(q, e, "_dirtgain", q->dirt.gain, 0.01, 100) : -1;
+    l.dirtcustom = l.dirt && (l.dirtscale >= 0 || l.dirtgain >= 0);
+    if (l.dirtcustom) q->dirt.custom = true;
     l.bouncescale = qrad_key_float(q, e, "_bouncescale", 1, 0, 100);
     /* ericw's _anglescale (_anglesense): how much the angle of incidence
      * dims the light; worldspawn's is every light's default. */
     const char *ak = entity_get(e, "_anglescale") ? "_anglescale" : "_anglesense";
-    l.anglescale = q->opts->anglescale >= 0 ? q->opts->anglescale : qrad_key_float(q, e, ak, q->world_anglescale, 0, 1);
+    l.anglescale = qrad_key_float(q, e, ak, q->world_anglescale, 0, 1);
+    /* arghrad's _angfade (q2tools reads _angwait but never uses it): 0..2,
+     * 1 its default; ericw's -arghradcompat halves it into _anglescale. */
+    const char *af = entity_get(e, "_angfade") ? "_angfade" : "_angwait";
+    if (!entity_get(e, "_anglescale") && !entity_get(e, "_anglesense") && entity_get(e, af))
+        l.anglescale = qrad_key_float(q, e, af, 2 * l.anglescale, 0, 2) * 0.5;
+    if (q->opts->anglescale >= 0) l.anglescale = q->opts->anglescale;
     if (l.bouncescale != 1) q->any_bouncescale = true;
     if (l.falloff == FALLOFF_LOCALMIN) q->any_localmin = true;
     l.type = LIGHT_POINT;
@@ -273,6 +370,9 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
             double len;
             l.dir = vec_normalize(vec_sub(to, l.origin), &len);
             spot = len > 0;
+            /* ericw's _spotlightautofalloff: a linear spotlight without a
+             * falloff distance of its own fades out at its target. */
+            if (spot && wk->spotauto && l.falloff == FALLOFF_LINEAR && l.fade_dist <= 0) l.fade_dist = len;
         } else {
             log_warn(q->log, "light at line %d targets \"%s\", which does not exist", e->line, target);
         }
@@ -293,6 +393,11 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index)
         if (cone <= 0) cone = 10;
         l.type = LIGHT_SPOT;
         l.stopdot = cos(cone * M_PI / 180.0);
+        /* ericw's _softangle is the full angle of an inner cone (its cones
+         * are full angles; qrad3's _cone is the half angle): full light
+         * inside, fading linearly in the cosine to 0 at the cone's edge. */
+        double soft = qrad_key_float(q, e, "_softangle", 0, 0, 360);
+        if (soft > 0 && soft / 2 < cone) l.softdot = cos(soft / 2 * M_PI / 180.0);
     }
     l.range = light_range(&l);
     double deviance = qrad_key_float(q, e, "_deviance", 0, 0, 65536);
@@ -420,7 +525,9 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
             world = &q->ents.ents[i];
             break;
         }
-    setup_sun(q, world);
+    world_light_keys_t wk;
+    read_world_light_keys(q, world, &wk);
+    setup_sun(q, world, &wk);
     q->world_anglescale = 1;
     if (world) {
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
@@ -429,7 +536,7 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];
         if (strncmp(entity_classname(e), "light", 5)) continue;
-        if (!parse_point_light(q, e, i)) return false;
+        if (!parse_point_light(q, e, i, &wk)) return false;
     }
     surface_lights(q);
     (void)err;

@@ -34,6 +34,8 @@ static void usage(FILE *f)
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
             "  -bouncerays N  rays per bounce patch, rounded down to a square (default 64)\n"
             "  -extra         2x2 supersampling per luxel\n"
+            "  -soft [N]      each luxel the mean of the (2N+1)^2 luxels around it on its face\n"
+            "                 (ericw's; N 1..8, default 1, 2 with -extra)\n"
             "  -chop N        patch size in units for bounces and surface lights (default 64)\n"
             "  -scale F       multiply all light (default 1.0)\n"
             "  -direct F      surface-light scale (default 0.4, as qrad3)\n"
@@ -228,6 +230,22 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             i++;
         } else if (!strcmp(a, "-extra")) {
             opts.extra = true;
+        } else if (!strcmp(a, "-soft")) {
+            /* The count is optional, as in ericw-tools: a following
+             * argument that is a number is it. */
+            char *end = NULL;
+            if (v) (void)strtod(v, &end);
+            if (v && end != v && !*end) {
+                if (!parse_num(a, v, 1, 8, &d)) return 2;
+                if (d != floor(d)) {
+                    fprintf(stderr, "qrad: -soft: invalid value '%s' (expected a whole number 1..8)\n", v);
+                    return 2;
+                }
+                opts.soft = (int)d;
+                i++;
+            } else {
+                opts.soft = -1; /* resolved after -extra is known */
+            }
         } else if (!strcmp(a, "-chop")) {
             if (!parse_num(a, v, 16, 1024, &opts.chop)) return 2;
             i++;
@@ -293,6 +311,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         fprintf(stderr, "qrad: -novanilla needs -world_units_per_luxel (the bsp would have no lightmaps)\n");
         return 2;
     }
+    if (opts.soft < 0) opts.soft = opts.extra ? 2 : 1;
     opts.threads = threads_resolve(threads);
     dist_set_threads(dist, opts.threads);
     opts.dist = dist;

@@ -10,7 +10,9 @@
  *   _minlight_dirt                       the floor under style 0; -minlight
  *                                        overrides worldspawn's
  *   _shadow, _shadowself/_selfshadow, _shadowworldonly
- *   _object_channel_mask, _dirt -1, _bounce -1 */
+ *   _object_channel_mask, _dirt -1, _bounce -1
+ *   _phong_angle_concave, _maxlight (0..2 as _minlight, 1 = 128),
+ *   _lightignore, _minlight_mottle/_minlightMottle */
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +31,12 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     else if (phong == 1) k->phong_angle = PHONG_DEFAULT_ANGLE;
     else if (!world) k->phong_angle = 0;
     k->phong_group = qrad_key_int(q, e, "_phong_group", k->phong_group, 0, MASK_MAX);
+    if (entity_get(e, "_phong_angle_concave"))
+        k->phong_concave = qrad_key_float(q, e, "_phong_angle_concave", k->phong_concave, 0, 180);
+    if (entity_get(e, "_maxlight"))
+        k->maxlight = qrad_key_float(q, e, "_maxlight", k->maxlight / Q2_MINLIGHT_SCALE, 0, 2) * Q2_MINLIGHT_SCALE;
+    const char *mk = entity_get(e, "_minlight_mottle") ? "_minlight_mottle" : "_minlightMottle";
+    if (entity_get(e, mk)) k->mottle = qrad_key_int(q, e, mk, k->mottle, 0, 1) == 1;
     if (entity_get(e, "_minlight"))
         k->minlight = qrad_key_float(q, e, "_minlight", k->minlight / Q2_MINLIGHT_SCALE, 0, 1e6) * Q2_MINLIGHT_SCALE;
     vec3_t c;
@@ -47,6 +55,7 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     k->shadowworldonly = worldonly;
     k->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
     k->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
+    k->lightignore = qrad_key_int(q, e, "_lightignore", 0, 0, 1) == 1;
 }
 
 bool qrad_models_setup(qrad_t *q, q2err_t *err)

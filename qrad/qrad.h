@@ -11,7 +11,8 @@
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0
- *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient
+ *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient;
+ *               then _lightignore, _maxlight, -soft and _gamma on every style
  *   write.c     the lighting lump, face styles and offsets in face order
  *   rad.c       the driver (qrad_run) used by main.c and by the tests
  * Everything is deterministic: fixed sample patterns, per-face work with no
@@ -74,6 +75,7 @@ typedef struct qrad_opts_t {
     bool wrnormals;          /* -wrnormals: FACENORMALS */
     double world_units_per_luxel; /* -world_units_per_luxel: DECOUPLED_LM; 0 = off */
     bool novanilla;          /* -novanilla: only the decoupled lightmaps */
+    int soft;                /* -soft N: each luxel the mean of its (2N+1)^2 square on its face; 0 = off */
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);
@@ -104,6 +106,10 @@ typedef struct model_keys_t {
     int object_mask;       /* _object_channel_mask */
     bool nodirt;           /* _dirt -1 */
     bool nobounce;         /* _bounce -1 */
+    double maxlight;       /* _maxlight in luxel units (before -scale); 0 = none */
+    bool lightignore;      /* _lightignore: minimum light only */
+    bool mottle;           /* _minlight_mottle: noise added to the minimum light */
+    double phong_concave;  /* _phong_angle_concave, degrees; 0 = phong_angle */
 } model_keys_t;
 
 /* Worldspawn's dirtmapping (ambient occlusion) settings. */
@@ -112,6 +118,8 @@ typedef struct dirt_t {
     bool global;    /* worldspawn _dirt 1 or -dirt: lights default to dirty */
     int mode;       /* 0 ordered, 1 jittered (hashed, still deterministic) */
     double depth, scale, gain, angle;
+    bool dome;      /* _sunlight2_dirt: the domes are dirty (default: global) */
+    bool custom;    /* some light has its own _dirtscale/_dirtgain: rface_t.dirtraw is kept */
 } dirt_t;
 
 typedef struct light_t {
@@ -131,6 +139,9 @@ typedef struct light_t {
     int light_mask;   /* _light_channel_mask */
     int shadow_mask;  /* _shadow_channel_mask */
     bool dirt;        /* darkened by the dirtmap */
+    bool dirtcustom;  /* it has its own _dirtscale/_dirtgain: */
+    double dirtscale, dirtgain; /* < 0 = worldspawn's */
+    double softdot;   /* spot: cos of the _softangle inner cone (full light inside); 0 = hard edge */
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     /* surface lights only */
@@ -152,6 +163,9 @@ typedef struct sun_t {
     vec3_t dome3_color;
     double diffuse;   /* arghrad _sun_diffuse: glow around sunlit edges */
     double diffwait;  /* arghrad _sun_diffwait/_sun_difwait: its fade scale */
+    bool dirt;        /* _sunlight_dirt (a _sun light's _dirt): darkened by the dirtmap */
+    int style;        /* arghrad _sun_style, a _sun light's style */
+    char texture[32]; /* ericw _suntexture: only sky faces of this texture let it in; "" = all */
 } sun_t;
 
 /* Extra suns beyond the first (ericw _sun lights, arghrad _sun2.._sun9). */
@@ -185,6 +199,7 @@ typedef struct rface_t {
     int firstpatch, numpatches, pw, ph; /* bounce patch grid */
     float *nobounce;   /* w*h*3 style-0 light kept out of the bounces (_bouncescale < 1); NULL = none */
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
+    float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain during the direct pass (dirt.custom), else NULL */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
 } rface_t;
 
@@ -281,8 +296,12 @@ bool qrad_model_blocks(const struct qrad_t *q, int caster, int recv, int shadow_
 
 /* dirt.c */
 void qrad_dirt_setup(struct qrad_t *q);
-/* Per-luxel dirt factor in 0..1 (1 = open) for a lit face; NULL when off. */
-float *qrad_dirt_face(const struct qrad_t *q, const rface_t *f, long *rays);
+/* Per-luxel dirt factor in 0..1 (1 = open) for a lit face; NULL when off.
+ * With dirt.custom, *raw gets the occlusion before scale and gain. */
+float *qrad_dirt_face(const struct qrad_t *q, const rface_t *f, long *rays, float **raw);
+/* The dirt factor of luxel idx for a light with these _dirtscale/_dirtgain
+ * (< 0: worldspawn's, which is the precomputed f->dirtmap). */
+double qrad_dirt_factor(const struct qrad_t *q, const rface_t *f, int idx, double scale, double gain);
 
 /* minlight.c: after direct and bounce, style 0 only. */
 void qrad_minlight(struct qrad_t *q);

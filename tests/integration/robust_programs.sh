@@ -156,6 +156,8 @@ bsp_case qrad good.bsp - 2 'bogus' -bogus
 bsp_case qrad good.bsp - 2 'bounce' -bounce -1
 bsp_case qrad good.bsp - 2 'bounce' -bounce abc
 bsp_case qrad good.bsp - 2 'scale' -scale nan
+bsp_case qrad good.bsp - 2 'soft' -soft 9
+bsp_case qrad good.bsp - 2 'soft' -soft 1.5
 bsp_case qrad good.bsp - 1 '/nonexistent' -basedir /nonexistent
 bsp_case qrad good.bsp - 1 'nosuchmod' -gamedir nosuchmod
 newdir qrad_missing
@@ -174,6 +176,18 @@ for k in '0 \(worldspawn, line 5\): "_dirtscale" "-2"' '0 \(worldspawn, line 8\)
     run "qrad bad light key $k" 0 "warning: entity $k" "$BIN/qrad" -threads 2 map_bad_light_keys.bsp
 done
 run "bspinfo bad light keys" 0 'valid' "$BIN/bspinfo" --check map_bad_light_keys.bsp
+# The light, sun and bmodel keys of test_qrad_keys_lights (lines of the
+# bsp's entity lump).
+cp "$R/map_bad_light_keys2.map" "$D/"
+run "qbsp bad light keys 2" 0 '' "$BIN/qbsp" -threads 2 map_bad_light_keys2.map
+for k in '0 \(worldspawn, line 3\): "_dist" "0"' '0 \(worldspawn, line 5\): "_gamma" "-1"' \
+    '0 \(worldspawn, line 9\): "_sun_vector" "0 0 0" is not a direction' '0 \(worldspawn, line 10\): "_sun_style" "-3"' \
+    '2 \(light, line 24\): "_softangle" "wide"' '2 \(light, line 27\): "_dirtgain" "nan"' \
+    '2 \(light, line 31\): "_angwait" "5"' '3 \(light, line 38\): "style" "300" is not an integer' \
+    '4 \(func_wall, line 43\): "_lightignore" "2"' '4 \(func_wall, line 45\): "_phong_angle_concave" "400"'; do
+    run "qrad bad light key $k" 0 "warning: entity $k" "$BIN/qrad" -threads 2 map_bad_light_keys2.bsp
+done
+run "bspinfo bad light keys 2" 0 'valid' "$BIN/bspinfo" --check map_bad_light_keys2.bsp
 
 # ---------------------------------------------------------------- qview
 newdir qview; cp "$R"/*.bsp "$R"/*.png "$R"/*.pts "$R"/good.prt "$R"/prt_garbage.prt "$D/"

@@ -635,7 +635,7 @@ static void test_key_unread_warning(void **state)
     mt_box(&m, 512, -16, 0, 528, 528, 256, "e1u1/wall", "");
     mt_box(&m, 0, -16, 0, 512, 0, 256, "e1u1/wall", "");
     mt_box(&m, 0, 512, 0, 512, 528, 256, "e1u1/wall", "");
-    mt_printf(&m, "}\n{\n\"classname\" \"light\"\n\"origin\" \"64 64 64\"\n\"_softangle\" \"4\"\n\"_sunlight\" \"5\"\n}\n");
+    mt_printf(&m, "}\n{\n\"classname\" \"light\"\n\"origin\" \"64 64 64\"\n\"_project_fov\" \"4\"\n\"_sunlight\" \"5\"\n}\n");
     mt_printf(&m, "{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 32 40\"\n\"_tb_group\" \"3\"\n}\n");
     result_t r;
     compile_mt("warn", &m, NULL, &r);
@@ -644,7 +644,7 @@ static void test_key_unread_warning(void **state)
     assert_int_equal(count_lines_with(r.log, "\"_bogus_key\"", NULL), 1);
     assert_int_equal(count_lines_with(r.log, "warn.map:4: entity 0 (worldspawn): key \"_wateralpha\"", "meaningless"), 1);
     assert_int_equal(count_lines_with(r.log, "_tb_", NULL), 0);
-    assert_int_equal(count_lines_with(r.log, "warn.map:60: entity 1 (light): key \"_softangle\"", "not honoured"), 1);
+    assert_int_equal(count_lines_with(r.log, "warn.map:60: entity 1 (light): key \"_project_fov\"", "not honoured"), 1);
     assert_int_equal(count_lines_with(r.log, "warn.map:61: entity 1 (light): key \"_sunlight\"", "read only on worldspawn"), 1);
     assert_int_equal(count_lines_with(r.log, "\"_sunlight\"", NULL), 1);
     result_free(&r);

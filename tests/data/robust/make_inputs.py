@@ -147,6 +147,19 @@ def maps():
           + '{\n"classname" "func_wall"\n"_phong_angle" "400"\n"_minlight" "1e999"\n'
             '"_object_channel_mask" "x"\n"_minlight_color" "red"\n"_shadow" "yes"\n'
           + box((-64, -64, -256), (64, 64, -192)) + "}\n")
+    # The light, sun and bmodel keys of test_qrad_keys_lights with bad values.
+    write("map_bad_light_keys2.map",
+          world(room(), '"_dist" "0"\n"_range" "lots"\n"_gamma" "-1"\n"_spotlightautofalloff" "1.5"\n'
+                '"_sunlight_dirt" "2"\n"_sunlight2_dirt" "x"\n"_sun_vector" "0 0 0"\n"_sun_style" "-3"\n'
+                '"_sunlight" "50"\n"_maxlight" "-1"\n')
+          + point("info_player_start", "0 0 0")
+          + point("light", "0 0 128", '"light" "300"\n"mangle" "0 -90 0"\n"_cone" "60"\n"_softangle" "wide"\n'
+                  '"_dirt" "1"\n"_dirtscale" "-1"\n"_dirtgain" "nan"\n"_nostaticlight" "0.5"\n"_fade" "-2"\n'
+                  '"_distance" "far"\n"_angwait" "5"\n')
+          + point("light", "0 0 200", '"_sun" "1"\n"light" "20"\n"style" "300"\n"_dirt" "1.5"\n')
+          + '{\n"classname" "func_wall"\n"_lightignore" "2"\n"_minlight_mottle" "yes"\n'
+            '"_phong_angle_concave" "400"\n"_maxlight" "3"\n'
+          + box((-64, -64, -256), (64, 64, -192)) + "}\n")
 
 
 LUMP = {"entities": 0, "planes": 1, "vertexes": 2, "visibility": 3, "nodes": 4,

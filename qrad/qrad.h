@@ -4,7 +4,8 @@
  *   keys.c      entity keys read with range checks (warnings name entity, key, line)
  *   models.c    per-model settings from brush entities and worldspawn (phong,
  *               minlight, shadows, channels)
- *   lights.c    entity and surface light sources, sun and sky settings
+ *   lights.c    entity light sources, sun and sky settings
+ *   surflights.c surface lights from SURF_LIGHT faces
  *   trace.c     a BVH over the world's faces; occlusion and closest-hit rays,
  *               point contents and clusters through the bsp tree
  *   facegeom.c  per-face plane, winding, extents and luxel sample points

@@ -334,7 +334,7 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
     }
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];
-        if (strncmp(entity_classname(e), "light", 5)) continue;
+        if (strncmp(entity_classname(e), "light", 5) || qrad_surface_template(e)) continue;
         if (!parse_point_light(q, e, i)) return false;
     }
     qrad_surface_lights(q);
@@ -349,3 +349,5 @@ void qrad_lights_free(qrad_t *q)
     q->lights = NULL;
     q->numlights = q->caplights = 0;
 }
+
+bool qrad_light_from_entity(qrad_t *q, const entity_t *e, int index) { return parse_point_light(q, e, index); }

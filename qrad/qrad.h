@@ -67,6 +67,9 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
+    int surflight_rescale;    /* ericw's _surflight_rescale for SURF_LIGHT faces; < 0 = keys decide (default 0) */
+    double surflightskyscale; /* overrides worldspawn's _surflightskyscale; < 0 = keys decide */
+    bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -134,6 +137,7 @@ typedef struct light_t {
     bool dirt;        /* darkened by the dirtmap */
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
+    bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
     /* surface lights only */
     int face;
     double area;
@@ -244,6 +248,7 @@ typedef struct qrad_t {
     /* statistics */
     long luxels, rays;
     int surface_pieces;
+    vec3_t *surf_floor;        /* per face: _surflight_minlight_scale floor (surflights.c); NULL = none */
 } qrad_t;
 
 typedef struct patch_t {

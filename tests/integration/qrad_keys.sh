@@ -37,8 +37,14 @@ fi
 # Options: -preset is the options it stands for; bad values are usage errors.
 cp "$TMP/keys_all.bsp" "$TMP/p1.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p2.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset ericw "$TMP/p1.bsp" || bad "qrad -preset ericw"
-"$BIN/qrad" -quiet -threads 2 -bounce 1 -scale 0.35 -anglescale 0.5 "$TMP/p2.bsp" || bad "qrad -bounce 1 -scale 0.35 -anglescale 0.5"
-cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -scale 0.35 -anglescale 0.5"
+"$BIN/qrad" -quiet -threads 2 -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65 -preset ericw "$TMP/p2.bsp" || bad "qrad -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65 -preset ericw"
+cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65"
+# An option wins over the preset wherever it is on the line.
+cp "$TMP/keys_all.bsp" "$TMP/p5.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p6.bsp"
+"$BIN/qrad" -quiet -threads 2 -preset ericw -bounce 0 "$TMP/p5.bsp" || bad "qrad -preset ericw -bounce 0"
+"$BIN/qrad" -quiet -threads 2 -bounce 0 -preset ericw "$TMP/p6.bsp" || bad "qrad -bounce 0 -preset ericw"
+cmp -s "$TMP/p5.bsp" "$TMP/p6.bsp" || bad "-bounce 0 does not win over -preset ericw on both sides"
+! cmp -s "$TMP/p1.bsp" "$TMP/p5.bsp" || bad "-preset ericw -bounce 0 is -preset ericw"
 cp "$TMP/keys_all.bsp" "$TMP/p3.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset qrad3 -bouncescale 0.6 "$TMP/p3.bsp" || bad "qrad -preset qrad3 -bouncescale 0.6"
 cp "$TMP/keys_all.bsp" "$TMP/p4.bsp"

@@ -181,14 +181,24 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     return true;
 }
 
+vec3_t qrad_saturation_boost(vec3_t c, double boost)
+{
+    vec3_t s = vec3(2 * c.x * c.x, 2 * c.y * c.y, 2 * c.z * c.z);
+    double m = fmax(s.x, fmax(s.y, s.z));
+    if (m > 1) s = vec_scale(s, 1.0 / m);
+    return vec_lerp(c, s, boost);
+}
+
 /* The reflectivity a patch bounces with: the texture's, greyed by
- * worldspawn's _bouncecolorscale, times the bounce scales; none on a
+ * saturated by _tex_saturation_boost, greyed by worldspawn's
+ * _bouncecolorscale, times the bounce scales; none on a
  * bmodel with "_bounce" "-1". */
 static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
 {
     const rface_t *f = &q->faces[p->face];
     if (q->mkeys && q->mkeys[f->model].nobounce) return vec3(0, 0, 0);
     vec3_t r = f->reflect;
+    if (q->tex_saturation_boost > 0) r = qrad_saturation_boost(r, q->tex_saturation_boost);
     if (q->bouncecolorscale >= 0) {
         double grey = (r.x + r.y + r.z) / 3;
         r = vec_lerp(vec3(grey, grey, grey), r, q->bouncecolorscale);

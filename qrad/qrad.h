@@ -234,6 +234,7 @@ typedef struct qrad_t {
     int bounces;               /* -bounce, or worldspawn's _bounce */
     double bouncescale;        /* -bouncescale times worldspawn's _bouncescale */
     double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
+    double tex_saturation_boost; /* worldspawn _tex_saturation_boost 0..1 (surflights.c reads it) */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
@@ -348,6 +349,9 @@ double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal);
 
 /* bounce.c */
 bool qrad_bounce(qrad_t *q, q2err_t *err);
+/* ericw's _tex_saturation_boost of a texture colour (0..1 channels): the
+ * colour squared, doubled, brought back under 1, mixed in by boost. */
+vec3_t qrad_saturation_boost(vec3_t c, double boost);
 /* One iteration sweep for tests: solves `bounces` rounds over the patches
  * already made by qrad_bounce_setup. */
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err);

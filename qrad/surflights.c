@@ -20,6 +20,8 @@
  *     along the face's normal with _surface_spotlight 1;
  *   - brush entities' _surflight_color, _surflight_style, _surflight_atten,
  *     _surflight_rescale for what their faces emit from a template;
+ *   - _tex_saturation_boost (worldspawn, 0..1): texture colours (emitted
+ *     here, bounced in bounce.c) more saturated, as ericw emulates qrad3;
  *   - _surflight_minlight_scale (worldspawn, brush entities): an emitting
  *     face is lit at least value * scale in its colour (applied with the
  *     other floors, after the bounces).
@@ -111,6 +113,10 @@ static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, ve
     bool found = q->texdb && texdb_image(q->texdb, tex);
     if (found) {
         texdb_average_color(q->texdb, tex, rgb);
+        if (q->tex_saturation_boost > 0) {
+            vec3_t b = qrad_saturation_boost(vec3(rgb[0], rgb[1], rgb[2]), q->tex_saturation_boost);
+            rgb[0] = b.x, rgb[1] = b.y, rgb[2] = b.z;
+        }
         double mx = fmax(rgb[0], fmax(rgb[1], rgb[2]));
         refl = mx < 0.5 ? 2 * mx : 1.0;
         *avg = vec3(rgb[0], rgb[1], rgb[2]);
@@ -365,6 +371,8 @@ void qrad_surface_lights(qrad_t *q)
     double surfscale = ws ? qrad_key_float(q, ws, "_surflightscale", 1, 0, 1000) : 1;
     double skyscale = ws ? qrad_key_float(q, ws, "_surflightskyscale", 1, 0, 1000) : 1;
     if (q->opts->surflightskyscale >= 0) skyscale = q->opts->surflightskyscale;
+    /* ericw's texture colour boost, for the emitted and the bounced colour. */
+    q->tex_saturation_boost = ws ? qrad_key_float(q, ws, "_tex_saturation_boost", 0, 0, 1) : 0;
     emitter_t world = {0, false, {1, 1, 1}, 0, 1, false, surfscale};
     if (ws) {
         world.atten = qrad_key_float(q, ws, "_surflight_atten", 1, 0.01, 100);

@@ -565,6 +565,37 @@ static void test_bouncecolorscale(void **state)
     fclose(lf);
 }
 
+/* _tex_saturation_boost 1: the blue floor bounces a bluer light (more
+ * blue to red on the ceiling above it). */
+static void test_tex_saturation_boost(void **state)
+{
+    (void)state;
+    FILE *lf = tmpfile();
+    log_t log;
+    log_init(&log, LOG_QUIET, lf, lf);
+    vfs_t *vfs;
+    texdb_t *db = test_texdb(&vfs, &log);
+    double ratio[2];
+    for (int k = 0; k < 2; k++) {
+        const char *light = "{\n\"classname\" \"light\"\n\"origin\" \"0 0 128\"\n\"light\" \"400\"\n"
+                            "\"mangle\" \"0 -90 0\"\n\"_cone\" \"30\"\n}\n";
+        char *m = room_map(k ? "\"_tex_saturation_boost\" \"1\"\n" : NULL, light, "lq/floor_blue_a", 0, NULL, 0);
+        qrad_opts_t o = opts0();
+        o.bounce = 2;
+        lit_t l;
+        compile_light_tex(k ? "tsb1" : "tsb0", m, &o, db, &l);
+        double r = luxel(&l, 0, vec3(0, 0, 256), DOWN, 0), b = luxel(&l, 0, vec3(0, 0, 256), DOWN, 2);
+        if (b < 3) fail_msg("ceiling blue %g", b);
+        ratio[k] = b / (r + 1);
+        free(m);
+        lit_free(&l);
+    }
+    if (ratio[1] < 1.2 * ratio[0]) fail_msg("_tex_saturation_boost 1: blue/red %g, %g without", ratio[1], ratio[0]);
+    texdb_free(db);
+    vfs_free(vfs);
+    fclose(lf);
+}
+
 /* -preset ericw's surface lights: value x the texture's average colour,
  * none from a texture that cannot be loaded (qrad's default: 0.5 grey). */
 static void test_preset_ericw_surflights(void **state)
@@ -687,6 +718,7 @@ int main(void)
         cmocka_unit_test(test_surflight_group),
         cmocka_unit_test(test_surflight_color_style),
         cmocka_unit_test(test_bouncecolorscale),
+        cmocka_unit_test(test_tex_saturation_boost),
         cmocka_unit_test(test_preset_ericw_surflights),
         cmocka_unit_test(test_surf_bad_values),
         cmocka_unit_test(test_surf_threads),

@@ -18,7 +18,8 @@
  *     _surface_offset (2) units in front of the centre of every piece of
  *     the world's faces cut at surflight_subdivide (128) units, shining
  *     along the face's normal with _surface_spotlight 1;
- *   - brush entities' _surflight_color, _surflight_style, _surflight_atten,
+ *   - brush entities' _surflight_color, _surflight_style (or the style of
+ *     the switchable lights named by _surflight_targetname), _surflight_atten,
  *     _surflight_rescale for what their faces emit from a template;
  *   - _tex_saturation_boost (worldspawn, 0..1): texture colours (emitted
  *     here, bounced in bounce.c) more saturated, as ericw emulates qrad3;
@@ -97,6 +98,23 @@ static void read_face_keys(const qrad_t *q, const entity_t *e, face_keys_t *k, c
     if (entity_get(e, "_surflight_atten")) k->atten = qrad_key_float(q, e, "_surflight_atten", 1, 0.01, 100);
     if (entity_get(e, "_surflight_rescale")) k->rescale = qrad_key_int(q, e, "_surflight_rescale", 1, 0, 1);
     if (entity_get(e, "_surflight_style")) k->style = qrad_key_int(q, e, "_surflight_style", 0, 0, 254);
+    const char *tn = entity_get(e, "_surflight_targetname");
+    if (tn && tn[0]) {
+        /* ericw: the style of the switchable lights of that name (qbsp gave
+         * them one from 32), so they switch together. */
+        int style = -1;
+        for (int i = 0; i < q->ents.count && style < 0; i++) {
+            const entity_t *l = &q->ents.ents[i];
+            const char *n = entity_get(l, "targetname");
+            if (n && !strcmp(n, tn) && !strncmp(entity_classname(l), "light", 5))
+                style = qrad_key_int(q, l, "style", 0, 0, 254);
+        }
+        if (style > 0) k->style = style;
+        else
+            log_warn(q->log, "entity %d (%s, line %d): \"_surflight_targetname\" \"%s\": no switchable light of that "
+                     "name; its surface lights are not switched", (int)(e - q->ents.ents), entity_classname(e),
+                     qrad_key_line(e, "_surflight_targetname"), tn);
+    }
     vec3_t c;
     if (qrad_key_color(q, e, "_surflight_color", &c)) k->has_color = true, k->color = c;
     if (entity_get(e, "_surflight_minlight_scale"))

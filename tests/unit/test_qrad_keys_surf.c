@@ -503,8 +503,8 @@ static void test_surflight_group(void **state)
     lit_free(&b);
 }
 
-/* A brush entity's _surflight_color and _surflight_style change what its
- * faces emit from a template. */
+/* A brush entity's _surflight_color, _surflight_style and
+ * _surflight_targetname change what its faces emit from a template. */
 static void test_surflight_color_style(void **state)
 {
     (void)state;
@@ -517,7 +517,10 @@ static void test_surflight_color_style(void **state)
     lamp_at(&e, -128, 0, "test/lamp", 0, 0);
     mw_printf(&e, "}\n{\n\"classname\" \"func_wall\"\n\"_surflight_style\" \"3\"\n");
     lamp_at(&e, 160, 160, "test/lamp", 0, 0);
-    mw_printf(&e, "}\n");
+    mw_printf(&e, "}\n{\n\"classname\" \"func_wall\"\n\"_surflight_targetname\" \"sw\"\n");
+    lamp_at(&e, -160, 160, "test/lamp", 0, 0);
+    mw_printf(&e, "}\n{\n\"classname\" \"light\"\n\"origin\" \"0 200 32\"\n\"light\" \"10\"\n"
+                  "\"targetname\" \"sw\"\n}\n");
     char *m = room_map(NULL, e.buf, NULL, 0, NULL, 0);
     compile_light_tex("colsty", m, &o, NULL, &l);
     double r = luxel(&l, 0, vec3(-128, 0, 0), UP, 0), bl = luxel(&l, 0, vec3(-128, 0, 0), UP, 2);
@@ -527,6 +530,21 @@ static void test_surflight_color_style(void **state)
     bool has3 = false;
     for (int k = 0; k < MAXLIGHTMAPS; k++) has3 |= l.bsp.faces[f].styles[k] == 3;
     if (!has3) fail_msg("_surflight_style 3: the floor under it has no style 3");
+    /* _surflight_targetname: the style qbsp gave the light named "sw". */
+    entity_list_t ents;
+    q2err_t err;
+    assert_true(entities_parse(l.bsp.entities, "lump", &ents, &err));
+    int sw = -1;
+    for (int i = 0; i < ents.count; i++)
+        if (entity_get(&ents.ents[i], "targetname") && !strcmp(entity_get(&ents.ents[i], "targetname"), "sw"))
+            sw = atoi(entity_get(&ents.ents[i], "style") ? entity_get(&ents.ents[i], "style") : "0");
+    entities_free(&ents);
+    if (sw < 32) fail_msg("qbsp gave the switchable light style %d", sw);
+    f = find_face(&l.bsp, 0, vec3(-160, 160, 0), UP);
+    assert_true(f >= 0);
+    bool hassw = false;
+    for (int k = 0; k < MAXLIGHTMAPS; k++) hassw |= l.bsp.faces[f].styles[k] == sw;
+    if (!hassw) fail_msg("_surflight_targetname sw: the floor under it has no style %d", sw);
     free(m);
     free(e.buf);
     lit_free(&l);

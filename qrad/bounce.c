@@ -149,6 +149,14 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
             double dist;
             rays++;
             int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);
+            if (q->shadows.numnodes) {
+                /* ericw: brush models that cast shadows (_shadow) reflect
+                 * light too, unless "_bounce" "-1"; the others are not
+                 * seen by the bounces at all. */
+                double md;
+                int hm = trace_closest(&q->shadows, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, &md);
+                if (hm >= 0) hf = hm, dist = md;
+            }
             if (hf < 0) continue;
             const rface_t *g = &q->faces[hf];
             if (!g->lit || g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;

@@ -583,6 +583,33 @@ static void test_bouncecolorscale(void **state)
     fclose(lf);
 }
 
+/* "_bounce" "-1" on a brush entity: it reflects no light into the
+ * bounces (a lit func_wall slab under a spotlight leaves the ceiling dark;
+ * the slab casts shadows, so the world's floor under it is not lit). */
+static void test_bmodel_nobounce(void **state)
+{
+    (void)state;
+    double ceil[2];
+    for (int k = 0; k < 2; k++) {
+        mw_t e = {0};
+        mw_printf(&e, "{\n\"classname\" \"light\"\n\"origin\" \"0 0 128\"\n\"light\" \"400\"\n"
+                      "\"mangle\" \"0 -90 0\"\n\"_cone\" \"30\"\n}\n{\n\"classname\" \"func_wall\"\n\"_shadow\" \"1\"\n%s",
+                  k ? "\"_bounce\" \"-1\"\n" : "");
+        mw_box_tex(&e, vec3(-200, -200, 0), vec3(200, 200, 8), "test/slab", 0, 0, -1, NULL, 0, 0);
+        mw_printf(&e, "}\n");
+        char *m = room_map(NULL, e.buf, NULL, 0, NULL, 0);
+        qrad_opts_t o = opts0();
+        o.bounce = 2;
+        lit_t l;
+        compile_light(k ? "nob1" : "nob0", m, &o, &l);
+        ceil[k] = luxel(&l, 0, vec3(0, 0, 256), DOWN, -1);
+        free(m);
+        free(e.buf);
+        lit_free(&l);
+    }
+    if (ceil[0] < 6 || ceil[1] > 0.25 * ceil[0]) fail_msg("_bounce -1 on the slab: ceiling %g, %g without", ceil[1], ceil[0]);
+}
+
 /* _tex_saturation_boost 1: the blue floor bounces a bluer light (more
  * blue to red on the ceiling above it). */
 static void test_tex_saturation_boost(void **state)
@@ -736,6 +763,7 @@ int main(void)
         cmocka_unit_test(test_surflight_group),
         cmocka_unit_test(test_surflight_color_style),
         cmocka_unit_test(test_bouncecolorscale),
+        cmocka_unit_test(test_bmodel_nobounce),
         cmocka_unit_test(test_tex_saturation_boost),
         cmocka_unit_test(test_preset_ericw_surflights),
         cmocka_unit_test(test_surf_bad_values),

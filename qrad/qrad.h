@@ -67,8 +67,9 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
-    int surflight_rescale;    /* ericw's _surflight_rescale for SURF_LIGHT faces; < 0 = keys decide (default 0) */
-    double surflightskyscale; /* overrides worldspawn's _surflightskyscale; < 0 = keys decide */
+    /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
+    int surflight_rescale;           /* _surflight_rescale (qrad: 0) */
+    double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */

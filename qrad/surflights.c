@@ -144,6 +144,7 @@ static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, ve
          * (its brightest channel); a texture it cannot load gives none, as
          * its light showed on a bsp lit without textures (docs/qrad.md). */
         refl = found ? fmax(rgb[0], fmax(rgb[1], rgb[2])) : 0;
+        if (!found) *avg = vec3(0, 0, 0);
     }
     double m = fmax(rgb[0], fmax(rgb[1], rgb[2]));
     *hue = m > 0 ? vec3(rgb[0] / m, rgb[1] / m, rgb[2] / m) : vec3(1, 1, 1);
@@ -388,22 +389,23 @@ void qrad_surface_lights(qrad_t *q)
     const entity_t *ws = qrad_worldspawn(q);
     double surfscale = ws ? qrad_key_float(q, ws, "_surflightscale", 1, 0, 1000) : 1;
     double skyscale = ws ? qrad_key_float(q, ws, "_surflightskyscale", 1, 0, 1000) : 1;
-    if (q->opts->surflightskyscale >= 0) skyscale = q->opts->surflightskyscale;
     /* ericw's texture colour boost, for the emitted and the bounced colour. */
     q->tex_saturation_boost = ws ? qrad_key_float(q, ws, "_tex_saturation_boost", 0, 0, 1) : 0;
-    emitter_t world = {0, false, {1, 1, 1}, 0, 1, false, surfscale};
+    /* A preset gives ericw's defaults; worldspawn's keys still win. */
+    int rescale_dflt = q->opts->surflight_rescale >= 0 ? q->opts->surflight_rescale != 0 : 0;
+    double mscale_dflt = q->opts->surflight_minlight_scale >= 0 ? q->opts->surflight_minlight_scale : 0;
+    emitter_t world = {0, false, {1, 1, 1}, 0, 1, rescale_dflt != 0, surfscale};
     if (ws) {
         world.atten = qrad_key_float(q, ws, "_surflight_atten", 1, 0.01, 100);
-        world.rescale = qrad_key_int(q, ws, "_surflight_rescale", 0, 0, 1) != 0;
+        world.rescale = qrad_key_int(q, ws, "_surflight_rescale", rescale_dflt, 0, 1) != 0;
     }
-    if (q->opts->surflight_rescale >= 0) world.rescale = q->opts->surflight_rescale != 0;
     bool radiosity = ws ? qrad_key_int(q, ws, "_surflight_radiosity", 1, 0, 1) != 0 : true;
     /* Per model: worldspawn's for the world; brush entities their own, with
      * worldspawn's minlight scale as the default. */
     int nm = q->bsp->nummodels;
     face_keys_t *fkeys = q2_calloc(nm > 0 ? nm : 1, sizeof *fkeys);
-    face_keys_t none = {0, -1, -1, -1, false, {1, 1, 1}, 0};
-    if (ws) none.minlight_scale = qrad_key_float(q, ws, "_surflight_minlight_scale", 0, 0, 510);
+    face_keys_t none = {0, -1, -1, -1, false, {1, 1, 1}, mscale_dflt};
+    if (ws) none.minlight_scale = qrad_key_float(q, ws, "_surflight_minlight_scale", mscale_dflt, 0, 510);
     fkeys[0] = none;
     for (int m = 1; m < nm; m++) {
         int ei = model_entity(q, m);

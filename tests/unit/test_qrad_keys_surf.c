@@ -654,17 +654,32 @@ static void test_preset_ericw_surflights(void **state)
     qrad_opts_t d = opts0(), e = opts0();
     e.direct = 0.65;
     e.surflight_texcolor = true;
-    double v[2][2];
+    e.surflight_minlight_scale = 1;
+    double v[2][2], lampface[2][2];
     for (int t = 0; t < 2; t++) {
         mw_t w = {0};
         lamp_at(&w, 0, 0, t ? "lq/floor_blue_a" : "test/missing", SURF_LIGHT, 800);
-        v[t][0] = floor_at(t ? "pe_d1" : "pe_d0", w.buf, NULL, &d, db, 0, 0, 2);
-        v[t][1] = floor_at(t ? "pe_e1" : "pe_e0", w.buf, NULL, &e, db, 0, 0, 2);
+        char *m = room_map(w.buf, NULL, NULL, 0, NULL, 0);
+        for (int k = 0; k < 2; k++) {
+            lit_t l;
+            char name[16];
+            snprintf(name, sizeof name, "pe_%d%d", t, k);
+            compile_light_tex(name, m, k ? &e : &d, db, &l);
+            v[t][k] = luxel(&l, 0, vec3(0, 0, 0), UP, 2);
+            lampface[t][k] = luxel(&l, 0, vec3(0, 0, 224), DOWN, 2);
+            lit_free(&l);
+        }
+        free(m);
         free(w.buf);
     }
     if (v[0][0] < 10) fail_msg("default: a missing texture's surface light gives %g", v[0][0]);
     if (v[0][1] != 0) fail_msg("ericw: a missing texture's surface light gives %g", v[0][1]);
     if (v[1][1] < 10) fail_msg("ericw: a found texture's surface light gives %g", v[1][1]);
+    /* ericw's _surflight_minlight_scale 1: the lamp is lit by its own light
+     * (value 800 x its colour: full blue), not a texture it cannot load. */
+    if (lampface[1][0] > 5 || lampface[1][1] < 250 || lampface[0][1] != 0)
+        fail_msg("lamp face blue: default %g, ericw %g, ericw without the texture %g", lampface[1][0], lampface[1][1],
+                 lampface[0][1]);
     texdb_free(db);
     vfs_free(vfs);
     fclose(lf);

@@ -122,7 +122,7 @@ static const keyrow_t k_rows[] = {
     {"_bounce", K, W | B, QR, "8 (qrad's -bounce)", HON, "test_bounce_keys", "ericw", "worldspawn: the number of bounces (0 = none; -bounce wins); -1 on a model: it reflects no light into the bounces (test_bmodel_nobounce); a light's share of the bounces is its _bouncescale"},
     {"_bouncescale", K, W | L, QR, "1", HON, "test_bounce_keys", "ericw", "bounce brightness"},
     {"_bouncecolorscale", K, W, QR, "texture colour as is", HON, "test_bouncecolorscale", "ericw", "0: bounces grey (the texture's mean), 1: the texture's colour"},
-    {"_bouncestyled", K, W, QR, "0", NYT, "", "ericw", "styled lights bounce too; not yet: qrad's bounces carry style 0 only (ericw's Quake 2 default is 1)"},
+    {"_bouncestyled", K, W, QR, "0 (ericw: 1; -preset ericw)", HON, "test_bouncestyled", "ericw", "1: the light of each style bounces into that style (a face gets the style's lightmap where the bounce brings light and a slot is free)"},
     {"_dist", K, W, QR, "1", NYT, "", "ericw", "scales every light's fade distance"},
     {"_range", K, W, QR, "0.5", NYT, "", "ericw", "scales every light's brightness"},
     {"_gamma", K, W, QR, "1", NYT, "", "ericw", "lightmap gamma"},

@@ -138,7 +138,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * surface lights: value x the texture's average colour at its
          * Quake 2 _surflightscale 0.65, none from a texture it cannot load,
          * both angles rescaled (_surflight_rescale 1), emitting faces lit
-         * at least by their own light (_surflight_minlight_scale 1). On its
+         * at least by their own light (_surflight_minlight_scale 1), and
+         * styled lights bounce (_bouncestyled 1). On its
          * base1 without
          * textures: mean luxel 0.96 of its light's, correlation 0.935. */
         o->bounce = 1;
@@ -148,6 +149,7 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->surflight_texcolor = true;
         o->surflight_rescale = 1;
         o->surflight_minlight_scale = 1;
+        o->bouncestyled = 1;
         return true;
     }
     return false;

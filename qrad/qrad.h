@@ -70,6 +70,7 @@ typedef struct qrad_opts_t {
     /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
     int surflight_rescale;           /* _surflight_rescale (qrad: 0) */
     double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */
+    int bouncestyled;                /* _bouncestyled (qrad: 0) */
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */

@@ -29,6 +29,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->anglescale = -1;
     o->surflight_rescale = -1;
     o->surflight_minlight_scale = -1;
+    o->bouncestyled = -1;
 }
 
 bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)

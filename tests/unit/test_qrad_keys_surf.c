@@ -610,6 +610,55 @@ static void test_bmodel_nobounce(void **state)
     if (ceil[0] < 6 || ceil[1] > 0.25 * ceil[0]) fail_msg("_bounce -1 on the slab: ceiling %g, %g without", ceil[1], ceil[0]);
 }
 
+/* Mean channel of the luxel nearest p in the face's lightmap of this
+ * style (model 0); -1 when the face has no such style. */
+static double luxel_style(const lit_t *l, vec3_t p, vec3_t n, int style)
+{
+    const bsp_t *bsp = &l->bsp;
+    int f = find_face(bsp, 0, p, n);
+    assert_true(f >= 0);
+    int slot = -1;
+    for (int k = 0; k < MAXLIGHTMAPS && bsp->faces[f].styles[k] != 255; k++)
+        if (bsp->faces[f].styles[k] == style) slot = k;
+    if (slot < 0) return -1;
+    face_extents_t e;
+    assert_true(bsp_face_extents(bsp, f, &e, NULL));
+    const dtexinfo_t *ti = &bsp->texinfo[bsp->faces[f].texinfo];
+    double s = p.x * ti->vecs[0][0] + p.y * ti->vecs[0][1] + p.z * ti->vecs[0][2] + ti->vecs[0][3];
+    double t = p.x * ti->vecs[1][0] + p.y * ti->vecs[1][1] + p.z * ti->vecs[1][2] + ti->vecs[1][3];
+    int i = (int)floor((s - e.texturemins[0]) / 16.0 + 0.5), j = (int)floor((t - e.texturemins[1]) / 16.0 + 0.5);
+    i = i < 0 ? 0 : i >= e.size[0] ? e.size[0] - 1 : i;
+    j = j < 0 ? 0 : j >= e.size[1] ? e.size[1] - 1 : j;
+    size_t n3 = (size_t)e.size[0] * e.size[1] * 3;
+    const uint8_t *px = bsp->lightdata + bsp->faces[f].lightofs + slot * n3 + ((size_t)j * e.size[0] + i) * 3;
+    return (px[0] + px[1] + px[2]) / 3.0;
+}
+
+/* _bouncestyled 1: a styled light's light bounces into its style (the
+ * ceiling above a styled spotlight's pool gets a lightmap of that style);
+ * without it only style 0 bounces. */
+static void test_bouncestyled(void **state)
+{
+    (void)state;
+    double ceil[2];
+    for (int k = 0; k < 2; k++) {
+        const char *light = "{\n\"classname\" \"light\"\n\"origin\" \"0 0 128\"\n\"light\" \"400\"\n"
+                            "\"mangle\" \"0 -90 0\"\n\"_cone\" \"30\"\n\"style\" \"5\"\n}\n";
+        char *m = room_map(k ? "\"_bouncestyled\" \"1\"\n" : NULL, light, NULL, 0, NULL, 0);
+        qrad_opts_t o = opts0();
+        o.bounce = 2;
+        lit_t l;
+        compile_light(k ? "bsty1" : "bsty0", m, &o, &l);
+        ceil[k] = luxel_style(&l, vec3(0, 0, 256), DOWN, 5);
+        if (luxel_style(&l, vec3(0, 0, 0), UP, 5) < 100) fail_msg("the styled spotlight does not light the floor");
+        if (luxel(&l, 0, vec3(0, 0, 256), DOWN, -1) != 0) fail_msg("style-0 light on the ceiling");
+        free(m);
+        lit_free(&l);
+    }
+    if (ceil[0] > 0) fail_msg("without _bouncestyled the ceiling has style-5 light %g", ceil[0]);
+    if (ceil[1] < 6) fail_msg("_bouncestyled 1: ceiling style 5 %g", ceil[1]);
+}
+
 /* _tex_saturation_boost 1: the blue floor bounces a bluer light (more
  * blue to red on the ceiling above it). */
 static void test_tex_saturation_boost(void **state)
@@ -740,7 +789,7 @@ static void test_surf_threads(void **state)
     (void)state;
     mw_t w = {0};
     mw_printf(&w, "\"_surflight_rescale\" \"1\"\n\"_surflight_atten\" \"1.5\"\n\"_surflight_minlight_scale\" \"0.5\"\n"
-                  "\"_surflightskyscale\" \"0.5\"\n");
+                  "\"_surflightskyscale\" \"0.5\"\n\"_bouncestyled\" \"1\"\n");
     lamp_at(&w, 0, 0, "test/light", SURF_LIGHT, 1200);
     lamp_at(&w, -160, 100, "test/sky", SURF_LIGHT | SURF_SKY, 600);
     mw_t e = {0};
@@ -748,7 +797,8 @@ static void test_surf_threads(void **state)
     lamp_at(&e, 160, 160, "test/lamp", 0, 0);
     mw_printf(&e, "}\n{\n\"classname\" \"light\"\n\"origin\" \"-200 -200 32\"\n\"light\" \"500\"\n"
                   "\"_surface\" \"test/lamp\"\n}\n{\n\"classname\" \"light\"\n\"origin\" \"200 -200 32\"\n"
-                  "\"light\" \"200\"\n\"_surface\" \"test/wall\"\n\"_surface_radiosity\" \"0\"\n\"_bouncescale\" \"0.5\"\n}\n");
+                  "\"light\" \"200\"\n\"_surface\" \"test/wall\"\n\"_surface_radiosity\" \"0\"\n\"_bouncescale\" \"0.5\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"100 100 64\"\n\"light\" \"300\"\n\"style\" \"7\"\n}\n");
     char *m = room_map(w.buf, e.buf, NULL, 0, NULL, 0);
     lit_t a, b;
     qrad_opts_t o1 = opts0(), o2 = opts0();
@@ -779,6 +829,7 @@ int main(void)
         cmocka_unit_test(test_surflight_color_style),
         cmocka_unit_test(test_bouncecolorscale),
         cmocka_unit_test(test_bmodel_nobounce),
+        cmocka_unit_test(test_bouncestyled),
         cmocka_unit_test(test_tex_saturation_boost),
         cmocka_unit_test(test_preset_ericw_surflights),
         cmocka_unit_test(test_surf_bad_values),

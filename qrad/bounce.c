@@ -1,6 +1,8 @@
-/* Radiosity for style 0: patches of -chop units (whole luxel blocks), form
- * factors by ray casting, then Jacobi iterations, then the bounced light
- * filtered from the patches of each luxel's plane into the luxels.
+/* Radiosity for style 0 (and, with ericw's _bouncestyled, for each other
+ * style): patches of -chop units (whole luxel blocks), form factors by ray
+ * casting, then Jacobi iterations, then the bounced light filtered from the
+ * patches of each luxel's plane into the luxels. Brush models that cast
+ * shadows are seen by the rays too (ericw: only they bounce).
  *
  * Why rays and not qrad3's patch-to-patch transfers: casting a fixed set of
  * cosine-distributed rays from each patch costs patches x rays instead of

@@ -11,7 +11,7 @@
  *   facegeom.c  per-face plane, winding, extents and luxel sample points
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
- *   bounce.c    ray-traced patch radiosity for style 0
+ *   bounce.c    ray-traced patch radiosity for style 0 (other styles with _bouncestyled)
  *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient
  *   write.c     the lighting lump, face styles and offsets in face order
  *   rad.c       the driver (qrad_run) used by main.c and by the tests

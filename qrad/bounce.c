@@ -1,6 +1,8 @@
-/* Radiosity for style 0: patches of -chop units (whole luxel blocks), form
- * factors by ray casting, then Jacobi iterations, then the bounced light
- * filtered from the patches of each luxel's plane into the luxels.
+/* Radiosity for style 0 (and, with ericw's _bouncestyled, for each other
+ * style): patches of -chop units (whole luxel blocks), form factors by ray
+ * casting, then Jacobi iterations, then the bounced light filtered from the
+ * patches of each luxel's plane into the luxels. Brush models that cast
+ * shadows are seen by the rays too (ericw: only they bounce).
  *
  * Why rays and not qrad3's patch-to-patch transfers: casting a fixed set of
  * cosine-distributed rays from each patch costs patches x rays instead of
@@ -149,6 +151,14 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
             double dist;
             rays++;
             int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);
+            if (q->shadows.numnodes) {
+                /* ericw: brush models that cast shadows (_shadow) reflect
+                 * light too, unless "_bounce" "-1"; the others are not
+                 * seen by the bounces at all. */
+                double md;
+                int hm = trace_closest(&q->shadows, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, &md);
+                if (hm >= 0) hf = hm, dist = md;
+            }
             if (hf < 0) continue;
             const rface_t *g = &q->faces[hf];
             if (!g->lit || g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;
@@ -181,14 +191,24 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     return true;
 }
 
+vec3_t qrad_saturation_boost(vec3_t c, double boost)
+{
+    vec3_t s = vec3(2 * c.x * c.x, 2 * c.y * c.y, 2 * c.z * c.z);
+    double m = fmax(s.x, fmax(s.y, s.z));
+    if (m > 1) s = vec_scale(s, 1.0 / m);
+    return vec_lerp(c, s, boost);
+}
+
 /* The reflectivity a patch bounces with: the texture's, greyed by
- * worldspawn's _bouncecolorscale, times the bounce scales; none on a
+ * saturated by _tex_saturation_boost, greyed by worldspawn's
+ * _bouncecolorscale, times the bounce scales; none on a
  * bmodel with "_bounce" "-1". */
 static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
 {
     const rface_t *f = &q->faces[p->face];
     if (q->mkeys && q->mkeys[f->model].nobounce) return vec3(0, 0, 0);
     vec3_t r = f->reflect;
+    if (q->tex_saturation_boost > 0) r = qrad_saturation_boost(r, q->tex_saturation_boost);
     if (q->bouncecolorscale >= 0) {
         double grey = (r.x + r.y + r.z) / 3;
         r = vec_lerp(vec3(grey, grey, grey), r, q->bouncecolorscale);
@@ -265,89 +285,204 @@ static void face_bounce_unpack(void *ctx, long fi, const uint8_t *in, size_t siz
     memcpy(((qrad_t *)ctx)->faces[fi].light, in, size);
 }
 
-void qrad_bounce_apply(qrad_t *q)
+/* Which patches may reach each face's luxels: faces of the same plane
+ * (same model and side), sorted, with their boxes. */
+typedef struct neighbours_t {
+    face_key_t *keys;
+    int *group_of, *group_end;
+    aabb_t *boxes;
+} neighbours_t;
+
+static void neighbours_build(const qrad_t *q, neighbours_t *nb)
 {
-    int P = patch_luxels(q->opts);
-    double R = P * (double)LIGHTMAP_SCALE;
     int nf = q->bsp->numfaces;
-    face_key_t *keys = q2_malloc(sizeof(face_key_t) * (nf > 0 ? nf : 1));
+    nb->keys = q2_malloc(sizeof(face_key_t) * (nf > 0 ? nf : 1));
     int nk = 0;
     for (int fi = 0; fi < nf; fi++) {
         if (q->faces[fi].numpatches == 0) continue;
-        keys[nk++] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, q->faces[fi].model, fi};
+        nb->keys[nk++] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, q->faces[fi].model, fi};
     }
-    qsort(keys, nk, sizeof *keys, cmp_face_key);
-    int *group_of = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
-    int *group_end = q2_malloc(sizeof(int) * (nk > 0 ? nk : 1));
+    qsort(nb->keys, nk, sizeof *nb->keys, cmp_face_key);
+    nb->group_of = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
+    nb->group_end = q2_malloc(sizeof(int) * (nk > 0 ? nk : 1));
+    const face_key_t *keys = nb->keys;
     for (int k = 0; k < nk; k++) {
         int g = k;
         if (k > 0 && keys[k - 1].model == keys[k].model && keys[k - 1].planenum == keys[k].planenum &&
             keys[k - 1].side == keys[k].side)
-            g = group_of[keys[k - 1].face];
-        group_of[keys[k].face] = g;
+            g = nb->group_of[keys[k - 1].face];
+        nb->group_of[keys[k].face] = g;
     }
     for (int k = nk - 1; k >= 0; k--)
-        group_end[k] = (k + 1 < nk && group_of[keys[k + 1].face] == group_of[keys[k].face]) ? group_end[k + 1] : k + 1;
-    aabb_t *boxes = q2_malloc(sizeof(aabb_t) * (nf > 0 ? nf : 1));
+        nb->group_end[k] =
+            (k + 1 < nk && nb->group_of[keys[k + 1].face] == nb->group_of[keys[k].face]) ? nb->group_end[k + 1] : k + 1;
+    nb->boxes = q2_malloc(sizeof(aabb_t) * (nf > 0 ? nf : 1));
     for (int fi = 0; fi < nf; fi++) {
-        boxes[fi] = aabb_empty();
-        for (int k = 0; k < q->faces[fi].numpoints; k++) aabb_add_point(&boxes[fi], q->faces[fi].points[k]);
+        nb->boxes[fi] = aabb_empty();
+        for (int k = 0; k < q->faces[fi].numpoints; k++) aabb_add_point(&nb->boxes[fi], q->faces[fi].points[k]);
     }
-    static const dist_codec_t codec = {face_bounce_size, face_bounce_pack, face_bounce_unpack};
-    dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, q);
+}
+
+static void neighbours_free(neighbours_t *nb)
+{
+    free(nb->keys);
+    free(nb->group_of);
+    free(nb->group_end);
+    free(nb->boxes);
+}
+
+/* Adds the patches' incident light to one face's luxels (out: w*h*3). */
+static void apply_face(const qrad_t *q, const neighbours_t *nb, int fi, float *out)
+{
+    int P = patch_luxels(q->opts);
+    double R = P * (double)LIGHTMAP_SCALE;
+    const rface_t *f = &q->faces[fi];
+    const aabb_t *boxes = nb->boxes;
+    /* Candidate patches: faces of the same plane whose box comes
+     * within R of this face's box, in the group's (sorted) order. */
+    int g = nb->group_of[fi], *cand = NULL, nc = 0, cap = 0;
+    for (int k = g; k < nb->group_end[g]; k++) {
+        int gf = nb->keys[k].face;
+        bool near = true;
+        for (int ax = 0; ax < 3; ax++)
+            if (vec_comp(boxes[gf].mins, ax) > vec_comp(boxes[fi].maxs, ax) + R + 2 ||
+                vec_comp(boxes[gf].maxs, ax) < vec_comp(boxes[fi].mins, ax) - R - 2)
+                near = false;
+        if (!near) continue;
+        for (int pi = q->faces[gf].firstpatch; pi < q->faces[gf].firstpatch + q->faces[gf].numpatches; pi++)
+            ARRAY_PUSH(cand, nc, cap, pi);
+    }
+    const patch_t *pp = q->patches + f->firstpatch;
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            vec3_t p = f->samples[j * f->w + i];
+            vec3_t h = vec3(0, 0, 0);
+            double wsum = 0;
+            for (int c = 0; c < nc; c++) {
+                const patch_t *pt = &q->patches[cand[c]];
+                double d = vec_len(vec_sub(pt->origin, p));
+                if (d >= R) continue;
+                double w = (1 - d / R) * (1 - d / R) * pt->raygrid * pt->raygrid;
+                h = vec_ma(h, w, pt->incident);
+                wsum += w;
+            }
+            if (wsum > 0) {
+                h = vec_scale(h, 1.0 / wsum);
+            } else {
+                /* No patch centre within reach (a sliver face): its own
+                 * nearest patch. */
+                int a = i / P, b = j / P;
+                h = pp[(b < f->ph ? b : f->ph - 1) * f->pw + (a < f->pw ? a : f->pw - 1)].incident;
+            }
+            float *l = out + (size_t)(j * f->w + i) * 3;
+            l[0] += (float)h.x;
+            l[1] += (float)h.y;
+            l[2] += (float)h.z;
+        }
+    free(cand);
+}
+
+typedef struct apply_ctx_t {
+    qrad_t *q;
+    const neighbours_t *nb;
+} apply_ctx_t;
+
+static size_t face_bounce_size_ctx(void *ctx, long fi) { return face_bounce_size(((apply_ctx_t *)ctx)->q, fi); }
+static void face_bounce_pack_ctx(void *ctx, long fi, uint8_t *out) { face_bounce_pack(((apply_ctx_t *)ctx)->q, fi, out); }
+static void face_bounce_unpack_ctx(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    face_bounce_unpack(((apply_ctx_t *)ctx)->q, fi, in, size);
+}
+
+void qrad_bounce_apply(qrad_t *q)
+{
+    neighbours_t nb;
+    neighbours_build(q, &nb);
+    int nf = q->bsp->numfaces;
+    apply_ctx_t ac = {q, &nb};
+    static const dist_codec_t codec = {face_bounce_size_ctx, face_bounce_pack_ctx, face_bounce_unpack_ctx};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &ac);
 #pragma omp parallel num_threads(q->opts->threads)
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
         const int fi = (int)item;
         rface_t *f = &q->faces[fi];
         if (f->numpatches == 0) continue;
-        /* Candidate patches: faces of the same plane whose box comes
-         * within R of this face's box, in the group's (sorted) order. */
-        int g = group_of[fi], *cand = NULL, nc = 0, cap = 0;
-        for (int k = g; k < group_end[g]; k++) {
-            int gf = keys[k].face;
-            bool near = true;
-            for (int ax = 0; ax < 3; ax++)
-                if (vec_comp(boxes[gf].mins, ax) > vec_comp(boxes[fi].maxs, ax) + R + 2 ||
-                    vec_comp(boxes[gf].maxs, ax) < vec_comp(boxes[fi].mins, ax) - R - 2)
-                    near = false;
-            if (!near) continue;
-            for (int pi = q->faces[gf].firstpatch; pi < q->faces[gf].firstpatch + q->faces[gf].numpatches; pi++)
-                ARRAY_PUSH(cand, nc, cap, pi);
-        }
-        const patch_t *pp = q->patches + f->firstpatch;
-        for (int j = 0; j < f->h; j++)
-            for (int i = 0; i < f->w; i++) {
-                vec3_t p = f->samples[j * f->w + i];
-                vec3_t h = vec3(0, 0, 0);
-                double wsum = 0;
-                for (int c = 0; c < nc; c++) {
-                    const patch_t *pt = &q->patches[cand[c]];
-                    double d = vec_len(vec_sub(pt->origin, p));
-                    if (d >= R) continue;
-                    double w = (1 - d / R) * (1 - d / R) * pt->raygrid * pt->raygrid;
-                    h = vec_ma(h, w, pt->incident);
-                    wsum += w;
-                }
-                if (wsum > 0) {
-                    h = vec_scale(h, 1.0 / wsum);
-                } else {
-                    /* No patch centre within reach (a sliver face): its own
-                     * nearest patch. */
-                    int a = i / P, b = j / P;
-                    h = pp[(b < f->ph ? b : f->ph - 1) * f->pw + (a < f->pw ? a : f->pw - 1)].incident;
-                }
-                float *l = f->light + (size_t)(j * f->w + i) * 3;
-                l[0] += (float)h.x;
-                l[1] += (float)h.y;
-                l[2] += (float)h.z;
-            }
-        free(cand);
+        apply_face(q, &nb, fi, f->light);
     }
     dist_loop_end(dl);
-    free(keys);
-    free(group_of);
-    free(group_end);
-    free(boxes);
+    neighbours_free(&nb);
+}
+
+/* ericw's _bouncestyled: the light of each style other than 0 bounces
+ * into that style, through the same transfers. Every rank computes every
+ * face itself (the transfers are shared), so no face's styles travel. A
+ * face gets the style's lightmap when the bounce brings it at least
+ * LIGHT_CUTOFF somewhere and it has a free slot (MAXLIGHTMAPS). */
+static void bounce_styles(qrad_t *q, int bounces)
+{
+    int styles[256], ns = 0;
+    for (int i = 0; i < q->numlights; i++) {
+        int st = q->lights[i].style;
+        bool seen = st == 0;
+        for (int k = 0; k < ns && !seen; k++) seen = styles[k] == st;
+        if (!seen && ns < 256) styles[ns++] = st;
+    }
+    qsort(styles, ns, sizeof(int), cmp_int);
+    if (ns == 0) return;
+    int P = patch_luxels(q->opts);
+    neighbours_t nb;
+    neighbours_build(q, &nb);
+    for (int si = 0; si < ns; si++) {
+        int st = styles[si];
+        /* The patches' direct light of this style. */
+        bool any = false;
+        for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+            rface_t *f = &q->faces[fi];
+            int slot = -1;
+            for (int k = 0; k < f->numstyles; k++)
+                if (f->styles[k] == st) slot = k;
+            int n = f->w * f->h;
+            for (int b = 0; b < f->ph; b++)
+                for (int a = 0; a < f->pw; a++) {
+                    patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+                    vec3_t d = vec3(0, 0, 0);
+                    int cnt = 0;
+                    for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
+                        for (int i = a * P; i < (a + 1) * P && i < f->w; i++, cnt++) {
+                            if (slot < 0) continue;
+                            const float *l = f->light + ((size_t)slot * n + j * f->w + i) * 3;
+                            d = vec_add(d, vec3(l[0], l[1], l[2]));
+                        }
+                    p->direct = cnt ? vec_scale(d, 1.0 / cnt) : vec3(0, 0, 0);
+                    any |= slot >= 0;
+                }
+        }
+        if (!any) continue;
+        qrad_bounce_solve(q, bounces);
+#pragma omp parallel for schedule(dynamic, 8) num_threads(q->opts->threads)
+        for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+            rface_t *f = &q->faces[fi];
+            if (f->numpatches == 0) continue;
+            int n = f->w * f->h;
+            float *add = q2_calloc((size_t)n * 3, sizeof(float));
+            apply_face(q, &nb, fi, add);
+            float mx = 0;
+            for (int k = 0; k < n * 3; k++) mx = fmaxf(mx, add[k]);
+            int slot = -1;
+            for (int k = 0; k < f->numstyles; k++)
+                if (f->styles[k] == st) slot = k;
+            if (slot < 0 && mx >= LIGHT_CUTOFF && f->numstyles < MAXLIGHTMAPS) {
+                f->light = q2_realloc(f->light, sizeof(float) * (size_t)(f->numstyles + 1) * n * 3);
+                memset(f->light + (size_t)f->numstyles * n * 3, 0, sizeof(float) * (size_t)n * 3);
+                slot = f->numstyles;
+                f->styles[f->numstyles++] = st;
+            }
+            if (slot >= 0)
+                for (int k = 0; k < n * 3; k++) f->light[(size_t)slot * n * 3 + k] += add[k];
+            free(add);
+        }
+    }
+    neighbours_free(&nb);
 }
 
 void qrad_bounce_free(qrad_t *q)
@@ -365,5 +500,8 @@ bool qrad_bounce(qrad_t *q, q2err_t *err)
     if (!qrad_bounce_setup(q, err)) return false;
     qrad_bounce_solve(q, q->bounces);
     qrad_bounce_apply(q);
+    const entity_t *ws = qrad_worldspawn(q);
+    int dflt = q->opts->bouncestyled >= 0 ? q->opts->bouncestyled : 0;
+    if (ws ? qrad_key_int(q, ws, "_bouncestyled", dflt, 0, 1) : dflt) bounce_styles(q, q->bounces);
     return true;
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "qrad.h"
+#include "surflights.h"
 #include "../common/dist.h"
 #include "../common/log.h"
 #include "../common/mem.h"
@@ -219,7 +220,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         if (l->type == LIGHT_SURFACE) {
             if (vec_dot(l->dir, vec_sub(p, l->origin)) <= 0) continue;
             double ff;
-            if (dist * dist < 16.0 * l->area) ff = polygon_irradiance(l->points, l->numpoints, p, nrm);
+            if (l->rescale) ff = qrad_surflight_rescaled(l, dist, dot, dir);
+            else if (dist * dist < 16.0 * l->area) ff = polygon_irradiance(l->points, l->numpoints, p, nrm);
             else {
                 double dot2 = -vec_dot(dir, l->dir);
                 if (dot <= 0 || dot2 <= 0) continue;

@@ -1,6 +1,5 @@
 /* Light sources: `light*` entities (points and spots), the sun and sky dome
- * from worldspawn keys or `_sun` light entities, and surface lights cut from
- * SURF_LIGHT faces.
+ * from worldspawn keys or `_sun` light entities (surface lights: surflights.c).
  *
  * Keys are read as the compilers designers use read them: qrad3 for `light`,
  * `_light`, `_color`, `style`, `_cone`, `target`, `angle`; q2tools-220 for
@@ -18,6 +17,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "surflights.h"
 #include "../common/mem.h"
 
 vec3_t qrad_angles_to_vec(double yaw, double pitch)
@@ -68,12 +68,6 @@ static double light_range(const light_t *l)
 static void add_light(qrad_t *q, const light_t *l) { ARRAY_PUSH(q->lights, q->numlights, q->caplights, *l); }
 
 /* Worldspawn keys that change every light entity (ericw-tools'). */
-typedef struct world_light_keys_t {
-    double dist;     /* _dist: multiplies every light's wait */
-    double range;    /* _range: brightness scale, 0.5 = as the light says */
-    bool spotauto;   /* _spotlightautofalloff */
-    bool sun_dirt;   /* _sunlight_dirt (default: _dirt) */
-} world_light_keys_t;
 
 static void read_world_light_keys(qrad_t *q, const entity_t *w, world_light_keys_t *k)
 {
@@ -423,100 +417,6 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const wor
     return true;
 }
 
-/* Cuts a SURF_LIGHT face into pieces no larger than -chop on each world
- * axis; each piece is an area light of uniform exitance. */
-static void surface_lights(qrad_t *q)
-{
-    /* Emitters are cut coarser than bounce patches (as ericw-tools'
-     * surflight_subdivide 128): the polygon formula is exact at any size, and
-     * fewer pieces mean fewer shadow rays. */
-    double chop = 2 * (q->opts->chop > 1 ? q->opts->chop : 64);
-    /* ericw-tools' worldspawn scales of surface lights (here relative to
-     * qrad3's -direct, so 1 keeps today's brightness). */
-    const entity_t *ws = qrad_worldspawn(q);
-    double surfscale = ws ? qrad_key_float(q, ws, "_surflightscale", 1, 0, 1000) : 1;
-    double skyscale = ws ? qrad_key_float(q, ws, "_surflightskyscale", 1, 0, 1000) : 1;
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        const rface_t *f = &q->faces[fi];
-        if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
-        const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-        /* qrad3 makes a surface light's emission value times the texture's
-         * reflectivity, its brightest channel raised to at most twice the
-         * average (1 at most), and 0.5 for a texture it cannot load. */
-        double rgb[3] = {1, 1, 1}, refl = 0.5;
-        if (q->texdb && texdb_image(q->texdb, ti->texture)) {
-            texdb_average_color(q->texdb, ti->texture, rgb);
-            double mx = fmax(rgb[0], fmax(rgb[1], rgb[2]));
-            refl = mx < 0.5 ? 2 * mx : 1.0;
-        }
-        /* qrad3's emit_surface: irradiance = value * direct_scale * area *
-         * cos * cos / d^2, which is a uniform emitter of exitance
-         * value * direct_scale * pi. The colour keeps its hue at the
-         * brightest channel's level, as qrad3's ColorNormalize. */
-        double m = fmax(rgb[0], fmax(rgb[1], rgb[2]));
-        vec3_t col = m > 0 ? vec3(rgb[0] / m, rgb[1] / m, rgb[2] / m) : vec3(1, 1, 1);
-        double exitance = ti->value * refl * q->opts->direct * M_PI * (f->sky ? skyscale : surfscale);
-        /* Split on axial planes at multiples of chop. */
-        winding_t *queue[1024];
-        int nq = 0;
-        winding_t *w = winding_alloc(f->numpoints);
-        w->numpoints = f->numpoints;
-        for (int k = 0; k < f->numpoints; k++) w->p[k] = f->points[k];
-        queue[nq++] = w;
-        while (nq > 0) {
-            winding_t *cur = queue[--nq];
-            aabb_t b = winding_bounds(cur);
-            bool split = false;
-            for (int ax = 0; ax < 3 && !split; ax++) {
-                double lo = vec_comp(b.mins, ax), hi = vec_comp(b.maxs, ax);
-                if (hi - lo <= chop + ON_EPSILON) continue;
-                double cut = floor((lo + chop) / chop) * chop;
-                if (cut <= lo + ON_EPSILON) cut += chop;
-                if (cut >= hi - ON_EPSILON || nq + 2 > 1024) continue;
-                vec3_t n = vec3(0, 0, 0);
-                vec_set_comp(&n, ax, 1);
-                winding_t *fr, *bk;
-                winding_split(cur, n, cut, ON_EPSILON, &fr, &bk);
-                if (fr && bk) {
-                    winding_free(cur);
-                    queue[nq++] = fr;
-                    queue[nq++] = bk;
-                    split = true;
-                } else {
-                    winding_free(fr);
-                    winding_free(bk);
-                }
-            }
-            if (split) continue;
-            double area = winding_area(cur);
-            if (area > DEGENERATE_EPSILON) {
-                light_t l;
-                memset(&l, 0, sizeof l);
-                l.type = LIGHT_SURFACE;
-                l.face = fi;
-                l.dir = f->normal;
-                l.area = area;
-                l.origin = winding_center(cur);
-                l.color = vec_scale(col, exitance);
-                l.intensity = exitance;
-                l.style = 0;
-                l.light_mask = l.shadow_mask = 1;
-                l.dirt = q->dirt.global;
-                l.bouncescale = 1;
-                l.anglescale = 1;
-                l.numpoints = cur->numpoints;
-                l.points = q2_malloc(sizeof(vec3_t) * cur->numpoints);
-                memcpy(l.points, cur->p, sizeof(vec3_t) * cur->numpoints);
-                l.range = sqrt(exitance * area / (M_PI * LIGHT_CUTOFF));
-                l.cluster = qrad_point_cluster(q->bsp, vec_ma(l.origin, SAMPLE_NUDGE, f->normal));
-                add_light(q, &l);
-                q->surface_pieces++;
-            }
-            winding_free(cur);
-        }
-    }
-}
-
 bool qrad_lights_setup(qrad_t *q, q2err_t *err)
 {
     const entity_t *world = NULL;
@@ -525,9 +425,9 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
             world = &q->ents.ents[i];
             break;
         }
-    world_light_keys_t wk;
-    read_world_light_keys(q, world, &wk);
-    setup_sun(q, world, &wk);
+    world_light_keys_t *wk = &q->world_light_keys;
+    read_world_light_keys(q, world, wk);
+    setup_sun(q, world, wk);
     q->world_anglescale = 1;
     if (world) {
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
@@ -535,10 +435,10 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
     }
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];
-        if (strncmp(entity_classname(e), "light", 5)) continue;
-        if (!parse_point_light(q, e, i, &wk)) return false;
+        if (strncmp(entity_classname(e), "light", 5) || qrad_surface_template(e)) continue;
+        if (!parse_point_light(q, e, i, wk)) return false;
     }
-    surface_lights(q);
+    qrad_surface_lights(q);
     (void)err;
     return true;
 }
@@ -549,4 +449,11 @@ void qrad_lights_free(qrad_t *q)
     free(q->lights);
     q->lights = NULL;
     q->numlights = q->caplights = 0;
+}
+
+/* For surface-light templates (surflights.c), after qrad_lights_setup has
+ * read the worldspawn's light keys. */
+bool qrad_light_from_entity(qrad_t *q, const entity_t *e, int index)
+{
+    return parse_point_light(q, e, index, &q->world_light_keys);
 }

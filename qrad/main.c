@@ -27,7 +27,8 @@ static void usage(FILE *f)
             "  -minlight F    minimum light, 0..2 as ericw's Quake 2 _minlight (1 = 128);\n"
             "                 overrides worldspawn's _minlight\n"
             "  -preset NAME   brightness of another compiler: qrad3 (-bouncescale 0.3) or\n"
-            "                 ericw (-bounce 1 -scale 0.35 -anglescale 0.5); other options still win\n"
+            "                 ericw (-bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65,\n"
+            "                 surface lights as ericw's: texture colour, rescaled); other options win\n"
             "  -anglescale F  every light's ericw _anglescale: (1 - F) + F cos(incidence), 0..1\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
             "  -nodirt        no dirtmapping, whatever worldspawn says\n"
@@ -133,12 +134,24 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         return true;
     }
     if (!strcmp(name, "ericw")) {
-        /* ericw-tools' light on its own base1 (ratio 1.011, correlation
-         * 0.590): one bounce, half the angle of incidence (its
-         * _anglescale default), and everything darker. */
+        /* ericw-tools' light in Quake 2 mode (docs/qrad.md, "Presets"):
+         * one bounce at its bouncescale 0.85 times the 0.5 of its bounce
+         * pass, half the angle of incidence (its _anglescale), and its
+         * surface lights: value x the texture's average colour at its
+         * Quake 2 _surflightscale 0.65, none from a texture it cannot load,
+         * both angles rescaled (_surflight_rescale 1), emitting faces lit
+         * at least by their own light (_surflight_minlight_scale 1), and
+         * styled lights bounce (_bouncestyled 1). On its
+         * base1 without
+         * textures: mean luxel 0.96 of its light's, correlation 0.935. */
         o->bounce = 1;
-        o->scale = 0.35;
+        o->bouncescale = 0.425;
         o->anglescale = 0.5;
+        o->direct = 0.65;
+        o->surflight_texcolor = true;
+        o->surflight_rescale = 1;
+        o->surflight_minlight_scale = 1;
+        o->bouncestyled = 1;
         return true;
     }
     return false;

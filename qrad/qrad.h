@@ -4,13 +4,14 @@
  *   keys.c      entity keys read with range checks (warnings name entity, key, line)
  *   models.c    per-model settings from brush entities and worldspawn (phong,
  *               minlight, shadows, channels)
- *   lights.c    entity and surface light sources, sun and sky settings
+ *   lights.c    entity light sources, sun and sky settings
+ *   surflights.c surface lights from SURF_LIGHT faces
  *   trace.c     a BVH over the world's faces; occlusion and closest-hit rays,
  *               point contents and clusters through the bsp tree
  *   facegeom.c  per-face plane, winding, extents and luxel sample points
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
- *   bounce.c    ray-traced patch radiosity for style 0
+ *   bounce.c    ray-traced patch radiosity for style 0 (other styles with _bouncestyled)
  *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient;
  *               then _lightignore, _maxlight, -soft and _gamma on every style
  *   write.c     the lighting lump, face styles and offsets in face order
@@ -67,6 +68,11 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
+    /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
+    int surflight_rescale;           /* _surflight_rescale (qrad: 0) */
+    double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */
+    int bouncestyled;                /* _bouncestyled (qrad: 0) */
+    bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -144,6 +150,7 @@ typedef struct light_t {
     double softdot;   /* spot: cos of the _softangle inner cone (full light inside); 0 = hard edge */
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
+    bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
     /* surface lights only */
     int face;
     double area;
@@ -221,7 +228,16 @@ typedef struct tracer_t {
 
 struct qrad_t;
 
+/* Worldspawn keys every light entity reads (lights.c). */
+typedef struct world_light_keys_t {
+    double dist;   /* _dist: multiplies every light's wait */
+    double range;  /* _range: brightness scale, 0.5 = as the light says */
+    bool spotauto; /* _spotlightautofalloff */
+    bool sun_dirt; /* _sunlight_dirt (default: _dirt) */
+} world_light_keys_t;
+
 typedef struct qrad_t {
+    world_light_keys_t world_light_keys; /* read by qrad_lights_setup */
     const qrad_opts_t *opts;
     bsp_t *bsp;
     log_t *log;
@@ -244,6 +260,7 @@ typedef struct qrad_t {
     int bounces;               /* -bounce, or worldspawn's _bounce */
     double bouncescale;        /* -bouncescale times worldspawn's _bouncescale */
     double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
+    double tex_saturation_boost; /* worldspawn _tex_saturation_boost 0..1 (surflights.c reads it) */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
@@ -258,6 +275,7 @@ typedef struct qrad_t {
     /* statistics */
     long luxels, rays;
     int surface_pieces;
+    vec3_t *surf_floor;        /* per face: _surflight_minlight_scale floor (surflights.c); NULL = none */
 } qrad_t;
 
 typedef struct patch_t {
@@ -361,6 +379,9 @@ double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal);
 
 /* bounce.c */
 bool qrad_bounce(qrad_t *q, q2err_t *err);
+/* ericw's _tex_saturation_boost of a texture colour (0..1 channels): the
+ * colour squared, doubled, brought back under 1, mixed in by boost. */
+vec3_t qrad_saturation_boost(vec3_t c, double boost);
 /* One iteration sweep for tests: solves `bounces` rounds over the patches
  * already made by qrad_bounce_setup. */
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "surflights.h"
 #include "../common/mem.h"
 
 void qrad_opts_default(qrad_opts_t *o)
@@ -26,6 +27,9 @@ void qrad_opts_default(qrad_opts_t *o)
     o->minlight = -1;
     o->dirt = 0;
     o->anglescale = -1;
+    o->surflight_rescale = -1;
+    o->surflight_minlight_scale = -1;
+    o->bouncestyled = -1;
 }
 
 bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, q2err_t *err)
@@ -55,6 +59,7 @@ void qrad_end(qrad_t *q)
     qrad_decoupled_free(q);
     qrad_bounce_free(q);
     qrad_lights_free(q);
+    qrad_surflights_free(q);
     tracer_free(&q->tracer);
     tracer_free(&q->shadows);
     qrad_faces_free(q);
@@ -82,6 +87,7 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         ok = qrad_bounce(&q, err);
     }
     if (ok) qrad_minlight(&q);
+    if (ok) qrad_surflights_floor(&q);
     if (ok && q.decoupled) {
         if (st) stages_mark(st, "decoupled");
         ok = qrad_decoupled_light(&q, err);

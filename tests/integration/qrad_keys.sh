@@ -34,11 +34,36 @@ if [ -n "${Q2MAP_MPIEXEC:-}" ]; then
         "$TMP/k-np2.bsp" >"$TMP/np2.log" 2>&1 || { cat "$TMP/np2.log"; bad "mpirun -np 2 qrad"; }
     cmp -s "$TMP/k-ref.bsp" "$TMP/k-np2.bsp" || bad "keys_all: mpirun -np 2 differs from one process"
 fi
+# Surface-light keys (tests/data/qrad/keys_surf.map: _surflight_* on
+# worldspawn and a func_wall, a _surface template, _tex_saturation_boost),
+# plain and with -preset ericw: no warning, -threads 1 = 2, and under MPI
+# -np 2 is the one-process bsp.
+cp "$DATA/qrad/keys_surf.map" "$TMP/"
+"$BIN/qbsp" -quiet -threads 2 "$TMP/keys_surf.map" || fail "qbsp keys_surf.map"
+for args in "" "-preset ericw"; do
+    for run in s1 s2 s3; do cp "$TMP/keys_surf.bsp" "$TMP/$run.bsp"; done
+    "$BIN/qrad" -threads 1 -bounce 2 $args "$TMP/s1.bsp" >"$TMP/s1.log" 2>&1 || bad "keys_surf -threads 1 $args"
+    "$BIN/qrad" -threads 2 -bounce 2 $args "$TMP/s2.bsp" >/dev/null 2>&1 || bad "keys_surf -threads 2 $args"
+    ! grep -i "warning" "$TMP/s1.log" || bad "keys_surf.map: warnings on valid keys $args"
+    cmp -s "$TMP/s1.bsp" "$TMP/s2.bsp" || bad "keys_surf differs between -threads 1 and 2 $args"
+    if [ -n "${Q2MAP_MPIEXEC:-}" ]; then
+        OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader "${MPIRUN[@]}" -np 2 "$BIN/qrad" -quiet -threads 1 -bounce 2 $args \
+            "$TMP/s3.bsp" >"$TMP/s3.log" 2>&1 || { cat "$TMP/s3.log"; bad "mpirun -np 2 qrad keys_surf $args"; }
+        cmp -s "$TMP/s1.bsp" "$TMP/s3.bsp" || bad "keys_surf: mpirun -np 2 differs from one process $args"
+    fi
+done
+
 # Options: -preset is the options it stands for; bad values are usage errors.
 cp "$TMP/keys_all.bsp" "$TMP/p1.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p2.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset ericw "$TMP/p1.bsp" || bad "qrad -preset ericw"
-"$BIN/qrad" -quiet -threads 2 -bounce 1 -scale 0.35 -anglescale 0.5 "$TMP/p2.bsp" || bad "qrad -bounce 1 -scale 0.35 -anglescale 0.5"
-cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -scale 0.35 -anglescale 0.5"
+"$BIN/qrad" -quiet -threads 2 -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65 -preset ericw "$TMP/p2.bsp" || bad "qrad -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65 -preset ericw"
+cmp -s "$TMP/p1.bsp" "$TMP/p2.bsp" || bad "-preset ericw is not -bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65"
+# An option wins over the preset wherever it is on the line.
+cp "$TMP/keys_all.bsp" "$TMP/p5.bsp"; cp "$TMP/keys_all.bsp" "$TMP/p6.bsp"
+"$BIN/qrad" -quiet -threads 2 -preset ericw -bounce 0 "$TMP/p5.bsp" || bad "qrad -preset ericw -bounce 0"
+"$BIN/qrad" -quiet -threads 2 -bounce 0 -preset ericw "$TMP/p6.bsp" || bad "qrad -bounce 0 -preset ericw"
+cmp -s "$TMP/p5.bsp" "$TMP/p6.bsp" || bad "-bounce 0 does not win over -preset ericw on both sides"
+! cmp -s "$TMP/p1.bsp" "$TMP/p5.bsp" || bad "-preset ericw -bounce 0 is -preset ericw"
 cp "$TMP/keys_all.bsp" "$TMP/p3.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset qrad3 -bouncescale 0.6 "$TMP/p3.bsp" || bad "qrad -preset qrad3 -bouncescale 0.6"
 cp "$TMP/keys_all.bsp" "$TMP/p4.bsp"

@@ -189,6 +189,18 @@ for k in '0 \(worldspawn, line 3\): "_dist" "0"' '0 \(worldspawn, line 5\): "_ga
 done
 run "bspinfo bad light keys 2" 0 'valid' "$BIN/bspinfo" --check map_bad_light_keys2.bsp
 
+# Surface-light keys with bad values: the same, with a SURF_LIGHT lamp and a
+# "_surface" template (tests/data/robust/map_bad_surflight_keys.map).
+newdir qrad_bad_surf_keys; cp "$R/map_bad_surflight_keys.map" "$D/"
+run "qbsp bad surflight keys" 0 '' "$BIN/qbsp" -threads 2 map_bad_surflight_keys.map
+for k in '0 \(worldspawn, line 3\): "_surflightscale" "bright"' '0 \(worldspawn, line 5\): "_surflight_atten" "-1"' \
+    '0 \(worldspawn, line 7\): "_surflight_minlight_scale" "1e999"' '0 \(worldspawn, line 9\): "_tex_saturation_boost" "nan"' \
+    '2 \(light, line 21\): "_surface_offset" "far"' '2 \(light, line 23\): "_surflight_group" "-3"' \
+    '3 \(func_wall, line 27\): "_surflight_color" "red"' '3 \(func_wall, line 28\): "_surflight_style" "300"'; do
+    run "qrad bad surflight key $k" 0 "warning: entity $k" "$BIN/qrad" -threads 2 map_bad_surflight_keys.bsp
+done
+run "bspinfo bad surflight keys" 0 'valid' "$BIN/bspinfo" --check map_bad_surflight_keys.bsp
+
 # ---------------------------------------------------------------- qview
 newdir qview; cp "$R"/*.bsp "$R"/*.png "$R"/*.pts "$R"/good.prt "$R"/prt_garbage.prt "$D/"
 QV="$BIN/qview --renderer soft --size 64x48 --threads 2"

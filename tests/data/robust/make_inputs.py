@@ -161,6 +161,21 @@ def maps():
             '"_phong_angle_concave" "400"\n"_maxlight" "3"\n'
           + box((-64, -64, -256), (64, 64, -192)) + "}\n")
 
+    # Surface-light keys with bad values (issue 13): the same checks, with a
+    # SURF_LIGHT lamp (flags 1, value 800 on its bottom face) and a template.
+    lamp = box((-32, -32, 224), (32, 32, 256)).replace(
+        "( -32 -31 224 ) ( -32 -32 224 ) ( -31 -32 224 ) %s 0 0 0 1 1" % TEX,
+        "( -32 -31 224 ) ( -32 -32 224 ) ( -31 -32 224 ) %s 0 0 0 1 1 0 1 800" % TEX)
+    write("map_bad_surflight_keys.map",
+          world(room() + lamp, '"_surflightscale" "bright"\n"_surflightskyscale" "-2"\n"_surflight_atten" "-1"\n'
+                '"_surflight_rescale" "maybe"\n"_surflight_minlight_scale" "1e999"\n"_surflight_radiosity" "2"\n'
+                '"_tex_saturation_boost" "nan"\n')
+          + point("info_player_start", "0 0 0")
+          + point("light", "-200 -200 32", '"light" "300"\n"_surface" "e1u1/floor1_3"\n"_surface_radiosity" "0"\n'
+                  '"_surface_offset" "far"\n"_surface_spotlight" "yes"\n"_surflight_group" "-3"\n')
+          + '{\n"classname" "func_wall"\n"_surflight_color" "red"\n"_surflight_style" "300"\n"_surflight_atten" "x"\n'
+          + box((-64, -64, -256), (64, 64, -192)) + "}\n")
+
 
 LUMP = {"entities": 0, "planes": 1, "vertexes": 2, "visibility": 3, "nodes": 4,
         "texinfo": 5, "faces": 6, "lighting": 7, "leafs": 8, "models": 13}

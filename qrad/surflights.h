@@ -1,0 +1,23 @@
+/* surflights.c: surface lights (SURF_LIGHT faces, "_surface" light
+ * templates), added to q->lights after the entity lights. */
+#ifndef Q2M_QRAD_SURFLIGHTS_H
+#define Q2M_QRAD_SURFLIGHTS_H
+
+#include "qrad.h"
+
+void qrad_surface_lights(qrad_t *q);
+/* A light entity with "_surface": a template that surflights.c copies
+ * onto faces; it does not light by itself. */
+bool qrad_surface_template(const entity_t *e);
+/* lights.c: parses one light entity into q->lights (as its loop does). */
+bool qrad_light_from_entity(qrad_t *q, const entity_t *e, int index);
+/* Form factor (times pi) of a rescaled surface-light piece (ericw's
+ * _surflight_rescale) at a receiver dist away along -dir with cosine dot;
+ * 0 when either side faces away. */
+double qrad_surflight_rescaled(const light_t *l, double dist, double dot, vec3_t dir);
+/* _surflight_minlight_scale floors on emitting faces (style 0), after the
+ * bounces; then qrad_surflights_free. */
+void qrad_surflights_floor(qrad_t *q);
+void qrad_surflights_free(qrad_t *q);
+
+#endif

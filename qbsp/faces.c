@@ -10,6 +10,7 @@
 #include "../common/mem.h"
 #include "../formats/lightmap.h"
 #include "emit.h"
+#include "groupkeys.h"
 
 qbsp_emit_t *emit_get(qbsp_t *q)
 {
@@ -155,6 +156,8 @@ static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
 {
     if (!f1->w || !f2->w) return NULL;
     if (f1->texinfo != f2->texinfo || f1->planenum != f2->planenum || f1->contents != f2->contents) return NULL;
+    /* Faces of entities with their own lighting keys stay apart. */
+    if (q->ent_keyset && groupkeys_of_face(q, f1) != groupkeys_of_face(q, f2)) return NULL;
     winding_t *w = faces_try_merge_windings(f1->w, f2->w, normal);
     if (!w) return NULL;
     face_t *nf = emit_new_face(q);
@@ -391,11 +394,12 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
     side_t *side = p->side;
     if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
-    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do);
+    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do;
+     * -includeskip writes them, as ericw-tools' does for Q2RTX);
      * sky faces are kept even when flagged NODRAW, since engines draw the
      * sky box where they are. */
     int flags = q->texinfo[side->texinfo].flags;
-    if ((flags & SURF_NODRAW) && !(flags & SURF_SKY)) return NULL;
+    if ((flags & SURF_NODRAW) && !(flags & SURF_SKY) && !q->opt.includeskip) return NULL;
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
     /* The inside of a window is not drawn from another window. */
     if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;

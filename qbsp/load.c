@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fileio.h"
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
+#include "groupkeys.h"
 #include "prepare.h"
 #include "texinfo.h"
 
@@ -26,6 +28,22 @@ static bool joins_world(const map_entity_t *me)
 {
     const char *cls = entity_classname(&me->ent);
     return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls);
+}
+
+/* Whether the faces of a brush seen from inside it are left out: the
+ * entity's _mirrorinside when given, else ericw-tools' Quake 2 defaults
+ * (qbsp's portal_generates_face): windows (translucent solids included) and
+ * aux have no inside faces, and func_detail_fence and
+ * func_detail_illusionary start with them off; liquids and other mist keep
+ * them. */
+static bool mirror_off(const qbsp_t *q, int e, int contents)
+{
+    unsigned flags = q->ent_flags ? q->ent_flags[e] : 0;
+    if (flags & ENT_MIRROR_OFF) return true;
+    if (flags & ENT_MIRROR_ON) return false;
+    const char *cls = entity_classname(&q->map.entities[e].ent);
+    if (e > 0 && (strcmp(cls, "func_detail_fence") == 0 || strcmp(cls, "func_detail_illusionary") == 0)) return true;
+    return (contents & (CONTENTS_WINDOW | CONTENTS_AUX)) != 0;
 }
 
 static int detail_entity_contents(const qbsp_t *q, const char *cls, int contents)
@@ -156,18 +174,32 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     out->line = mb->line;
     out->outputnumber = -1;
     if (q->ent_flags) {
-        out->mirror_off = (q->ent_flags[e] & ENT_MIRROR_OFF) != 0;
         out->noclipfaces = (q->ent_flags[e] & ENT_NOCLIPFACES) != 0;
+        out->nochop = (q->ent_flags[e] & ENT_NOCHOP) != 0;
     }
+    if (q->ent_chop_order) out->chop_order = q->ent_chop_order[e];
     out->original_sides = q2_calloc(mb->numsides > 0 ? (size_t)mb->numsides : 1, sizeof(side_t));
 
     int first_real = -1, contents = 0, trans = 0;
     bool mixed = false, is_origin = false;
+    /* -includeskip: skip sides of brushes that are not hint brushes count
+     * as drawn sides of their brush (their texinfo keeps SURF_SKIP). */
+    bool keep_skip = false;
+    if (q->opt.includeskip) {
+        keep_skip = true;
+        for (int i = 0; i < mb->numsides && keep_skip; i++) {
+            int c, flags, value;
+            surface_for_side(q, &mb->sides[i], &c, &flags, &value);
+            if (flags & SURF_HINT) keep_skip = false;
+        }
+    }
     for (int i = 0; i < mb->numsides; i++) {
         const map_side_t *ms = &mb->sides[i];
         int c, flags, value;
         surface_for_side(q, ms, &c, &flags, &value);
         if (c & CONTENTS_ORIGIN) is_origin = true;
+        int texflags = flags;
+        if (keep_skip) flags &= ~SURF_SKIP;
         c = side_contents(q, c, &flags);
 
         plane_t pl;
@@ -204,7 +236,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
         s->visible = !(flags & SURF_SKIP);
         s->texinfo = -1;
         if (!origin_only) {
-            s->texinfo = texinfo_for_side(q, ms, plane_table_get(&q->planes, pn)->normal, origin, flags, value, err);
+            s->texinfo = texinfo_for_side(q, ms, plane_table_get(&q->planes, pn)->normal, origin, texflags, value, err);
             if (s->texinfo < 0) {
                 free_brush_sides(out);
                 return BRUSH_ERROR;
@@ -269,6 +301,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     if (e > 0 && is_detail_entity(entity_classname(&q->map.entities[e].ent))) {
         out->contents = contents = detail_entity_contents(q, entity_classname(&q->map.entities[e].ent), contents);
     }
+    out->mirror_off = mirror_off(q, e, out->contents);
     if (q->opt.nodetail && (contents & CONTENTS_DETAIL)) {
         free_brush_sides(out);
         return BRUSH_DROPPED;
@@ -382,10 +415,44 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
     return true;
 }
 
+/* -add FILE (ericw-tools): FILE's world brushes join the world and its other
+ * entities follow ours; its worldspawn keys are not used. Messages about
+ * them give their line in FILE but our map's name. */
+static bool add_map(qbsp_t *q, const char *path, q2err_t *err)
+{
+    map_t add;
+    q2err_t aerr;
+    q2err_clear(&aerr);
+    if (!file_exists(path)) return q2err_set(err, path, 0, 0, "-add: map file not found");
+    if (!map_read_file(path, &add, &aerr)) {
+        *err = aerr;
+        return false;
+    }
+    if (add.numentities > 0 && q->map.numentities > 0) {
+        map_entity_t *w = &q->map.entities[0], *aw = &add.entities[0];
+        for (int b = 0; b < aw->numbrushes; b++) {
+            map_brush_t mb = aw->brushes[b];
+            mb.entity_brush_index = w->numbrushes;
+            ARRAY_PUSH(w->brushes, w->numbrushes, w->cap, mb);
+        }
+        aw->numbrushes = 0;
+    }
+    for (int e = 1; e < add.numentities; e++) {
+        ARRAY_PUSH(q->map.entities, q->map.numentities, q->map.cap, add.entities[e]);
+        memset(&add.entities[e], 0, sizeof add.entities[e]);
+    }
+    if (add.valve220) q->map.valve220 = true;
+    log_info(q->log, "%6d entities added from %s", add.numentities > 0 ? add.numentities - 1 : 0, path);
+    map_free(&add);
+    return true;
+}
+
 bool load_map(qbsp_t *q, const char *path, q2err_t *err)
 {
     if (!map_read_file(path, &q->map, err)) return false;
+    if (q->opt.add_path && !add_map(q, q->opt.add_path, err)) return false;
     if (!prepare_map(q, err)) return false;
+    groupkeys_collect(q);
     return load_brushes(q, err);
 }
 
@@ -400,6 +467,9 @@ void load_free(qbsp_t *q)
     free(q->ent_origin);
     free(q->ent_flags);
     q->ent_flags = NULL;
+    free(q->ent_chop_order);
+    q->ent_chop_order = NULL;
+    groupkeys_free(q);
     q->ent_firstbrush = q->ent_numbrushes = NULL;
     q->ent_origin = NULL;
 }

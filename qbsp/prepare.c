@@ -489,10 +489,24 @@ static void regions(qbsp_t *q)
 static void face_flags(qbsp_t *q)
 {
     free(q->ent_flags);
-    q->ent_flags = q2_calloc((size_t)(q->map.numentities > 0 ? q->map.numentities : 1), 1);
+    free(q->ent_chop_order);
+    size_t n = (size_t)(q->map.numentities > 0 ? q->map.numentities : 1);
+    q->ent_flags = q2_calloc(n, 1);
+    q->ent_chop_order = q2_calloc(n, sizeof(int));
     for (int e = 0; e < q->map.numentities; e++) {
         const entity_t *ent = &q->map.entities[e].ent;
-        if (entity_get(ent, "_mirrorinside") && !bool_key(q, e, "_mirrorinside", true)) q->ent_flags[e] |= ENT_MIRROR_OFF;
+        if (entity_get(ent, "_chop_order")) q->ent_chop_order[e] = prepare_int_key(q, e, "_chop_order", 0, true);
+        if (entity_get(ent, "_chop") && !bool_key(q, e, "_chop", true)) q->ent_flags[e] |= ENT_NOCHOP;
+        if (entity_get(ent, "_mirrorinside")) {
+            /* A bad value warns and leaves the default by contents. */
+            int v = prepare_int_key(q, e, "_mirrorinside", -1, false);
+            if (v == 0) q->ent_flags[e] |= ENT_MIRROR_OFF;
+            else if (v == 1) q->ent_flags[e] |= ENT_MIRROR_ON;
+            else
+                log_warn(q->log, "%s:%d: entity %d (%s): key \"_mirrorinside\" \"%s\" should be 0 or 1; using the default "
+                         "for the brushes' contents", q->map.path, key_line(ent, "_mirrorinside"), e, cls_of(q, e),
+                         entity_get(ent, "_mirrorinside"));
+        }
         if (entity_get(ent, "_noclipfaces") && bool_key(q, e, "_noclipfaces", false)) {
             q->ent_flags[e] |= ENT_NOCLIPFACES;
             q->any_noclipfaces = true;

@@ -187,7 +187,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
 static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
 {
     const rface_t *f = &q->faces[p->face];
-    if (q->mkeys && q->mkeys[f->model].nobounce) return vec3(0, 0, 0);
+    if (q->mkeys && q->mkeys[f->keys].nobounce) return vec3(0, 0, 0);
     vec3_t r = f->reflect;
     if (q->bouncecolorscale >= 0) {
         double grey = (r.x + r.y + r.z) / 3;

@@ -224,7 +224,7 @@ bool qrad_decoupled_light(qrad_t *q, q2err_t *err)
     double *upl = q2_malloc(sizeof(double) * (size_t)(bsp->nummodels > 0 ? bsp->nummodels : 1));
     model_upl_table(q, upl);
     for (int fi = 0; fi < nf; fi++)
-        if (!setup_face(q, fi, face_upl(q, q->faces[fi].model, upl), &dc->faces[fi], &dc->geo[fi], err)) {
+        if (!setup_face(q, fi, (q->mkeys[q->faces[fi].keys].upl > 0 ? q->mkeys[q->faces[fi].keys].upl : face_upl(q, q->faces[fi].model, upl)), &dc->faces[fi], &dc->geo[fi], err)) {
             free(upl);
             return false;
         }

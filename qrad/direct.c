@@ -139,7 +139,7 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const aabb_t *fb)
 {
     const rface_t *f = &q->faces[fi];
-    if (!(q->mkeys[f->model].object_mask & l->light_mask)) return false;
+    if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
         if (l->face == fi) return false;
         bool front = false;
@@ -266,7 +266,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         o[2] += (float)(add.z * weight);
     }
     /* Suns (and the sky dome) are on light channel 1, as in ericw-tools. */
-    if (dc->nsuns > 0 && (q->mkeys[f->model].object_mask & 1) && may_see_sky(q, dc, cluster)) {
+    if (dc->nsuns > 0 && (q->mkeys[f->keys].object_mask & 1) && may_see_sky(q, dc, cluster)) {
         for (int si = 0; si < dc->nsuns; si++) {
             const sun_pattern_t *sp = &dc->suns[si];
             double acc = 0;
@@ -367,7 +367,7 @@ int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
 
 static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long *rays, bool lower)
 {
-    if (!(q->mkeys[f->model].object_mask & 1)) return;
+    if (!(q->mkeys[f->keys].object_mask & 1)) return;
     bool any = false;
     for (int k = 0; k < f->w * f->h && !any; k++) any = may_see_sky(q, dc, f->clusters[k]);
     if (!any) return;
@@ -503,7 +503,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     }
     free(cand);
     free(slot);
-    if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
+    if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->keys].object_mask & 1)) sun_diffuse(q, f, rays);
     if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
     if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
     /* Styles other than 0 that never reach a visible level are dropped

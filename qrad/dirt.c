@@ -88,7 +88,7 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
 
 float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays)
 {
-    if (!q->dirt.on || !f->lit || q->mkeys[f->model].nodirt) return NULL;
+    if (!q->dirt.on || !f->lit || q->mkeys[f->keys].nodirt) return NULL;
     int n = f->w * f->h, fi = (int)(f - q->faces);
     float *out = q2_malloc(sizeof(float) * (n > 0 ? n : 1));
     for (int pass = 0; pass < 2; pass++)

@@ -15,13 +15,13 @@ void qrad_minlight(qrad_t *q)
 {
     bool ambient = q->ambient.x > 0 || q->ambient.y > 0 || q->ambient.z > 0;
     bool any = ambient || q->any_localmin;
-    for (int m = 0; m < q->bsp->nummodels && !any; m++) any = q->mkeys[m].minlight > 0;
+    for (int m = 0; m < q->nummkeys && !any; m++) any = q->mkeys[m].minlight > 0;
     if (!any) return;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
         if (!f->lit || !f->light) continue;
-        const model_keys_t *k = &q->mkeys[f->model];
+        const model_keys_t *k = &q->mkeys[f->keys];
         const char *tex = q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture;
         bool floor = k->minlight > 0 && !(k->minlight_exclude[0] && !strcasecmp(k->minlight_exclude, tex));
         int n = f->w * f->h;

@@ -188,7 +188,7 @@ static const keyrow_t k_rows[] = {
     {"func_detail_illusionary", C, 0, QB, "", HON, "test_key_mirrorinside", "ericw", "detail mist: no collision"},
     {"func_areaportal", C, 0, QB, "", HON, "test_areaportal", "id", "one brush; its number in \"style\""},
     {"misc_external_map", C, 0, QB, "", HON, "test_key_external_map", "ericw", "imports another .map's brushes (see _external_map)"},
-    {"func_illusionary_visblocker", C, 0, QB, "", NYT, "", "ericw", "vis-blocking illusionary brushes"},
+    {"func_illusionary_visblocker", C, 0, QB, "", HON, "test_visblocker", "ericw", "brushes join the world as structural mist: walked through, drawn from both sides, and vis does not see through them"},
     {"light", C, 0, QR, "", HON, "test_point_falloff", "id", "point light; light_spot and target make spotlights"},
     {"light_spot", C, 0, QR, "", HON, "test_sun_and_spot", "id", "spotlight"},
     /* ---- textures ---- */
@@ -291,7 +291,9 @@ unsigned keytable_entity_kind(const char *cls, bool has_brushes)
 {
     if (strcmp(cls, "worldspawn") == 0) return AT_WORLD;
     if (strncmp(cls, "light", 5) == 0) return AT_LIGHT;
-    if (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0) return AT_GROUP;
+    if (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0 ||
+        strcmp(cls, "func_illusionary_visblocker") == 0)
+        return AT_GROUP;
     if (has_brushes) return AT_BMODEL;
     return AT_POINT;
 }

@@ -78,7 +78,8 @@ static int pair_line(const entity_t *ent, const char *key)
 static bool joins_world(const qbsp_t *q, int e)
 {
     const char *c = entity_classname(&q->map.entities[e].ent);
-    return e > 0 && (strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0);
+    return e > 0 && (strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0 ||
+                     strcmp(c, "func_illusionary_visblocker") == 0);
 }
 
 void groupkeys_collect(qbsp_t *q)

@@ -27,7 +27,19 @@ static bool is_detail_entity(const char *cls)
 static bool joins_world(const map_entity_t *me)
 {
     const char *cls = entity_classname(&me->ent);
-    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls);
+    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls) ||
+           strcmp(cls, "func_illusionary_visblocker") == 0;
+}
+
+/* ericw-tools' func_illusionary_visblocker: structural mist, so the player
+ * walks through it but vis does not see through it (a portal between mist
+ * and empty space that is neither detail nor translucent stops vis, as in
+ * qbsp3's Portal_VisFlood). */
+static int visblocker_contents(int contents)
+{
+    if (contents & (CONTENTS_SOLID | CONTENTS_WINDOW))
+        contents = (contents & ~(CONTENTS_SOLID | CONTENTS_WINDOW)) | CONTENTS_MIST;
+    return contents & ~(CONTENTS_DETAIL | CONTENTS_TRANSLUCENT);
 }
 
 /* Whether the faces of a brush seen from inside it are left out: the
@@ -301,6 +313,8 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     if (e > 0 && is_detail_entity(entity_classname(&q->map.entities[e].ent))) {
         out->contents = contents = detail_entity_contents(q, entity_classname(&q->map.entities[e].ent), contents);
     }
+    if (e > 0 && strcmp(entity_classname(&q->map.entities[e].ent), "func_illusionary_visblocker") == 0)
+        out->contents = contents = visblocker_contents(contents);
     out->mirror_off = mirror_off(q, e, out->contents);
     if (q->opt.nodetail && (contents & CONTENTS_DETAIL)) {
         free_brush_sides(out);

@@ -425,7 +425,8 @@ static bool boxes_touch(const aabb_t *a, const aabb_t *b)
 static bool world_brush_entity(const qbsp_t *q, int e)
 {
     const char *c = cls_of(q, e);
-    return e == 0 || strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0;
+    return e == 0 || strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0 ||
+           strcmp(c, "func_illusionary_visblocker") == 0;
 }
 
 static void drop_brush(map_entity_t *me, int b)

@@ -552,7 +552,9 @@ bool writebsp_entities(qbsp_t *q, q2err_t *err)
         /* These entities' brushes joined the world; the entities mean
          * nothing to the game (which would complain about them). */
         const char *cls = entity_classname(ent);
-        if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0)) continue;
+        if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0 ||
+                      strcmp(cls, "func_illusionary_visblocker") == 0))
+            continue;
         list.ents[list.count++] = *ent; /* shallow: pairs stay owned by the map */
     }
     char *text = entities_unparse(&list);

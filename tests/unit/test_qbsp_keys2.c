@@ -21,6 +21,7 @@
 #include "../../formats/bspx.h"
 #include "../../formats/entities.h"
 #include "../../formats/groupkeys.h"
+#include "../../formats/prt.h"
 #include "../../formats/q2defs.h"
 #include "test_util.h"
 
@@ -870,6 +871,98 @@ static void test_group_keys_phong(void **state)
     bsp_free(&l.bsp);
 }
 
+
+/* ------------------------------------------- func_illusionary_visblocker */
+
+/* Two rooms joined by a corridor that a brush of class `cls` fills. */
+static void visblocker_map(mt_t *m, const char *cls)
+{
+    mt_printf(m, "{\n\"classname\" \"worldspawn\"\n");
+    /* rooms x 0..256 and 384..640, corridor x 256..384, y 96..160, z 0..96 */
+    mt_box(m, -16, -16, -16, 656, 272, 0, "e1u1/floor", "");
+    mt_box(m, -16, -16, 256, 656, 272, 272, "e1u1/ceil", "");
+    mt_box(m, -16, -16, 0, 0, 272, 256, "e1u1/wall", "");
+    mt_box(m, 640, -16, 0, 656, 272, 256, "e1u1/wall", "");
+    mt_box(m, 0, -16, 0, 640, 0, 256, "e1u1/wall", "");
+    mt_box(m, 0, 256, 0, 640, 272, 256, "e1u1/wall", "");
+    mt_box(m, 256, 0, 0, 384, 96, 256, "e1u1/wall", "");
+    mt_box(m, 256, 160, 0, 384, 256, 256, "e1u1/wall", "");
+    mt_box(m, 256, 96, 96, 384, 160, 256, "e1u1/wall", "");
+    mt_printf(m, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"64 128 40\"\n}\n");
+    mt_printf(m, "{\n\"classname\" \"%s\"\n", cls);
+    mt_box(m, 304, 96, 0, 336, 160, 96, "e1u1/vines", "");
+    mt_printf(m, "}\n");
+}
+
+static int bsp_point_cluster(const bsp_t *bsp, vec3_t p);
+
+/* Whether the .prt's portals join the clusters of the leafs at a and b. */
+static bool prt_connects(const char *name, const bsp_t *bsp, vec3_t a, vec3_t b)
+{
+    char path[Q2_PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s.prt", tmpdir, name);
+    prt_t prt;
+    q2err_t err;
+    assert_true(prt_read_file(path, &prt, &err));
+    int ca = bsp_point_cluster(bsp, a), cb = bsp_point_cluster(bsp, b);
+    assert_true(ca >= 0 && cb >= 0 && ca < prt.numclusters && cb < prt.numclusters);
+    bool *seen = calloc((size_t)prt.numclusters, 1);
+    seen[ca] = true;
+    for (bool grew = true; grew;) {
+        grew = false;
+        for (int i = 0; i < prt.numportals; i++) {
+            int x = prt.portals[i].cluster[0], y = prt.portals[i].cluster[1];
+            if (seen[x] != seen[y]) seen[x] = seen[y] = grew = true;
+        }
+    }
+    bool joined = seen[cb];
+    free(seen);
+    prt_free(&prt);
+    return joined;
+}
+
+static int point_leaf(const bsp_t *bsp, vec3_t p)
+{
+    int n = bsp->models[0].headnode;
+    while (n >= 0) {
+        const dnode_t *nd = &bsp->nodes[n];
+        const dplane_t *pl = &bsp->planes[nd->planenum];
+        double d = pl->normal[0] * p.x + pl->normal[1] * p.y + pl->normal[2] * p.z - pl->dist;
+        n = nd->children[d < 0];
+    }
+    return -1 - n;
+}
+
+static int leaf_contents(const bsp_t *bsp, vec3_t p) { return bsp->leafs[point_leaf(bsp, p)].contents; }
+static int bsp_point_cluster(const bsp_t *bsp, vec3_t p) { return bsp->leafs[point_leaf(bsp, p)].cluster; }
+
+static void test_visblocker(void **state)
+{
+    (void)state;
+    mt_t m = {0};
+    result_t vb, ill;
+    visblocker_map(&m, "func_illusionary_visblocker");
+    compile_mt("visblock", &m, NULL, &vb);
+    visblocker_map(&m, "func_detail_illusionary");
+    compile_mt("visill", &m, NULL, &ill);
+    need_bsp(&vb);
+    need_bsp(&ill);
+    /* Walk-through mist, drawn from outside and from inside. */
+    int c = leaf_contents(&vb.bsp, vec3(320, 128, 48));
+    assert_true((c & CONTENTS_MIST) && !(c & (CONTENTS_SOLID | CONTENTS_DETAIL | CONTENTS_TRANSLUCENT)));
+    assert_int_equal(faces_at(&vb.bsp, vec3(304, 128, 48), vec3(-1, 0, 0)), 1);
+    assert_int_equal(faces_at(&vb.bsp, vec3(304, 128, 48), vec3(1, 0, 0)), 1);
+    assert_int_equal(vb.bsp.nummodels, 1);
+    assert_null(strstr(vb.bsp.entities, "visblocker"));
+    /* Vis stops at it: no chain of portals joins the rooms' clusters, as
+     * through the (detail) illusionary brush. */
+    const vec3_t a = vec3(128, 128, 48), b = vec3(512, 128, 48);
+    assert_false(prt_connects("visblock", &vb.bsp, a, b));
+    assert_true(prt_connects("visill", &ill.bsp, a, b));
+    result_free(&vb);
+    result_free(&ill);
+}
+
 /* ------------------------------------------------------ determinism */
 
 static void test_keys2_threads(void **state)
@@ -926,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_option_onlyents_allowupgrade),
         cmocka_unit_test(test_group_keys_minlight),
         cmocka_unit_test(test_group_keys_phong),
+        cmocka_unit_test(test_visblocker),
         cmocka_unit_test(test_keys2_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -472,7 +472,7 @@ static void put_num(FILE *f, double v)
 
 bool map_write(FILE *f, const map_t *map, map_format_t fmt)
 {
-    fprintf(f, "// Game: Quake 2\n// Format: %s\n", fmt == MAP_FORMAT_VALVE220 ? "Valve" : "Quake2");
+    fprintf(f, "// Game: Quake 2\n// Format: %s\n", fmt == MAP_FORMAT_VALVE220 ? "Quake2 (Valve)" : "Quake2");
     for (int e = 0; e < map->numentities; e++) {
         const map_entity_t *me = &map->entities[e];
         fprintf(f, "// entity %d\n{\n", e);

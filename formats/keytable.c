@@ -183,7 +183,7 @@ static const keyrow_t k_rows[] = {
     /* ---- classnames ---- */
     {"func_group", C, 0, QB, "", HON, "test_key_tb_group_merge", "id", "brushes join the world; the entity is not written"},
     {"func_detail", C, 0, QB, "", HON, "test_detail", "ericw", "brushes join the world as detail"},
-    {"func_detail_wall", C, 0, QB, "", UNT, "", "ericw", "detail (q2map does not yet keep it from clipping world faces)"},
+    {"func_detail_wall", C, 0, QB, "", HON, "test_detail_wall", "ericw", "solid detail that does not cut the world faces it stands on or against (they are drawn beneath it); its brushes do not clip each other"},
     {"func_detail_fence", C, 0, QB, "", HON, "test_detail_fence", "ericw", "detail window: see-through, solid"},
     {"func_detail_illusionary", C, 0, QB, "", HON, "test_key_mirrorinside", "ericw", "detail mist: no collision"},
     {"func_areaportal", C, 0, QB, "", HON, "test_areaportal", "id", "one brush; its number in \"style\""},

@@ -597,8 +597,10 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
             if (brushes_disjoint(b1, b2)) continue;
             if (keep_faces_between(b1, b2)) continue;
-            /* _chop 0: the entity's brushes are left whole. */
+            /* _chop 0: the entity's brushes are left whole; func_detail_wall
+             * brushes do not clip each other (ericw-tools). */
             if (b1->original->nochop || b2->original->nochop) continue;
+            if (b1->original->detail_wall && b2->original->detail_wall) continue;
             bool ge21 = brush_ge(b2, b1), ge12 = brush_ge(b1, b2);
             /* _chop_order: of two brushes that could each bite the other,
              * the higher order bites (ericw-tools); equal orders keep

@@ -312,6 +312,8 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     }
     if (e > 0 && is_detail_entity(entity_classname(&q->map.entities[e].ent))) {
         out->contents = contents = detail_entity_contents(q, entity_classname(&q->map.entities[e].ent), contents);
+        out->detail_wall = strcmp(entity_classname(&q->map.entities[e].ent), "func_detail_wall") == 0 &&
+                           (contents & CONTENTS_SOLID) && (contents & CONTENTS_DETAIL);
     }
     if (e > 0 && strcmp(entity_classname(&q->map.entities[e].ent), "func_illusionary_visblocker") == 0)
         out->contents = contents = visblocker_contents(contents);
@@ -352,6 +354,7 @@ static bool add_entity_brushes(qbsp_t *q, int e, vec3_t origin, q2err_t *err)
             free_brush_sides(&mb);
             continue;
         }
+        if (mb.detail_wall) q->any_detail_wall = true;
         q->mapbrushes = q2_grow(q->mapbrushes, sizeof *q->mapbrushes, &q->cap_mapbrushes, q->nummapbrushes + 1);
         q->mapbrushes[q->nummapbrushes++] = mb;
     }

@@ -92,6 +92,7 @@ typedef struct mapbrush_t {
                           func_detail_fence and func_detail_illusionary (ericw-tools' Quake 2 defaults) */
     bool noclipfaces;  /* _noclipfaces 1: same-contents brushes of the entity keep the faces between them */
     bool nochop;       /* _chop 0: CSG leaves the brush whole */
+    bool detail_wall;  /* func_detail_wall: world faces it covers are still drawn (faces.c) */
     int chop_order;    /* _chop_order: of two brushes that bite each other, the higher bites */
 } mapbrush_t;
 
@@ -196,6 +197,7 @@ typedef struct qbsp_t {
     uint16_t *face_keyset;
     int cap_face_keyset;
     bool any_noclipfaces;    /* some entity has ENT_NOCLIPFACES */
+    bool any_detail_wall;    /* some brush is a func_detail_wall brush */
 
     dtexinfo_t *texinfo;
     int numtexinfo, cap_texinfo;

@@ -963,18 +963,72 @@ static void test_visblocker(void **state)
     result_free(&ill);
 }
 
+
+/* ---------------------------------------------------- func_detail_wall */
+
+/* A box standing on the floor in the middle of the room and one against
+ * the west wall, as `cls`. */
+static void wall_map(mt_t *m, const char *cls)
+{
+    mt_room(m, "");
+    mt_end_world(m);
+    mt_printf(m, "{\n\"classname\" \"%s\"\n", cls);
+    mt_box(m, 200, 200, 0, 300, 300, 64, "e1u1/crate", "");
+    mt_box(m, 0, 200, 64, 32, 300, 128, "e1u1/crate", "");
+    mt_printf(m, "}\n");
+}
+
+static int faces_with(const bsp_t *bsp, const char *tex)
+{
+    int n = 0;
+    for (int i = 0; i < bsp->numfaces; i++) n += !strcmp(bsp->texinfo[bsp->faces[i].texinfo].texture, tex);
+    return n;
+}
+
+static void test_detail_wall(void **state)
+{
+    (void)state;
+    mt_t m = {0};
+    result_t wall, detail;
+    wall_map(&m, "func_detail_wall");
+    compile_mt("wall", &m, "-threads 2 -subdivide 0", &wall);
+    wall_map(&m, "func_detail");
+    compile_mt("wall_detail", &m, "-threads 2 -subdivide 0", &detail);
+    need_bsp(&wall);
+    need_bsp(&detail);
+    /* The floor and the west wall stay whole under func_detail_wall (the
+     * face is drawn beneath it too); func_detail cuts them. */
+    assert_int_equal(faces_with(&wall.bsp, "e1u1/floor"), 1);
+    assert_true(faces_with(&detail.bsp, "e1u1/floor") > 1);
+    assert_int_equal(faces_at(&wall.bsp, vec3(250, 250, 0), UP), 1);
+    assert_int_equal(faces_at(&detail.bsp, vec3(250, 250, 0), UP), 0);
+    assert_int_equal(faces_at(&wall.bsp, vec3(0, 250, 96), vec3(1, 0, 0)), 1);
+    assert_int_equal(faces_at(&detail.bsp, vec3(0, 250, 96), vec3(1, 0, 0)), 0);
+    /* Still a solid detail brush with its own faces. */
+    assert_int_equal(faces_at(&wall.bsp, vec3(250, 250, 64), UP), 1);
+    int c = leaf_contents(&wall.bsp, vec3(250, 250, 32)), cd = leaf_contents(&detail.bsp, vec3(250, 250, 32));
+    if (!(c & CONTENTS_SOLID) || c != cd) fail_msg("func_detail_wall leaf contents 0x%x, func_detail's 0x%x", c, cd);
+    int detail_brushes = 0;
+    for (int i = 0; i < wall.bsp.numbrushes; i++)
+        detail_brushes += (wall.bsp.brushes[i].contents & (CONTENTS_SOLID | CONTENTS_DETAIL)) == (CONTENTS_SOLID | CONTENTS_DETAIL);
+    assert_int_equal(detail_brushes, 2);
+    result_free(&wall);
+    result_free(&detail);
+}
+
 /* ------------------------------------------------------ determinism */
 
 static void test_keys2_threads(void **state)
 {
     (void)state;
-    static const char *const names[] = {"thr_chop", "thr_mirror", "thr_keys"};
-    for (int i = 0; i < 3; i++) {
+    static const char *const names[] = {"thr_chop", "thr_mirror", "thr_keys", "thr_wall"};
+    for (int i = 0; i < 4; i++) {
         for (int t = 1; t <= 2; t++) {
             mt_t m = {0};
             if (i == 0) chop_map(&m, "\"_chop_order\" \"0\"\n", "\"_chop_order\" \"1\"\n");
             else if (i == 1) mirror_defaults_map(&m, NULL);
-            else group_minlight_map(&m, "0.5");
+            else if (i == 2) group_minlight_map(&m, "0.5");
+            else wall_map(&m, "func_detail_wall");
             char name[64], opt[32];
             snprintf(name, sizeof name, "%s_%d", names[i], t);
             snprintf(opt, sizeof opt, "-threads %d", t);
@@ -1020,6 +1074,7 @@ int main(void)
         cmocka_unit_test(test_group_keys_minlight),
         cmocka_unit_test(test_group_keys_phong),
         cmocka_unit_test(test_visblocker),
+        cmocka_unit_test(test_detail_wall),
         cmocka_unit_test(test_keys2_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -158,7 +158,7 @@ static const keyrow_t k_rows[] = {
     {"_softangle", K, L, QR, "0", NYT, "", "ericw", "spotlight inner cone"},
     {"_light_channel_mask", K, L | B, QR, "1", HON, "test_light_channels", "ericw", "light channels the light lights (on models: the channels lighting them)"},
     {"_suntexture", K, L, QR, "", NYT, "", "ericw", "a _sun light shines only from sky faces of this texture"},
-    {"targetname", K, L, QB | QR, "", UNT, "", "id", "a targeted light is switchable: qbsp gives it a style from 32"},
+    {"targetname", K, L, QB | QR, "", HON, "test_light_targetname_style", "id", "a targeted light is switchable: qbsp gives each light targetname a style from 32"},
     {"_nostaticlight", K, L, QR, "0", NYT, "", "ericw", "the light is not baked"},
     {"_surface", K, L, QR, "", NYT, "", "ericw", "the light is copied onto every face with this texture"},
     {"_surface_offset", K, L, QR, "2", NYT, "", "ericw", "distance of those copies from the face"},

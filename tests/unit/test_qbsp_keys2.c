@@ -1016,6 +1016,41 @@ static void test_detail_wall(void **state)
     result_free(&detail);
 }
 
+
+/* ------------------------------------------------ light targetname */
+
+/* A targeted light is switchable: qbsp gives each targetname its own style
+ * from 32 (two lights of one name share it); an untargeted light keeps none. */
+static void test_light_targetname_style(void **state)
+{
+    (void)state;
+    mt_t m = {0};
+    result_t r;
+    mt_room(&m, "");
+    mt_end_world(&m);
+    mt_printf(&m, "{\n\"classname\" \"light\"\n\"origin\" \"64 64 64\"\n\"targetname\" \"lamp_a\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"128 64 64\"\n\"targetname\" \"lamp_b\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"192 64 64\"\n\"targetname\" \"lamp_a\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"256 64 64\"\n}\n");
+    compile_mt("styles", &m, NULL, &r);
+    need_bsp(&r);
+    entity_list_t list;
+    q2err_t err;
+    assert_true(entities_parse(r.bsp.entities, "lump", &list, &err));
+    int seen = 0;
+    for (int i = 0; i < list.count; i++) {
+        const entity_t *e = &list.ents[i];
+        if (strcmp(entity_classname(e), "light")) continue;
+        const char *t = entity_get(e, "targetname"), *st = entity_get(e, "style");
+        if (!t) assert_null(st);
+        else assert_string_equal(st, !strcmp(t, "lamp_a") ? "32" : "33");
+        seen++;
+    }
+    assert_int_equal(seen, 4);
+    entities_free(&list);
+    result_free(&r);
+}
+
 /* ------------------------------------------------------ determinism */
 
 static void test_keys2_threads(void **state)
@@ -1075,6 +1110,7 @@ int main(void)
         cmocka_unit_test(test_group_keys_phong),
         cmocka_unit_test(test_visblocker),
         cmocka_unit_test(test_detail_wall),
+        cmocka_unit_test(test_light_targetname_style),
         cmocka_unit_test(test_keys2_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -458,15 +458,22 @@ int map_convert(map_t *map, map_format_t fmt)
     return inexact;
 }
 
-/* The shortest %.*g that reads back as the same double. */
+/* The fewest decimals (no exponent, as editors write maps) that read back
+ * as the same double; %.17g for magnitudes a map never has. */
 static void put_num(FILE *f, double v)
 {
-    char buf[40];
+    char buf[64];
     if (v == 0) v = 0; /* no "-0" */
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, v);
-        if (strtod(buf, NULL) == v) break;
+    if (fabs(v) < 1e15) {
+        for (int p = 0; p <= 20; p++) {
+            snprintf(buf, sizeof buf, "%.*f", p, v);
+            if (strtod(buf, NULL) == v) {
+                fputs(buf, f);
+                return;
+            }
+        }
     }
+    snprintf(buf, sizeof buf, "%.17g", v);
     fputs(buf, f);
 }
 

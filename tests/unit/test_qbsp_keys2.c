@@ -731,7 +731,7 @@ typedef struct lit_t {
     char log[8192];
 } lit_t;
 
-static void light_file(const char *name, bool wrnormals, lit_t *out)
+static void light_file_upl(const char *name, bool wrnormals, double upl, lit_t *out)
 {
     char bsp[Q2_PATH_MAX];
     snprintf(bsp, sizeof bsp, "%s/%s.bsp", tmpdir, name);
@@ -744,6 +744,7 @@ static void light_file(const char *name, bool wrnormals, lit_t *out)
     o.maxlight = 255;
     o.threads = 2;
     o.wrnormals = wrnormals;
+    o.world_units_per_luxel = upl;
     FILE *lf = tmpfile();
     assert_non_null(lf);
     log_t log;
@@ -755,6 +756,8 @@ static void light_file(const char *name, bool wrnormals, lit_t *out)
     out->log[n] = 0;
     fclose(lf);
 }
+
+static void light_file(const char *name, bool wrnormals, lit_t *out) { light_file_upl(name, wrnormals, 0, out); }
 
 /* Min and max channel-0 luxel over the faces of model 0 with texture tex. */
 static void tex_luxels(const bsp_t *bsp, const char *tex, int *lo, int *hi)
@@ -815,6 +818,48 @@ static void test_group_keys_minlight(void **state)
     assert_int_equal(count_lines_with(r.log, "gk_bad.map:", "entity 2 (func_group): key \"_minlight\" \"bright\" is not a number"), 1);
     assert_false(bspx_has_lump(&r.bsp, GROUPKEYS_LUMP));
     result_free(&r);
+}
+
+
+/* With qrad -world_units_per_luxel 16, a func_detail's own
+ * _world_units_per_luxel 4 makes its faces' decoupled lightmaps four times
+ * as fine as those of the same box without the key. */
+static void test_group_keys_luxels(void **state)
+{
+    (void)state;
+    mt_t m = {0};
+    result_t r;
+    mt_room(&m, "");
+    mt_end_world(&m);
+    mt_printf(&m, "{\n\"classname\" \"func_detail\"\n\"_world_units_per_luxel\" \"4\"\n");
+    mt_box(&m, 64, 64, 0, 128, 128, 64, "e1u1/fine", "");
+    mt_printf(&m, "}\n{\n\"classname\" \"func_detail\"\n");
+    mt_box(&m, 256, 64, 0, 320, 128, 64, "e1u1/coarse", "");
+    mt_printf(&m, "}\n{\n\"classname\" \"light\"\n\"origin\" \"256 256 128\"\n\"light\" \"300\"\n}\n");
+    compile_mt("gk_upl", &m, NULL, &r);
+    need_bsp(&r);
+    result_free(&r);
+    lit_t l;
+    light_file_upl("gk_upl", false, 16, &l);
+    bspx_t x;
+    q2err_t err;
+    assert_true(bspx_parse(&l.bsp, &x, NULL, &err));
+    const bspx_lump_t *lump = bspx_find(&x, "DECOUPLED_LM");
+    assert_non_null(lump);
+    decoupled_lm_t *d;
+    assert_true(decoupled_decode(&l.bsp, lump->data, lump->size, &d, &err));
+    int fine = 0, coarse = 0;
+    for (int f = 0; f < l.bsp.numfaces; f++) {
+        const char *t = l.bsp.texinfo[l.bsp.faces[f].texinfo].texture;
+        int w = d[f].width > d[f].height ? d[f].width : d[f].height;
+        if (!strcmp(t, "e1u1/fine") && w > fine) fine = w;
+        if (!strcmp(t, "e1u1/coarse") && w > coarse) coarse = w;
+    }
+    /* 64 units: 16 luxels (plus the border) against 4. */
+    if (fine < 16 || coarse > 6) fail_msg("decoupled lightmaps: %d luxels across at 4 units, %d at 16", fine, coarse);
+    free(d);
+    bspx_free(&x);
+    bsp_free(&l.bsp);
 }
 
 /* Largest angle between a face's vertex normals and its plane's over the
@@ -1108,6 +1153,7 @@ int main(void)
         cmocka_unit_test(test_option_onlyents_allowupgrade),
         cmocka_unit_test(test_group_keys_minlight),
         cmocka_unit_test(test_group_keys_phong),
+        cmocka_unit_test(test_group_keys_luxels),
         cmocka_unit_test(test_visblocker),
         cmocka_unit_test(test_detail_wall),
         cmocka_unit_test(test_light_targetname_style),

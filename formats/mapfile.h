@@ -43,12 +43,14 @@ typedef struct map_brush_t {
     int numsides, cap;
     int line; /* opening brace */
     int entity_brush_index; /* 0-based index within its entity, for messages */
+    const char *source; /* the file it came from when not the map's own (qbsp -add), else NULL; not owned */
 } map_brush_t;
 
 typedef struct map_entity_t {
     entity_t ent; /* key/value pairs and line */
     map_brush_t *brushes;
     int numbrushes, cap;
+    const char *source; /* as map_brush_t.source */
 } map_entity_t;
 
 typedef struct map_t {

@@ -95,7 +95,7 @@ void groupkeys_collect(qbsp_t *q)
             const char *why = bad_value(key_kind(groupkeys_names[k]), v);
             if (why) {
                 log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" is %s; qrad uses its default",
-                         q->map.path, pair_line(ent, groupkeys_names[k]), e, entity_classname(ent), groupkeys_names[k], v,
+                         qbsp_entity_path(q, e), pair_line(ent, groupkeys_names[k]), e, entity_classname(ent), groupkeys_names[k], v,
                          why);
                 continue;
             }
@@ -105,7 +105,7 @@ void groupkeys_collect(qbsp_t *q)
         if (!q->ent_keyset) q->ent_keyset = q2_calloc((size_t)q->map.numentities, sizeof(int));
         if (q->numkeysets >= 0xffff) {
             log_warn(q->log, "%s:%d: entity %d (%s): more than 65535 entities with lighting keys; its keys are not passed "
-                     "to qrad", q->map.path, ent->line, e, entity_classname(ent));
+                     "to qrad", qbsp_entity_path(q, e), ent->line, e, entity_classname(ent));
             continue;
         }
         q->ent_keyset[e] = ++q->numkeysets;

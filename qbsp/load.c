@@ -179,7 +179,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
                        q2err_t *err)
 {
     char ebuf[128];
-    const char *path = q->map.path;
+    const char *path = mb->source ? mb->source : qbsp_entity_path(q, e);
     memset(out, 0, sizeof *out);
     out->entitynum = e;
     out->brushnum = mb->entity_brush_index;
@@ -348,7 +348,8 @@ static bool add_entity_brushes(qbsp_t *q, int e, vec3_t origin, q2err_t *err)
              * world); never part of the model. */
             if (e == 0 || joins_world(me)) {
                 char ebuf[128];
-                log_warn(q->log, "%s:%d: %s, brush %d: origin brush in the world, dropped", q->map.path,
+                log_warn(q->log, "%s:%d: %s, brush %d: origin brush in the world, dropped",
+                         me->brushes[b].source ? me->brushes[b].source : qbsp_entity_path(q, e),
                          me->brushes[b].line, ent_desc(q, e, ebuf, sizeof ebuf), me->brushes[b].entity_brush_index);
             }
             free_brush_sides(&mb);
@@ -359,7 +360,7 @@ static bool add_entity_brushes(qbsp_t *q, int e, vec3_t origin, q2err_t *err)
         q->mapbrushes[q->nummapbrushes++] = mb;
     }
     if (e > 0 && strcmp(entity_classname(&me->ent), "func_areaportal") == 0 && me->numbrushes != 1)
-        return q2err_set(err, q->map.path, me->ent.line, 0, "entity %d (func_areaportal) has %d brushes; it must have exactly one", e,
+        return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0, "entity %d (func_areaportal) has %d brushes; it must have exactly one", e,
                          me->numbrushes);
     return true;
 }
@@ -403,7 +404,7 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
         if (e > 0 && entity_get_vec3(&me->ent, "origin", &o)) {
             if (!vec_is_finite(o) || fabs(o.x) > MAX_WORLD_COORD || fabs(o.y) > MAX_WORLD_COORD ||
                 fabs(o.z) > MAX_WORLD_COORD)
-                return q2err_set(err, q->map.path, me->ent.line, 0,
+                return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0,
                                  "entity %d (%s) is outside the world: origin %g %g %g; Quake 2 allows +-%g", e,
                                  entity_classname(&me->ent), o.x, o.y, o.z, MAX_WORLD_COORD);
         }
@@ -434,7 +435,7 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
 
 /* -add FILE (ericw-tools): FILE's world brushes join the world and its other
  * entities follow ours; its worldspawn keys are not used. Messages about
- * them give their line in FILE but our map's name. */
+ * them name FILE (map_brush_t/map_entity_t.source; `path` outlives q). */
 static bool add_map(qbsp_t *q, const char *path, q2err_t *err)
 {
     map_t add;
@@ -450,11 +451,14 @@ static bool add_map(qbsp_t *q, const char *path, q2err_t *err)
         for (int b = 0; b < aw->numbrushes; b++) {
             map_brush_t mb = aw->brushes[b];
             mb.entity_brush_index = w->numbrushes;
+            mb.source = path;
             ARRAY_PUSH(w->brushes, w->numbrushes, w->cap, mb);
         }
         aw->numbrushes = 0;
     }
     for (int e = 1; e < add.numentities; e++) {
+        add.entities[e].source = path;
+        for (int b = 0; b < add.entities[e].numbrushes; b++) add.entities[e].brushes[b].source = path;
         ARRAY_PUSH(q->map.entities, q->map.numentities, q->map.cap, add.entities[e]);
         memset(&add.entities[e], 0, sizeof add.entities[e]);
     }

@@ -216,4 +216,11 @@ typedef struct qbsp_t {
     int numareas;
 } qbsp_t;
 
+/* The file an entity came from (qbsp -add), for messages. */
+static inline const char *qbsp_entity_path(const qbsp_t *q, int e)
+{
+    const char *s = q->map.entities[e].source;
+    return s ? s : q->map.path;
+}
+
 #endif

@@ -477,7 +477,15 @@ static void test_option_add(void **state)
     mt_t a = {0}, m = {0};
     mt_printf(&a, "{\n\"classname\" \"worldspawn\"\n\"message\" \"not ours\"\n");
     mt_box(&a, 64, 64, 0, 128, 128, 64, "e1u1/added", "");
-    mt_printf(&a, "}\n{\n\"classname\" \"func_wall\"\n");
+    /* a brush with a side twice (its second copy on line 14 of added.map) */
+    mt_printf(&a, "{\n( 400 0 0 ) ( 400 1 0 ) ( 400 0 1 ) e1u1/added 0 0 0 1 1\n"
+                  "( 400 0 0 ) ( 400 1 0 ) ( 400 0 1 ) e1u1/added 0 0 0 1 1\n"
+                  "( 432 0 0 ) ( 432 0 1 ) ( 432 1 0 ) e1u1/added 0 0 0 1 1\n"
+                  "( 0 400 0 ) ( 0 400 1 ) ( 1 400 0 ) e1u1/added 0 0 0 1 1\n"
+                  "( 0 432 0 ) ( 1 432 0 ) ( 0 432 1 ) e1u1/added 0 0 0 1 1\n"
+                  "( 0 0 0 ) ( 1 0 0 ) ( 0 1 0 ) e1u1/added 0 0 0 1 1\n"
+                  "( 0 0 32 ) ( 0 1 32 ) ( 1 0 32 ) e1u1/added 0 0 0 1 1\n}\n");
+    mt_printf(&a, "}\n{\n\"classname\" \"func_wall\"\n\"_bogus_added\" \"1\"\n");
     mt_box(&a, 256, 64, 0, 320, 128, 64, "e1u1/addedwall", "");
     mt_printf(&a, "}\n");
     write_file("added.map", a.s);
@@ -500,6 +508,10 @@ static void test_option_add(void **state)
     assert_int_equal(with.bsp.nummodels, 2);
     assert_non_null(strstr(with.bsp.entities, "func_wall"));
     assert_null(strstr(with.bsp.entities, "not ours"));
+    /* Messages about the added map's brushes and entities name that file. */
+    if (count_lines_with(with.log, "added.map:14:", "duplicate plane") != 1 ||
+        count_lines_with(with.log, "added.map:", "\"_bogus_added\"") != 1)
+        fail_msg("-add: messages do not name added.map:\n%s", with.log);
     /* A missing file: an error naming it, nothing written. */
     snprintf(opt, sizeof opt, "-threads 2 -add '%s/nothere.map'", tmpdir);
     compile_file("base", opt, &missing);

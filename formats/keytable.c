@@ -35,7 +35,7 @@ static const keyrow_t k_rows[] = {
     {"_tb_group", K, ANY, QB, "", HON, "test_key_tb_group_merge", "TB", "the group an entity or group is in"},
     {"_tb_*", K, ANY, ED, "", QUI, "", "TB", "TrenchBroom bookkeeping (_tb_name, _tb_textures, _tb_def, _tb_mod, _tb_layer_sort_index, _tb_layer_locked, _tb_layer_hidden, _tb_layer_color, _tb_linked_group_id, _tb_transformation, _tb_protected_properties, ...): known and quiet"},
     /* ---- qbsp: inside faces, prefabs, omission ---- */
-    {"_mirrorinside", K, B | G, QB, "1 (all non-solid contents)", HON, "test_key_mirrorinside", "ericw", "0 drops the faces seen from inside liquid, mist, window and aux brushes of the entity; 1 keeps them. q2map draws them by default as it always has (ericw-tools' Quake 2 default is on for liquids and mist, off for windows and aux)"},
+    {"_mirrorinside", K, B | G, QB, "by contents (ericw-tools' Quake 2)", HON, "test_key_mirrorinside_defaults", "ericw", "1 keeps the faces seen from inside the entity's non-solid brushes, 0 drops them. Without the key, as ericw-tools' qbsp in Quake 2 mode: on for liquids and mist, off for windows (translucent solids included), aux, func_detail_fence and func_detail_illusionary (q2map used to keep them for every non-solid contents)"},
     {"_noclipfaces", K, B | G, QB, "0", HON, "test_key_noclipfaces", "ericw", "1: the entity's brushes of one contents do not clip each other, and the faces between them are drawn"},
     {"_omitbrushes", K, B | G, QB, "0", HON, "test_key_omitbrushes", "ericw", "1: every brush of the entity is left out"},
     {"_external_map", K, P, QB, "", HON, "test_key_external_map", "ericw", "misc_external_map: the .map whose brushes are imported (relative to the including map's directory); a missing file is an error naming both files and the line"},
@@ -43,37 +43,37 @@ static const keyrow_t k_rows[] = {
     {"_external_map_angles", K, P, QB, "0 0 0", HON, "test_key_external_map", "ericw", "pitch yaw roll rotation of the prefab before it is moved to the entity's origin"},
     {"_external_map_angle", K, P, QB, "0", HON, "test_key_external_map", "ericw", "yaw only (used when _external_map_angles is absent)"},
     {"_external_map_scale", K, P, QB, "1", HON, "test_key_external_map", "ericw", "one scale or \"x y z\" scales; zero, negative or non-numbers warn and use 1"},
-    {"_chop_order", K, B | G, QB, "0", NYT, "", "ericw", "CSG priority of the entity's brushes"},
-    {"_chop", K, B | G, QB, "1", NYT, "", "ericw", "0: the brushes are not chopped (deprecated for _chop_order)"},
-    {"_super_detail", K, B | G, QB, "0", NYT, "", "ericw", "brushes kept out of the draw hull's BSP"},
+    {"_chop_order", K, B | G, QB, "0", HON, "test_key_chop_order", "ericw", "CSG priority: of two overlapping brushes that could each clip the other, the higher order clips the lower (equal orders: qbsp3's rule, the first brush usually wins); detail still never clips structure"},
+    {"_chop", K, B | G, QB, "1", HON, "test_key_chop", "ericw", "0: CSG leaves the entity's brushes whole, neither clipping nor clipped (deprecated for _chop_order)"},
+    {"_super_detail", K, B | G, 0, "0", MNL, "", "none", "no compiler reads it: ericw-tools' qbsp source and docs (qbsp.rst) have no _super_detail, nor do q2tools-220, arghrad or qrad3"},
     {"_hulls", K, B, 0, "0", MNL, "", "ericw", "Quake 1 clipping hulls; Quake 2 collides with brushes"},
-    {"_lmscale", K, B, 0, "16", NYT, "", "ericw", "lightmap scale (needs the BSPX LMSHIFT lump, which q2map does not write); passed to the bsp unchanged"},
-    {"_world_units_per_luxel", K, W | B, QR, "the option", HON, "test_entity_key", "ericw", "with qrad -world_units_per_luxel: the decoupled lightmap density of this entity's faces (worldspawn: the world's)"},
+    {"_lmscale", K, B | G, 0, "16", MNL, "", "ericw", "ericw-tools writes it as the BSPX LMSHIFT lump, which no Quake 2 engine reads (Q2PRO reads DECOUPLED_LM, Yamagi and the re-release neither; docs/formats.md): use _world_units_per_luxel, which qrad honours through DECOUPLED_LM"},
+    {"_world_units_per_luxel", K, W | B | G, QR, "the option", HON, "test_entity_key", "ericw", "with qrad -world_units_per_luxel: the decoupled lightmap density of this entity's faces (worldspawn: the world's)"},
     {"_lightgrid", K, W, QR, "0", HON, "test_lightgrid_keys", "ericw", "1: qrad writes the BSPX LIGHTGRID_OCTREE lump, as -lightgrid"},
     {"_lightgrid_dist", K, W, QR, "32 32 32", HON, "test_lightgrid_keys", "ericw", "the light grid's spacing (-lightgrid_dist wins)"},
     {"_lightgrid_hint", K, P, QR, "0", HON, "test_lightgrid_hint", "ericw", "1: the entity's origin bounds the light grid (with the other hints, when they span a box)"},
-    {"_lightmap_scale", K, W, 0, "16", NYT, "", "ericw", "worldspawn: one lightmap scale for every model (BSPX LMSHIFT)"},
+    {"_lightmap_scale", K, W, 0, "16", MNL, "", "ericw", "worldspawn's _lmscale for every model, as LMSHIFT: no Quake 2 engine reads that lump; use worldspawn _world_units_per_luxel (DECOUPLED_LM)"},
     /* ---- qrad: per brush model (the entity lump carries them; "model" "*N" names the model) ---- */
-    {"_phong", K, W | B, QR, "0", HON, "test_phong", "ericw", "1: smooth normals over the model's edges up to _phong_angle (89); worldspawn's replaces -smooth's 44 for the world; -smooth/-nosmooth on the command line override"},
-    {"_phong_angle", K, W | B, QR, "89", HON, "test_phong", "ericw", "largest angle smoothed"},
-    {"_phong_angle_concave", K, W | B, QR, "0", HON, "test_phong_angle_concave", "ericw", "largest angle smoothed where the neighbouring face lies in front (an inside corner); 0: _phong_angle"},
-    {"_phong_group", K, W | B, QR, "0", HON, "test_phong_group", "ericw", "models of one nonzero group are smoothed together"},
-    {"_minlight", K, W | B, QR, "0", HON, "test_minlight", "ericw", "least light (0..1 in Quake 2, 1 = 128)"},
-    {"_minlight_color", K, W | B, QR, "255 255 255", HON, "test_minlight", "ericw", "colour of the minimum light"},
-    {"_mincolor", K, W | B, QR, "255 255 255", HON, "test_model_key_aliases", "ericw", "alias of _minlight_color"},
-    {"_minlight_exclude*", K, B, QR, "", HON, "test_minlight", "ericw", "texture that gets no minimum light (only _minlight_exclude is read)"},
-    {"_minlight_mottle", K, W | B, QR, "0", HON, "test_minlight_mottle", "ericw", "1: a fixed value noise of 0..47 in world space (16-unit cells, hashed, no rand()) is added to the minimum light, as ericw's Mottle() replaces qrad3's rand() % 48. Off by default: ericw-tools' current docs and code default it to 0 (older docs said 1 in Quake 2), and the issue's uniform _minlight 0.2 = 25 is ericw's output"},
-    {"_minlightMottle", K, W | B, QR, "0", HON, "test_minlight_mottle", "ericw", "alias of _minlight_mottle"},
-    {"_minlight_dirt", K, W | B, QR, "_dirt", HON, "test_minlight_dirt", "ericw", "dirtmapping applies to the minimum light"},
-    {"_maxlight", K, W | B, QR, "0", HON, "test_maxlight", "ericw", "brightest channel, 0..2 in Quake 2 (1 = 128, as _minlight), applied before -scale and _gamma, keeping the hue; worldspawn's is every model's default"},
+    {"_phong", K, W | B | G, QR, "0", HON, "test_phong", "ericw", "1: smooth normals over the model's edges up to _phong_angle (89); worldspawn's replaces -smooth's 44 for the world; -smooth/-nosmooth on the command line override"},
+    {"_phong_angle", K, W | B | G, QR, "89", HON, "test_phong", "ericw", "largest angle smoothed"},
+    {"_phong_angle_concave", K, W | B | G, QR, "0", HON, "test_phong_angle_concave", "ericw", "largest angle smoothed where the neighbouring face lies in front (an inside corner); 0: _phong_angle"},
+    {"_phong_group", K, W | B | G, QR, "0", HON, "test_phong_group", "ericw", "models of one nonzero group are smoothed together"},
+    {"_minlight", K, W | B | G, QR, "0", HON, "test_minlight", "ericw", "least light (0..1 in Quake 2, 1 = 128)"},
+    {"_minlight_color", K, W | B | G, QR, "255 255 255", HON, "test_minlight", "ericw", "colour of the minimum light"},
+    {"_mincolor", K, W | B | G, QR, "255 255 255", HON, "test_model_key_aliases", "ericw", "alias of _minlight_color"},
+    {"_minlight_exclude*", K, B | G, QR, "", HON, "test_minlight", "ericw", "texture that gets no minimum light (only _minlight_exclude is read)"},
+    {"_minlight_mottle", K, W | B | G, QR, "0", HON, "test_minlight_mottle", "ericw", "1: a fixed value noise of 0..47 in world space (16-unit cells, hashed, no rand()) is added to the minimum light, as ericw's Mottle() replaces qrad3's rand() % 48. Off by default: ericw-tools' current docs and code default it to 0 (older docs said 1 in Quake 2), and the issue's uniform _minlight 0.2 = 25 is ericw's output"},
+    {"_minlightMottle", K, W | B | G, QR, "0", HON, "test_minlight_mottle", "ericw", "alias of _minlight_mottle"},
+    {"_minlight_dirt", K, W | B | G, QR, "_dirt", HON, "test_minlight_dirt", "ericw", "dirtmapping applies to the minimum light"},
+    {"_maxlight", K, W | B | G, QR, "0", HON, "test_maxlight", "ericw", "brightest channel, 0..2 in Quake 2 (1 = 128, as _minlight), applied before -scale and _gamma, keeping the hue; worldspawn's is every model's default"},
     {"_shadow", K, B, QR, "0", HON, "test_bmodel_shadow", "ericw", "1: the model casts shadows (and on itself), traced at its origin (rotators with their origin brush); -1 on func_detail/func_group: no shadows"},
     {"_shadowself", K, B, QR, "0", HON, "test_bmodel_shadow", "ericw", "the model shadows itself only"},
     {"_selfshadow", K, B, QR, "0", HON, "test_model_key_aliases", "ericw", "alias of _shadowself"},
     {"_shadowworldonly", K, B, QR, "0", HON, "test_shadow_worldonly", "ericw", "the model shadows the world only"},
     {"_switchableshadow", K, B, QR, "0", NYT, "", "ericw", "a shadow switched by a light style"},
-    {"_lightignore", K, B, QR, "0", HON, "test_lightignore", "ericw", "1: the model gets its minimum light only (no lights, suns, domes or bounced light)"},
+    {"_lightignore", K, B | G, QR, "0", HON, "test_lightignore", "ericw", "1: the model gets its minimum light only (no lights, suns, domes or bounced light)"},
     {"_light_alpha", K, B, QR, "", NYT, "", "ericw", "how much light passes through the model"},
-    {"_object_channel_mask", K, B, QR, "1", HON, "test_light_channels", "ericw", "light channels the model belongs to"},
+    {"_object_channel_mask", K, B | G, QR, "1", HON, "test_light_channels", "ericw", "light channels the model belongs to"},
     {"_shadow_channel_mask", K, B | L, QR, "1", HON, "test_shadow_channel_mask", "ericw", "on a light: channels of the shadow-casting models that block it (default its _light_channel_mask); the world always blocks"},
     {"_surflight_group", K, B | L, QR, "0", HON, "test_surflight_group", "ericw", "on a _surface light template: it emits only from faces of brush entities of no group or of its own (ericw's rule); on a brush entity: its group (func_group and func_detail keys do not reach qrad)"},
     /* ---- qrad: worldspawn ---- */
@@ -113,13 +113,13 @@ static const keyrow_t k_rows[] = {
     {"_sun8_*", K, W, QR, "", HON, "test_sun_keys", "arghrad", "as _sun3_*"},
     {"_sun9_*", K, W, QR, "", HON, "test_sun_keys", "arghrad", "as _sun3_*"},
     {"_ambient", K, W, QR, "0", HON, "test_arghrad_ambient", "arghrad", "light added to every style-0 luxel: one brightness or r g b (0..255)"},
-    {"_dirt", K, W | L | B, QR, "-1", HON, "test_dirt", "ericw", "1: ambient occlusion (dirtmapping); on a light, its own setting; -1 on a model: none"},
+    {"_dirt", K, W | L | B | G, QR, "-1", HON, "test_dirt", "ericw", "1: ambient occlusion (dirtmapping); on a light, its own setting; -1 on a model: none"},
     {"_dirtmode", K, W, QR, "0", HON, "test_dirt_world_keys", "ericw", "0 ordered, 1 jittered (deterministic) rays"},
     {"_dirtdepth", K, W, QR, "128", HON, "test_dirt_world_keys", "ericw", "occlusion ray length"},
     {"_dirtscale", K, W | L, QR, "1", HON, "test_dirt_light_keys", "ericw", "occlusion strength (worldspawn: test_dirt_world_keys; on a light its own)"},
     {"_dirtgain", K, W | L, QR, "1", HON, "test_dirt_light_keys", "ericw", "occlusion exponent (worldspawn: test_dirt_world_keys; on a light its own)"},
     {"_dirtangle", K, W, QR, "88", HON, "test_dirt_world_keys", "ericw", "occlusion cone, 1..90 degrees"},
-    {"_bounce", K, W | B, QR, "8 (qrad's -bounce)", HON, "test_bounce_keys", "ericw", "worldspawn: the number of bounces (0 = none; -bounce wins); -1 on a model: it reflects no light into the bounces (test_bmodel_nobounce); a light's share of the bounces is its _bouncescale"},
+    {"_bounce", K, W | B | G, QR, "8 (qrad's -bounce)", HON, "test_bounce_keys", "ericw", "worldspawn: the number of bounces (0 = none; -bounce wins); -1 on a model: it reflects no light into the bounces (test_bmodel_nobounce); a light's share of the bounces is its _bouncescale"},
     {"_bouncescale", K, W | L, QR, "1", HON, "test_bounce_keys", "ericw", "bounce brightness"},
     {"_bouncecolorscale", K, W, QR, "texture colour as is", HON, "test_bouncecolorscale", "ericw", "0: bounces grey (the texture's mean), 1: the texture's colour"},
     {"_bouncestyled", K, W, QR, "0 (ericw: 1; -preset ericw)", HON, "test_bouncestyled", "ericw", "1: the light of each style bounces into that style (a face gets the style's lightmap where the bounce brings light and a slot is free)"},
@@ -159,7 +159,7 @@ static const keyrow_t k_rows[] = {
     {"_softangle", K, L, QR, "0", HON, "test_softangle", "ericw", "spotlight inner cone, full angle in degrees as ericw's (half of it inside _cone's half angle): full light inside, fading linearly in the cosine to 0 at _cone"},
     {"_light_channel_mask", K, L | B, QR, "1", HON, "test_light_channels", "ericw", "light channels the light lights (on models: the channels lighting them)"},
     {"_suntexture", K, L, QR, "", HON, "test_suntexture", "ericw", "a _sun light shines only through sky faces of this texture"},
-    {"targetname", K, L, QB | QR, "", UNT, "", "id", "a targeted light is switchable: qbsp gives it a style from 32"},
+    {"targetname", K, L, QB | QR, "", HON, "test_light_targetname_style", "id", "a targeted light is switchable: qbsp gives each light targetname a style from 32"},
     {"_nostaticlight", K, L, QR, "0", HON, "test_nostaticlight", "ericw", "1: the light (or sun) is not baked: for the engine's own dynamic lights"},
     {"_surface", K, L, QR, "", HON, "test_surface_template_radiosity", "ericw", "the light is a template: every face with this texture lights instead (see _surflight_radiosity); the light itself does not"},
     {"_surface_offset", K, L, QR, "2", HON, "test_surface_template_q1", "ericw", "Quake 1 style templates: distance of the copies from the face"},
@@ -184,12 +184,12 @@ static const keyrow_t k_rows[] = {
     /* ---- classnames ---- */
     {"func_group", C, 0, QB, "", HON, "test_key_tb_group_merge", "id", "brushes join the world; the entity is not written"},
     {"func_detail", C, 0, QB, "", HON, "test_detail", "ericw", "brushes join the world as detail"},
-    {"func_detail_wall", C, 0, QB, "", UNT, "", "ericw", "detail (q2map does not yet keep it from clipping world faces)"},
+    {"func_detail_wall", C, 0, QB, "", HON, "test_detail_wall", "ericw", "solid detail that does not cut the world faces it stands on or against (they are drawn beneath it); its brushes do not clip each other"},
     {"func_detail_fence", C, 0, QB, "", HON, "test_detail_fence", "ericw", "detail window: see-through, solid"},
     {"func_detail_illusionary", C, 0, QB, "", HON, "test_key_mirrorinside", "ericw", "detail mist: no collision"},
     {"func_areaportal", C, 0, QB, "", HON, "test_areaportal", "id", "one brush; its number in \"style\""},
     {"misc_external_map", C, 0, QB, "", HON, "test_key_external_map", "ericw", "imports another .map's brushes (see _external_map)"},
-    {"func_illusionary_visblocker", C, 0, QB, "", NYT, "", "ericw", "vis-blocking illusionary brushes"},
+    {"func_illusionary_visblocker", C, 0, QB, "", HON, "test_visblocker", "ericw", "brushes join the world as structural mist: walked through, drawn from both sides, and vis does not see through them"},
     {"light", C, 0, QR, "", HON, "test_point_falloff", "id", "point light; light_spot and target make spotlights"},
     {"light_spot", C, 0, QR, "", HON, "test_sun_and_spot", "id", "spotlight"},
     /* ---- textures ---- */
@@ -199,22 +199,22 @@ static const keyrow_t k_rows[] = {
     {"hint", T, 0, QB, "", HON, "test_hint", "id", "SURF_HINT: splits the BSP, draws nothing"},
     {"skip", T, 0, QB, "", HON, "test_skip", "id", "SURF_SKIP: no face"},
     /* ---- options (the peer's spelling; q2map's in the note) ---- */
-    {"-nofill", O, 0, QB, "", UNT, "", "id, ericw", "qbsp -nofill"},
-    {"-nodetail", O, 0, QB, "", UNT, "", "id, ericw", "qbsp -nodetail drops detail (ericw: treats it as structural, q2map's -fulldetail)"},
-    {"-omitdetail", O, 0, QB, "", NYT, "", "ericw", "q2map: -nodetail"},
-    {"-onlyents", O, 0, QB, "", UNT, "", "id, ericw", "qbsp -onlyents"},
-    {"-leaktest", O, 0, QB, "", UNT, "", "id, ericw", "qbsp -leaktest"},
-    {"-nomerge", O, 0, QB, "", UNT, "", "id, ericw", "qbsp -nomerge"},
+    {"-nofill", O, 0, QB, "", HON, "test_option_nofill_leaktest", "id, ericw", "qbsp -nofill"},
+    {"-nodetail", O, 0, QB, "", HON, "test_option_omitdetail", "id, ericw", "qbsp -nodetail drops detail (ericw: treats it as structural, q2map's -fulldetail)"},
+    {"-omitdetail", O, 0, QB, "", HON, "test_option_omitdetail", "ericw", "detail brushes left out: q2map's -nodetail, which -omitdetail names too"},
+    {"-onlyents", O, 0, QB, "", HON, "test_option_onlyents_allowupgrade", "id, ericw", "qbsp -onlyents"},
+    {"-leaktest", O, 0, QB, "", HON, "test_option_nofill_leaktest", "id, ericw", "qbsp -leaktest"},
+    {"-nomerge", O, 0, QB, "", HON, "test_option_nomerge_subdivide", "id, ericw", "qbsp -nomerge"},
     {"-notjunc", O, 0, QB, "", HON, "test_tjunc_control", "id, ericw", "qbsp -notjunc"},
-    {"-subdivide", O, 0, QB, "240", UNT, "", "ericw", "q2map: -chop"},
+    {"-subdivide", O, 0, QB, "240", HON, "test_option_nomerge_subdivide", "ericw", "as q2map's -chop N; 0: no subdivision (-nosubdiv)"},
     {"-threads", O, 0, QB | QV | QR, "all", HON, "qbsp_determinism", "all", "threads; output is identical at any count"},
-    {"-add", O, 0, QB, "", NYT, "", "ericw", "append another .map"},
-    {"-convert", O, 0, QB, "", NYT, "", "ericw", "write the map in another format"},
-    {"-includeskip", O, 0, QB, "", NYT, "", "ericw", "keep skip/nodraw faces (Q2RTX)"},
+    {"-add", O, 0, QB, "", HON, "test_option_add", "ericw", "-add FILE: FILE's world brushes join the world and its other entities are appended (its worldspawn keys are not used); a missing FILE is an error naming it"},
+    {"-convert", O, 0, QB, "", HON, "test_option_convert", "ericw", "-convert quake2|valve: writes MAP-FMT.map and stops; standard to Valve 220 is exact, Valve 220 to standard loses only sheared axes (ericw's quake and bp formats are not written)"},
+    {"-includeskip", O, 0, QB, "", HON, "test_option_includeskip", "ericw", "skip and nodraw faces are written (Q2RTX); hint brushes' skip sides stay out"},
     {"-q2bsp", O, 0, QB, "", HON, "test_sample", "ericw", "Quake 2 output is q2map's only output"},
     {"-qbism", O, 0, QB, "", HON, "qbsp_qbism", "ericw", "always write the extended QBSP format"},
     {"-noallowupgrade", O, 0, QB, "", HON, "robust_limits", "ericw", "past an IBSP 38 limit: an error, not QBSP"},
-    {"-allowupgrade", O, 0, QB, "", UNT, "", "ericw", "the default: past an IBSP 38 limit, write QBSP"},
+    {"-allowupgrade", O, 0, QB, "", HON, "test_option_onlyents_allowupgrade", "ericw", "the default: past an IBSP 38 limit, write QBSP"},
     {"-wrbrushes", O, 0, 0, "", MNL, "", "ericw", "BSPX brush list: Quake 2 bsps carry brushes already"},
     {"-bsp2", O, 0, 0, "", MNL, "", "ericw", "Quake 1 format"},
     {"-hexen2", O, 0, 0, "", MNL, "", "ericw", "Hexen 2 format"},
@@ -286,12 +286,15 @@ const char *keytable_status_name(key_status_t s)
 }
 
 /* func_group and the detail entities have brushes, but their brushes join
- * the world: keys read per brush model never reach qrad from them. */
+ * the world: only the keys marked AT_GROUP reach qrad from them (qbsp's
+ * Q2MAP_GROUPKEYS lump). */
 unsigned keytable_entity_kind(const char *cls, bool has_brushes)
 {
     if (strcmp(cls, "worldspawn") == 0) return AT_WORLD;
     if (strncmp(cls, "light", 5) == 0) return AT_LIGHT;
-    if (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0) return AT_GROUP;
+    if (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0 ||
+        strcmp(cls, "func_illusionary_visblocker") == 0)
+        return AT_GROUP;
     if (has_brushes) return AT_BMODEL;
     return AT_POINT;
 }
@@ -359,8 +362,9 @@ void keytable_write_markdown(FILE *f)
           "- **read by**: the q2map program that reads it (qbsp, qvis, qrad), `game` for keys\n"
           "  compilers pass through, `editor` for TrenchBroom's own.\n"
           "- **where**: W worldspawn, L lights, B brush models (func_wall, func_door, ...), G\n"
-          "  func_group and func_detail* (their brushes join the world, so keys read per brush\n"
-          "  model never reach qrad from them), P other point entities.\n\n"
+          "  func_group and func_detail* (their brushes join the world; qbsp passes their\n"
+          "  lighting keys marked G to qrad per face, in the bsp's Q2MAP_GROUPKEYS BSPX lump),\n"
+          "  P other point entities.\n\n"
           "qbsp warns once per key and entity, naming the entity's line, about every key with a\n"
           "leading `_` that no q2map program reads there: unknown keys, keys marked *not yet* or\n"
           "*meaningless*, and keys on an entity where they are not read. TrenchBroom's `_tb_*`\n"

@@ -28,7 +28,7 @@ enum {
     AT_LIGHT = 2,   /* light, light_spot, ... */
     AT_BMODEL = 4,  /* brush entities, func_group and func_detail* included */
     AT_POINT = 8,   /* other point entities */
-    AT_GROUP = 16,  /* func_group and func_detail*: their brushes join the world */
+    AT_GROUP = 16,  /* func_group and func_detail*: their brushes join the world (lighting keys: qbsp/groupkeys.h) */
     AT_ANY = AT_WORLD | AT_LIGHT | AT_BMODEL | AT_POINT | AT_GROUP,
 };
 

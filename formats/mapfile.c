@@ -1,5 +1,6 @@
 #include "mapfile.h"
 
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -343,4 +344,186 @@ void map_texture_vectors(const map_side_t *side, vec3_t plane_normal, vec3_t ori
         for (int j = 0; j < 3; j++) vecs[i][j] = v[i][j] / scale[i];
         vecs[i][3] = side->shift[i] + shift[i];
     }
+}
+
+/* ---------------------------------------------------------------- writing */
+
+bool map_convert_format_parse(const char *name, map_format_t *out)
+{
+    if (!strcmp(name, "quake2")) *out = MAP_FORMAT_QUAKE2;
+    else if (!strcmp(name, "valve") || !strcmp(name, "valve220")) *out = MAP_FORMAT_VALVE220;
+    else return false;
+    return true;
+}
+
+const char *map_format_name(map_format_t fmt) { return fmt == MAP_FORMAT_VALVE220 ? "valve" : "quake2"; }
+
+/* Two numbers closer than this (texels, or texels per unit) are the same
+ * when deciding whether a conversion was exact. */
+#define CONVERT_EPSILON 1e-6
+
+static bool side_plane(const map_side_t *s, vec3_t *normal, double *dist)
+{
+    vec3_t a = vec_sub(s->points[0], s->points[1]), b = vec_sub(s->points[2], s->points[1]);
+    vec3_t n = vec_cross(a, b);
+    double len = vec_len(n);
+    if (!(len > 0)) return false;
+    *normal = vec_scale(n, 1.0 / len);
+    *dist = vec_dot(*normal, s->points[1]);
+    return true;
+}
+
+static void to_valve(map_side_t *s, vec3_t normal)
+{
+    double vecs[2][4];
+    map_texture_vectors(s, normal, vec3(0, 0, 0), vecs);
+    for (int i = 0; i < 2; i++) {
+        vec3_t a = vec3(vecs[i][0], vecs[i][1], vecs[i][2]);
+        double len = vec_len(a);
+        s->axis[i] = vec_scale(a, 1.0 / len);
+        s->scale[i] = 1.0 / len;
+        s->shift[i] = vecs[i][3];
+    }
+    s->proj = MAP_PROJ_VALVE220;
+}
+
+/* The standard projection whose texture coordinates on the side's plane
+ * best match the Valve axes: the 2x2 map from the two projected
+ * coordinates to (s, t) is split into a rotation and two scales. */
+static bool to_standard(map_side_t *s, vec3_t normal, double dist)
+{
+    double vecs[2][4];
+    map_texture_vectors(s, normal, vec3(0, 0, 0), vecs);
+    /* The base axes the standard projection would choose. */
+    map_side_t probe = *s;
+    probe.proj = MAP_PROJ_STANDARD;
+    probe.shift[0] = probe.shift[1] = probe.rotate = 0;
+    probe.scale[0] = probe.scale[1] = 1;
+    double base[2][4];
+    map_texture_vectors(&probe, normal, vec3(0, 0, 0), base);
+    int sv = base[0][0] != 0 ? 0 : base[0][1] != 0 ? 1 : 2;
+    int tv = base[1][0] != 0 ? 0 : base[1][1] != 0 ? 1 : 2;
+    int cv = 3 - sv - tv;
+    double e0 = base[0][sv], e1 = base[1][tv];
+    double nc = vec_comp(normal, cv);
+    /* On the plane, the third coordinate is (dist - n_s a - n_t b) / n_c. */
+    double m[2][2], off[2];
+    for (int i = 0; i < 2; i++) {
+        double u[3] = {vecs[i][0], vecs[i][1], vecs[i][2]};
+        m[i][0] = u[sv] - u[cv] * vec_comp(normal, sv) / nc;
+        m[i][1] = u[tv] - u[cv] * vec_comp(normal, tv) / nc;
+        off[i] = vecs[i][3] + u[cv] * dist / nc;
+    }
+    double h = hypot(m[0][0], m[0][1]);
+    if (!(h > 0)) return false;
+    double xs = 1.0 / h;
+    double c = m[0][0] * xs * e0, sn = m[0][1] * xs * e0;
+    double ang = atan2(sn, c) * 180.0 / M_PI;
+    /* The t row of that rotation is (-sin e1, cos e1) / ys. */
+    double tr0 = -sn * e1, tr1 = c * e1;
+    double proj = m[1][0] * tr0 + m[1][1] * tr1;
+    if (fabs(proj) < 1e-12) return false;
+    double ys = 1.0 / proj;
+    bool exact = fabs(m[1][0] - tr0 / ys) < CONVERT_EPSILON && fabs(m[1][1] - tr1 / ys) < CONVERT_EPSILON;
+    /* Whole degrees stay whole (the projection has exact right angles). */
+    double r = round(ang);
+    if (fabs(ang - r) < 1e-9) ang = r;
+    if (ang < 0) ang += 360;
+    if (ang >= 360) ang -= 360;
+    s->proj = MAP_PROJ_STANDARD;
+    s->rotate = ang;
+    s->scale[0] = xs;
+    s->scale[1] = ys;
+    s->shift[0] = off[0];
+    s->shift[1] = off[1];
+    return exact;
+}
+
+int map_convert(map_t *map, map_format_t fmt)
+{
+    int inexact = 0;
+    for (int e = 0; e < map->numentities; e++) {
+        map_entity_t *me = &map->entities[e];
+        for (int b = 0; b < me->numbrushes; b++)
+            for (int i = 0; i < me->brushes[b].numsides; i++) {
+                map_side_t *s = &me->brushes[b].sides[i];
+                vec3_t n;
+                double d;
+                if (!side_plane(s, &n, &d)) continue; /* qbsp drops such sides anyway */
+                if (fmt == MAP_FORMAT_VALVE220 && s->proj != MAP_PROJ_VALVE220) to_valve(s, n);
+                else if (fmt == MAP_FORMAT_QUAKE2 && s->proj == MAP_PROJ_VALVE220 && !to_standard(s, n, d)) inexact++;
+            }
+    }
+    map->valve220 = fmt == MAP_FORMAT_VALVE220;
+    return inexact;
+}
+
+/* The fewest decimals (no exponent, as editors write maps) that read back
+ * as the same double; %.17g for magnitudes a map never has. */
+static void put_num(FILE *f, double v)
+{
+    char buf[64];
+    if (v == 0) v = 0; /* no "-0" */
+    if (fabs(v) < 1e15) {
+        for (int p = 0; p <= 20; p++) {
+            snprintf(buf, sizeof buf, "%.*f", p, v);
+            if (strtod(buf, NULL) == v) {
+                fputs(buf, f);
+                return;
+            }
+        }
+    }
+    snprintf(buf, sizeof buf, "%.17g", v);
+    fputs(buf, f);
+}
+
+bool map_write(FILE *f, const map_t *map, map_format_t fmt)
+{
+    fprintf(f, "// Game: Quake 2\n// Format: %s\n", fmt == MAP_FORMAT_VALVE220 ? "Quake2 (Valve)" : "Quake2");
+    for (int e = 0; e < map->numentities; e++) {
+        const map_entity_t *me = &map->entities[e];
+        fprintf(f, "// entity %d\n{\n", e);
+        bool world = strcmp(entity_classname(&me->ent), "worldspawn") == 0;
+        for (int i = 0; i < me->ent.numpairs; i++) {
+            const epair_t *p = &me->ent.pairs[i];
+            if (world && !strcmp(p->key, "mapversion")) continue;
+            fprintf(f, "\"%s\" \"%s\"\n", p->key, p->value);
+            if (world && i == 0 && fmt == MAP_FORMAT_VALVE220 && !strcmp(p->key, "classname"))
+                fputs("\"mapversion\" \"220\"\n", f);
+        }
+        for (int b = 0; b < me->numbrushes; b++) {
+            fprintf(f, "// brush %d\n{\n", b);
+            const map_brush_t *br = &me->brushes[b];
+            for (int i = 0; i < br->numsides; i++) {
+                const map_side_t *s = &br->sides[i];
+                for (int k = 0; k < 3; k++) {
+                    fputs("( ", f);
+                    put_num(f, s->points[k].x), fputc(' ', f);
+                    put_num(f, s->points[k].y), fputc(' ', f);
+                    put_num(f, s->points[k].z), fputs(" ) ", f);
+                }
+                fputs(s->texture, f);
+                if (s->proj == MAP_PROJ_VALVE220) {
+                    for (int a = 0; a < 2; a++) {
+                        fputs(" [ ", f);
+                        put_num(f, s->axis[a].x), fputc(' ', f);
+                        put_num(f, s->axis[a].y), fputc(' ', f);
+                        put_num(f, s->axis[a].z), fputc(' ', f);
+                        put_num(f, s->shift[a]), fputs(" ]", f);
+                    }
+                } else {
+                    fputc(' ', f), put_num(f, s->shift[0]);
+                    fputc(' ', f), put_num(f, s->shift[1]);
+                }
+                fputc(' ', f), put_num(f, s->rotate);
+                fputc(' ', f), put_num(f, s->scale[0]);
+                fputc(' ', f), put_num(f, s->scale[1]);
+                if (s->has_surface) fprintf(f, " %d %d %d", s->contents, s->flags, s->value);
+                fputc('\n', f);
+            }
+            fputs("}\n", f);
+        }
+        fputs("}\n", f);
+    }
+    return !ferror(f);
 }

@@ -14,6 +14,7 @@
 #define Q2M_MAPFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "../common/error.h"
 #include "../common/mathlib.h"
@@ -42,12 +43,14 @@ typedef struct map_brush_t {
     int numsides, cap;
     int line; /* opening brace */
     int entity_brush_index; /* 0-based index within its entity, for messages */
+    const char *source; /* the file it came from when not the map's own (qbsp -add), else NULL; not owned */
 } map_brush_t;
 
 typedef struct map_entity_t {
     entity_t ent; /* key/value pairs and line */
     map_brush_t *brushes;
     int numbrushes, cap;
+    const char *source; /* as map_brush_t.source */
 } map_entity_t;
 
 typedef struct map_t {
@@ -68,5 +71,33 @@ void map_free(map_t *map);
  * and as Valve 220 editors define it. `origin` is the brush entity's origin
  * (texture lock for brush models); pass (0,0,0) for the world. */
 void map_texture_vectors(const map_side_t *side, vec3_t plane_normal, vec3_t origin, double vecs[2][4]);
+
+/* ---- writing (qbsp -convert, as ericw-tools' qbsp -convert) ---- */
+
+typedef enum map_format_t {
+    MAP_FORMAT_NONE = 0,
+    MAP_FORMAT_QUAKE2,   /* standard face lines: xoff yoff rot xscale yscale */
+    MAP_FORMAT_VALVE220, /* [ U off ] [ V off ] rot xscale yscale; worldspawn "mapversion" "220" */
+} map_format_t;
+
+/* "quake2", or "valve"/"valve220"; false for anything else. */
+bool map_convert_format_parse(const char *name, map_format_t *out);
+/* "quake2" or "valve": the suffix of the converted file's name. */
+const char *map_format_name(map_format_t fmt);
+
+/* Rewrites every side in the format's projection. Standard to Valve 220 is
+ * exact (the same texture vectors on the side's plane). Valve 220 to
+ * standard is exact when the U and V axes, seen along the plane's
+ * projection axis, are perpendicular; otherwise the shear is lost (as in
+ * ericw-tools). Texture vectors are taken as for the world (origin 0 0 0):
+ * qbsp3's texture lock on a brush model with an origin differs between the
+ * two projections for rotated or scaled textures. Returns how many sides
+ * could not be matched exactly. */
+int map_convert(map_t *map, map_format_t fmt);
+
+/* The map as text in the format of its sides (one entity after another,
+ * keys in order, then brushes), numbers in the shortest form that reads
+ * back to the same double. */
+bool map_write(FILE *f, const map_t *map, map_format_t fmt);
 
 #endif

@@ -597,9 +597,22 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
             if (brushes_disjoint(b1, b2)) continue;
             if (keep_faces_between(b1, b2)) continue;
+            /* _chop 0: the entity's brushes are left whole; func_detail_wall
+             * brushes do not clip each other (ericw-tools). */
+            if (b1->original->nochop || b2->original->nochop) continue;
+            if (b1->original->detail_wall && b2->original->detail_wall) continue;
+            bool ge21 = brush_ge(b2, b1), ge12 = brush_ge(b1, b2);
+            /* _chop_order: of two brushes that could each bite the other,
+             * the higher order bites (ericw-tools); equal orders keep
+             * qbsp3's rule (whichever leaves fewer pieces). */
+            int o1 = b1->original->chop_order, o2 = b2->original->chop_order;
+            if (ge21 && ge12 && o1 != o2) {
+                if (o1 > o2) ge21 = false;
+                else ge12 = false;
+            }
             bspbrush_t *sub = NULL, *sub2 = NULL;
             int c1 = 999999, c2 = 999999;
-            if (brush_ge(b2, b1)) {
+            if (ge21) {
                 sub = csg_subtract_brush(q, b1, b2);
                 if (sub == b1) continue; /* did not really intersect */
                 if (!sub) {              /* b1 swallowed by b2 */
@@ -610,7 +623,7 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
                 }
                 c1 = brush_list_count(sub);
             }
-            if (brush_ge(b1, b2)) {
+            if (ge12) {
                 sub2 = csg_subtract_brush(q, b2, b1);
                 if (sub2 == b2) {
                     brush_list_free(sub);

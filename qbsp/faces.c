@@ -10,6 +10,7 @@
 #include "../common/mem.h"
 #include "../formats/lightmap.h"
 #include "emit.h"
+#include "groupkeys.h"
 
 qbsp_emit_t *emit_get(qbsp_t *q)
 {
@@ -155,6 +156,8 @@ static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
 {
     if (!f1->w || !f2->w) return NULL;
     if (f1->texinfo != f2->texinfo || f1->planenum != f2->planenum || f1->contents != f2->contents) return NULL;
+    /* Faces of entities with their own lighting keys stay apart. */
+    if (q->ent_keyset && groupkeys_of_face(q, f1) != groupkeys_of_face(q, f2)) return NULL;
     winding_t *w = faces_try_merge_windings(f1->w, f2->w, normal);
     if (!w) return NULL;
     face_t *nf = emit_new_face(q);
@@ -391,11 +394,12 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
     side_t *side = p->side;
     if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
-    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do);
+    /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do;
+     * -includeskip writes them, as ericw-tools' does for Q2RTX);
      * sky faces are kept even when flagged NODRAW, since engines draw the
      * sky box where they are. */
     int flags = q->texinfo[side->texinfo].flags;
-    if ((flags & SURF_NODRAW) && !(flags & SURF_SKY)) return NULL;
+    if ((flags & SURF_NODRAW) && !(flags & SURF_SKY) && !q->opt.includeskip) return NULL;
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
     /* The inside of a window is not drawn from another window. */
     if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;
@@ -413,6 +417,58 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     return f;
 }
 
+/* A solid leaf made of func_detail_wall brushes only. */
+static bool detail_wall_leaf(const node_t *n)
+{
+    if (!(n->contents & CONTENTS_SOLID) || !n->brushlist) return false;
+    for (const bspbrush_t *b = n->brushlist; b; b = b->next)
+        if (!b->original || !b->original->detail_wall) return false;
+    return true;
+}
+
+/* ericw-tools' func_detail_wall does not cut the world faces it stands on:
+ * where a wall leaf meets another solid, the drawn side of that solid's
+ * brush on the portal is drawn into the wall too (overdraw), as if the wall
+ * were not there, so it merges with the rest of the face. */
+static void wall_covered_faces(qbsp_t *q, node_t *leaf)
+{
+    for (portal_t *p = leaf->portals; p;) {
+        int s = p->nodes[1] == leaf;
+        portal_t *nextp = p->next[s];
+        node_t *other = p->nodes[!s];
+        if (!p->onnode || !p->winding || !(other->contents & CONTENTS_SOLID) || detail_wall_leaf(other)) {
+            p = nextp;
+            continue;
+        }
+        int want = (p->onnode->planenum & ~1) | s; /* a side facing into the wall leaf */
+        const side_t *side = NULL;
+        for (const bspbrush_t *b = other->brushlist; b && !side; b = b->next) {
+            const mapbrush_t *mb = b->original;
+            if (!mb || mb->detail_wall || !(mb->contents & CONTENTS_SOLID)) continue;
+            for (int i = 0; i < mb->numsides && !side; i++) {
+                const side_t *sd = &mb->original_sides[i];
+                if (sd->bevel || sd->planenum != want || !sd->visible || sd->texinfo < 0 || sd->texinfo >= q->numtexinfo)
+                    continue;
+                int flags = q->texinfo[sd->texinfo].flags;
+                if ((flags & SURF_NODRAW) && !(flags & SURF_SKY) && !q->opt.includeskip) continue;
+                side = sd;
+            }
+        }
+        if (side) {
+            face_t *f = emit_new_face(q);
+            f->texinfo = side->texinfo;
+            f->planenum = want;
+            f->portal = NULL;
+            /* The contents of the open side of such faces, so it merges. */
+            f->contents = 0;
+            f->w = s ? winding_reverse(p->winding) : winding_copy(p->winding);
+            f->next = p->onnode->faces;
+            p->onnode->faces = f;
+        }
+        p = nextp;
+    }
+}
+
 static void make_faces_r(qbsp_t *q, node_t *node)
 {
     if (node->planenum != PLANENUM_LEAF) {
@@ -422,7 +478,10 @@ static void make_faces_r(qbsp_t *q, node_t *node)
         if (!q->opt.nosubdiv) subdivide_node_faces(q, node);
         return;
     }
-    if (node->contents & CONTENTS_SOLID) return;
+    if (node->contents & CONTENTS_SOLID) {
+        if (q->any_detail_wall && detail_wall_leaf(node)) wall_covered_faces(q, node);
+        return;
+    }
     for (portal_t *p = node->portals; p;) {
         int s = p->nodes[1] == node;
         portal_t *nextp = p->next[s];

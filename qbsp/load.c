@@ -4,9 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/fileio.h"
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
+#include "groupkeys.h"
 #include "prepare.h"
 #include "texinfo.h"
 
@@ -25,7 +27,35 @@ static bool is_detail_entity(const char *cls)
 static bool joins_world(const map_entity_t *me)
 {
     const char *cls = entity_classname(&me->ent);
-    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls);
+    return strcmp(cls, "func_group") == 0 || strcmp(cls, "func_areaportal") == 0 || is_detail_entity(cls) ||
+           strcmp(cls, "func_illusionary_visblocker") == 0;
+}
+
+/* ericw-tools' func_illusionary_visblocker: structural mist, so the player
+ * walks through it but vis does not see through it (a portal between mist
+ * and empty space that is neither detail nor translucent stops vis, as in
+ * qbsp3's Portal_VisFlood). */
+static int visblocker_contents(int contents)
+{
+    if (contents & (CONTENTS_SOLID | CONTENTS_WINDOW))
+        contents = (contents & ~(CONTENTS_SOLID | CONTENTS_WINDOW)) | CONTENTS_MIST;
+    return contents & ~(CONTENTS_DETAIL | CONTENTS_TRANSLUCENT);
+}
+
+/* Whether the faces of a brush seen from inside it are left out: the
+ * entity's _mirrorinside when given, else ericw-tools' Quake 2 defaults
+ * (qbsp's portal_generates_face): windows (translucent solids included) and
+ * aux have no inside faces, and func_detail_fence and
+ * func_detail_illusionary start with them off; liquids and other mist keep
+ * them. */
+static bool mirror_off(const qbsp_t *q, int e, int contents)
+{
+    unsigned flags = q->ent_flags ? q->ent_flags[e] : 0;
+    if (flags & ENT_MIRROR_OFF) return true;
+    if (flags & ENT_MIRROR_ON) return false;
+    const char *cls = entity_classname(&q->map.entities[e].ent);
+    if (e > 0 && (strcmp(cls, "func_detail_fence") == 0 || strcmp(cls, "func_detail_illusionary") == 0)) return true;
+    return (contents & (CONTENTS_WINDOW | CONTENTS_AUX)) != 0;
 }
 
 static int detail_entity_contents(const qbsp_t *q, const char *cls, int contents)
@@ -149,25 +179,39 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
                        q2err_t *err)
 {
     char ebuf[128];
-    const char *path = q->map.path;
+    const char *path = mb->source ? mb->source : qbsp_entity_path(q, e);
     memset(out, 0, sizeof *out);
     out->entitynum = e;
     out->brushnum = mb->entity_brush_index;
     out->line = mb->line;
     out->outputnumber = -1;
     if (q->ent_flags) {
-        out->mirror_off = (q->ent_flags[e] & ENT_MIRROR_OFF) != 0;
         out->noclipfaces = (q->ent_flags[e] & ENT_NOCLIPFACES) != 0;
+        out->nochop = (q->ent_flags[e] & ENT_NOCHOP) != 0;
     }
+    if (q->ent_chop_order) out->chop_order = q->ent_chop_order[e];
     out->original_sides = q2_calloc(mb->numsides > 0 ? (size_t)mb->numsides : 1, sizeof(side_t));
 
     int first_real = -1, contents = 0, trans = 0;
     bool mixed = false, is_origin = false;
+    /* -includeskip: skip sides of brushes that are not hint brushes count
+     * as drawn sides of their brush (their texinfo keeps SURF_SKIP). */
+    bool keep_skip = false;
+    if (q->opt.includeskip) {
+        keep_skip = true;
+        for (int i = 0; i < mb->numsides && keep_skip; i++) {
+            int c, flags, value;
+            surface_for_side(q, &mb->sides[i], &c, &flags, &value);
+            if (flags & SURF_HINT) keep_skip = false;
+        }
+    }
     for (int i = 0; i < mb->numsides; i++) {
         const map_side_t *ms = &mb->sides[i];
         int c, flags, value;
         surface_for_side(q, ms, &c, &flags, &value);
         if (c & CONTENTS_ORIGIN) is_origin = true;
+        int texflags = flags;
+        if (keep_skip) flags &= ~SURF_SKIP;
         c = side_contents(q, c, &flags);
 
         plane_t pl;
@@ -204,7 +248,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
         s->visible = !(flags & SURF_SKIP);
         s->texinfo = -1;
         if (!origin_only) {
-            s->texinfo = texinfo_for_side(q, ms, plane_table_get(&q->planes, pn)->normal, origin, flags, value, err);
+            s->texinfo = texinfo_for_side(q, ms, plane_table_get(&q->planes, pn)->normal, origin, texflags, value, err);
             if (s->texinfo < 0) {
                 free_brush_sides(out);
                 return BRUSH_ERROR;
@@ -268,7 +312,12 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     }
     if (e > 0 && is_detail_entity(entity_classname(&q->map.entities[e].ent))) {
         out->contents = contents = detail_entity_contents(q, entity_classname(&q->map.entities[e].ent), contents);
+        out->detail_wall = strcmp(entity_classname(&q->map.entities[e].ent), "func_detail_wall") == 0 &&
+                           (contents & CONTENTS_SOLID) && (contents & CONTENTS_DETAIL);
     }
+    if (e > 0 && strcmp(entity_classname(&q->map.entities[e].ent), "func_illusionary_visblocker") == 0)
+        out->contents = contents = visblocker_contents(contents);
+    out->mirror_off = mirror_off(q, e, out->contents);
     if (q->opt.nodetail && (contents & CONTENTS_DETAIL)) {
         free_brush_sides(out);
         return BRUSH_DROPPED;
@@ -299,17 +348,19 @@ static bool add_entity_brushes(qbsp_t *q, int e, vec3_t origin, q2err_t *err)
              * world); never part of the model. */
             if (e == 0 || joins_world(me)) {
                 char ebuf[128];
-                log_warn(q->log, "%s:%d: %s, brush %d: origin brush in the world, dropped", q->map.path,
+                log_warn(q->log, "%s:%d: %s, brush %d: origin brush in the world, dropped",
+                         me->brushes[b].source ? me->brushes[b].source : qbsp_entity_path(q, e),
                          me->brushes[b].line, ent_desc(q, e, ebuf, sizeof ebuf), me->brushes[b].entity_brush_index);
             }
             free_brush_sides(&mb);
             continue;
         }
+        if (mb.detail_wall) q->any_detail_wall = true;
         q->mapbrushes = q2_grow(q->mapbrushes, sizeof *q->mapbrushes, &q->cap_mapbrushes, q->nummapbrushes + 1);
         q->mapbrushes[q->nummapbrushes++] = mb;
     }
     if (e > 0 && strcmp(entity_classname(&me->ent), "func_areaportal") == 0 && me->numbrushes != 1)
-        return q2err_set(err, q->map.path, me->ent.line, 0, "entity %d (func_areaportal) has %d brushes; it must have exactly one", e,
+        return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0, "entity %d (func_areaportal) has %d brushes; it must have exactly one", e,
                          me->numbrushes);
     return true;
 }
@@ -353,7 +404,7 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
         if (e > 0 && entity_get_vec3(&me->ent, "origin", &o)) {
             if (!vec_is_finite(o) || fabs(o.x) > MAX_WORLD_COORD || fabs(o.y) > MAX_WORLD_COORD ||
                 fabs(o.z) > MAX_WORLD_COORD)
-                return q2err_set(err, q->map.path, me->ent.line, 0,
+                return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0,
                                  "entity %d (%s) is outside the world: origin %g %g %g; Quake 2 allows +-%g", e,
                                  entity_classname(&me->ent), o.x, o.y, o.z, MAX_WORLD_COORD);
         }
@@ -382,10 +433,47 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
     return true;
 }
 
+/* -add FILE (ericw-tools): FILE's world brushes join the world and its other
+ * entities follow ours; its worldspawn keys are not used. Messages about
+ * them name FILE (map_brush_t/map_entity_t.source; `path` outlives q). */
+static bool add_map(qbsp_t *q, const char *path, q2err_t *err)
+{
+    map_t add;
+    q2err_t aerr;
+    q2err_clear(&aerr);
+    if (!file_exists(path)) return q2err_set(err, path, 0, 0, "-add: map file not found");
+    if (!map_read_file(path, &add, &aerr)) {
+        *err = aerr;
+        return false;
+    }
+    if (add.numentities > 0 && q->map.numentities > 0) {
+        map_entity_t *w = &q->map.entities[0], *aw = &add.entities[0];
+        for (int b = 0; b < aw->numbrushes; b++) {
+            map_brush_t mb = aw->brushes[b];
+            mb.entity_brush_index = w->numbrushes;
+            mb.source = path;
+            ARRAY_PUSH(w->brushes, w->numbrushes, w->cap, mb);
+        }
+        aw->numbrushes = 0;
+    }
+    for (int e = 1; e < add.numentities; e++) {
+        add.entities[e].source = path;
+        for (int b = 0; b < add.entities[e].numbrushes; b++) add.entities[e].brushes[b].source = path;
+        ARRAY_PUSH(q->map.entities, q->map.numentities, q->map.cap, add.entities[e]);
+        memset(&add.entities[e], 0, sizeof add.entities[e]);
+    }
+    if (add.valve220) q->map.valve220 = true;
+    log_info(q->log, "%6d entities added from %s", add.numentities > 0 ? add.numentities - 1 : 0, path);
+    map_free(&add);
+    return true;
+}
+
 bool load_map(qbsp_t *q, const char *path, q2err_t *err)
 {
     if (!map_read_file(path, &q->map, err)) return false;
+    if (q->opt.add_path && !add_map(q, q->opt.add_path, err)) return false;
     if (!prepare_map(q, err)) return false;
+    groupkeys_collect(q);
     return load_brushes(q, err);
 }
 
@@ -400,6 +488,9 @@ void load_free(qbsp_t *q)
     free(q->ent_origin);
     free(q->ent_flags);
     q->ent_flags = NULL;
+    free(q->ent_chop_order);
+    q->ent_chop_order = NULL;
+    groupkeys_free(q);
     q->ent_firstbrush = q->ent_numbrushes = NULL;
     q->ent_origin = NULL;
 }

@@ -44,6 +44,11 @@ static void usage(FILE *f)
             "  -notjunc       do not fix T-junctions   -nomerge  do not merge faces\n"
             "  -nosubdiv      do not subdivide faces   -noprune  keep empty nodes\n"
             "  -nowater       drop liquid brushes      -nodetail drop detail brushes\n"
+            "  -omitdetail    as -nodetail (ericw-tools' name)\n"
+            "  -subdivide N   as -chop N; 0 is -nosubdiv (ericw-tools' name)\n"
+            "  -includeskip   write nodraw faces too (ericw-tools', for Q2RTX)\n"
+            "  -add FILE      append FILE's entities to the map (its world brushes join the world)\n"
+            "  -convert FMT   write MAP-FMT.map in format quake2 or valve (Valve 220) and stop\n"
             "  -fulldetail    treat detail brushes as structural\n"
             "  -nofill        do not fill the outside of the map\n"
             "  -onepass       build the world's tree once (faster, more clusters)\n"
@@ -392,6 +397,38 @@ static bool check_engine_limits(const qbsp_t *q, log_t *log, q2err_t *err)
     return ok;
 }
 
+/* -convert: MAP-FMT.map beside the map (ericw-tools' name), nothing else. */
+static bool convert_map(const char *mappath, map_format_t fmt, log_t *log, q2err_t *err)
+{
+    map_t map;
+    if (!map_read_file(mappath, &map, err)) return false;
+    char base[Q2_PATH_MAX], out[Q2_PATH_MAX];
+    bool ok = path_replace_ext(base, sizeof base, mappath, "") &&
+              snprintf(out, sizeof out, "%s-%s.map", base, map_format_name(fmt)) < (int)sizeof out;
+    if (!ok) {
+        map_free(&map);
+        return q2err_set(err, mappath, 0, 0, "path too long for the converted map");
+    }
+    int inexact = map_convert(&map, fmt);
+    atomic_file_t af;
+    if (!atomic_open(&af, out, err)) {
+        map_free(&map);
+        return false;
+    }
+    if (!map_write(af.f, &map, fmt)) {
+        atomic_abort(&af);
+        map_free(&map);
+        return q2err_set(err, out, 0, 0, "write failed");
+    }
+    map_free(&map);
+    if (!atomic_commit(&af, err)) return false;
+    if (inexact)
+        log_warn(log, "%s: %d sides have sheared Valve 220 texture axes; the standard projection cannot match them exactly",
+                 mappath, inexact);
+    log_info(log, "wrote %s (%s format)", out, map_format_name(fmt));
+    return true;
+}
+
 /* The brush models (entities 1..) and the rest of the .bsp. */
 static bool compile_models_and_finish(run_t *r, const char *bsppath)
 {
@@ -433,6 +470,7 @@ int main(int argc, char **argv)
     opt.subdivide = 240;
     opt.micro = 0.1;
     int threads = 0;
+    map_format_t convert = MAP_FORMAT_NONE;
     log_level_t level = LOG_NORMAL;
     const char *json_path = NULL, *deps_path = NULL, *log_path = NULL;
     const char *positional[2] = {NULL, NULL};
@@ -491,6 +529,24 @@ int main(int argc, char **argv)
                 fprintf(stderr, "qbsp: -chop: expected a number of at least 16: %s\n", val);
                 return 2;
             }
+        } else if (!strcmp(a, "-subdivide")) {
+            NEED_VALUE();
+            double v;
+            if (!parse_double(val, &v) || (v != 0 && v < 16)) {
+                fprintf(stderr, "qbsp: -subdivide: expected 0 or a number of at least 16: %s\n", val);
+                return 2;
+            }
+            if (v == 0) opt.nosubdiv = true;
+            else opt.subdivide = v;
+        } else if (!strcmp(a, "-add")) {
+            NEED_VALUE();
+            opt.add_path = val;
+        } else if (!strcmp(a, "-convert")) {
+            NEED_VALUE();
+            if (!map_convert_format_parse(val, &convert)) {
+                fprintf(stderr, "qbsp: -convert: expected quake2 or valve (valve220): %s\n", val);
+                return 2;
+            }
         } else if (!strcmp(a, "-micro")) {
             NEED_VALUE();
             if (!parse_double(val, &opt.micro) || opt.micro < 0) {
@@ -514,7 +570,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-noprune")) opt.noprune = true;
         else if (!strcmp(a, "-nomerge")) opt.nomerge = true;
         else if (!strcmp(a, "-nosubdiv")) opt.nosubdiv = true;
-        else if (!strcmp(a, "-nodetail")) opt.nodetail = true;
+        else if (!strcmp(a, "-nodetail") || !strcmp(a, "-omitdetail")) opt.nodetail = true;
+        else if (!strcmp(a, "-includeskip")) opt.includeskip = true;
         else if (!strcmp(a, "-fulldetail")) opt.fulldetail = true;
         else if (!strcmp(a, "-nofill")) opt.nofill = true;
         else if (!strcmp(a, "-onlyents")) opt.onlyents = true;
@@ -602,6 +659,11 @@ int main(int argc, char **argv)
     double t0 = time_now();
     if (!file_exists(mappath)) {
         log_error(&log, "%s: map file not found", mappath);
+        goto done;
+    }
+    if (convert != MAP_FORMAT_NONE) {
+        if (!convert_map(mappath, convert, &log, &err)) log_error(&log, "%s", err.msg);
+        else status = 0;
         goto done;
     }
     vfs = make_vfs(&opt, mappath, &log, &err);

@@ -37,7 +37,7 @@ int prepare_int_key(const qbsp_t *q, int e, const char *key, int dflt, bool warn
     while (*end == ' ' || *end == '\t') end++;
     if (end == v || *end || errno || x < -1000000 || x > 1000000) {
         if (warn)
-            log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" is not a whole number; using %d", q->map.path,
+            log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" is not a whole number; using %d", qbsp_entity_path(q, e),
                      key_line(ent, key), e, cls_of(q, e), key, v, dflt);
         return dflt;
     }
@@ -50,7 +50,7 @@ static bool bool_key(const qbsp_t *q, int e, const char *key, bool dflt)
     int v = prepare_int_key(q, e, key, dflt ? 1 : 0, true);
     if (v != 0 && v != 1) {
         const entity_t *ent = &q->map.entities[e].ent;
-        log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" should be 0 or 1; using %d", q->map.path,
+        log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" should be 0 or 1; using %d", qbsp_entity_path(q, e),
                  key_line(ent, key), e, cls_of(q, e), key, entity_get(ent, key), dflt ? 1 : 0);
         return dflt;
     }
@@ -71,7 +71,7 @@ static void warn_unread_keys(qbsp_t *q)
             for (int j = 0; j < i && !seen; j++) seen = strcmp(ent->pairs[j].key, key) == 0;
             char why[256];
             if (seen || !keytable_key_warning(key, kind, why, sizeof why)) continue;
-            log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\": %s", q->map.path,
+            log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\": %s", qbsp_entity_path(q, e),
                      ent->pairs[i].line ? ent->pairs[i].line : ent->line, e, entity_classname(ent), key, why);
         }
     }
@@ -135,7 +135,7 @@ static void omit_tb_layers(qbsp_t *q)
         if (is_tb(&q->map.entities[e].ent, "_tb_layer"))
             omit[e] = bool_key(q, e, "_tb_layer_omit_from_export", false);
         else if (entity_get(&q->map.entities[e].ent, "_tb_layer_omit_from_export"))
-            log_warn(q->log, "%s:%d: entity %d (%s): key \"_tb_layer_omit_from_export\" is read only on layers", q->map.path,
+            log_warn(q->log, "%s:%d: entity %d (%s): key \"_tb_layer_omit_from_export\" is read only on layers", qbsp_entity_path(q, e),
                      key_line(&q->map.entities[e].ent, "_tb_layer_omit_from_export"), e, cls_of(q, e));
     }
     /* Walk up to the layer (depth bounded by the entity count, so a cycle
@@ -292,7 +292,7 @@ static bool read_xform(qbsp_t *q, int e, xform_t *x)
         else if (n == 3) x->scale = vec3(v[0], v[1], v[2]);
         if ((n != 1 && n != 3) || x->scale.x <= 0 || x->scale.y <= 0 || x->scale.z <= 0) {
             log_warn(q->log, "%s:%d: entity %d (misc_external_map): key \"_external_map_scale\" \"%s\" is not one or three "
-                     "positive numbers; using 1", q->map.path, key_line(ent, "_external_map_scale"), e, sv);
+                     "positive numbers; using 1", qbsp_entity_path(q, e), key_line(ent, "_external_map_scale"), e, sv);
             x->scale = vec3(1, 1, 1);
         }
     }
@@ -304,19 +304,19 @@ static bool read_xform(qbsp_t *q, int e, xform_t *x)
             ang[0] = v[0], ang[1] = v[1], ang[2] = v[2];
         } else {
             log_warn(q->log, "%s:%d: entity %d (misc_external_map): key \"_external_map_angles\" \"%s\" is not three numbers "
-                     "(pitch yaw roll); using 0 0 0", q->map.path, key_line(ent, "_external_map_angles"), e, av);
+                     "(pitch yaw roll); using 0 0 0", qbsp_entity_path(q, e), key_line(ent, "_external_map_angles"), e, av);
         }
     } else if (yv) {
         if (key_numbers(yv, v, 1) == 1) ang[1] = v[0];
         else
             log_warn(q->log, "%s:%d: entity %d (misc_external_map): key \"_external_map_angle\" \"%s\" is not a number; using 0",
-                     q->map.path, key_line(ent, "_external_map_angle"), e, yv);
+                     qbsp_entity_path(q, e), key_line(ent, "_external_map_angle"), e, yv);
     }
     for (int i = 0; i < 3; i++)
         if (fabs(ang[i]) > 360) {
             static const char *const names[3] = {"pitch", "yaw", "roll"};
             log_warn(q->log, "%s:%d: entity %d (misc_external_map): %s %g is beyond +-360 degrees; taken modulo 360",
-                     q->map.path, key_line(ent, av ? "_external_map_angles" : "_external_map_angle"), e, names[i], ang[i]);
+                     qbsp_entity_path(q, e), key_line(ent, av ? "_external_map_angles" : "_external_map_angle"), e, names[i], ang[i]);
             ang[i] = fmod(ang[i], 360);
         }
     angles_matrix(ang[0], ang[1], ang[2], x->m);
@@ -328,19 +328,19 @@ static bool import_external_map(qbsp_t *q, int e, q2err_t *err)
     map_entity_t *me = &q->map.entities[e];
     const char *file = entity_get(&me->ent, "_external_map");
     if (!file || !file[0])
-        return q2err_set(err, q->map.path, me->ent.line, 0, "entity %d (misc_external_map) has no \"_external_map\" key", e);
+        return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0, "entity %d (misc_external_map) has no \"_external_map\" key", e);
     char dir[Q2_PATH_MAX], path[Q2_PATH_MAX];
-    path_dirname(dir, sizeof dir, q->map.path);
+    path_dirname(dir, sizeof dir, qbsp_entity_path(q, e));
     if (file[0] == '/' || !path_join(path, sizeof path, dir, file)) snprintf(path, sizeof path, "%s", file);
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return q2err_set(err, q->map.path, key_line(&me->ent, "_external_map"), 0,
+        return q2err_set(err, qbsp_entity_path(q, e), key_line(&me->ent, "_external_map"), 0,
                          "entity %d (misc_external_map): external map \"%s\" not found or not a file (looked for %s)", e, file, path);
     map_t ext;
     q2err_t xerr;
     q2err_clear(&xerr);
     if (!map_read_file(path, &ext, &xerr))
-        return q2err_set(err, q->map.path, key_line(&me->ent, "_external_map"), 0,
+        return q2err_set(err, qbsp_entity_path(q, e), key_line(&me->ent, "_external_map"), 0,
                          "entity %d (misc_external_map): external map \"%s\": %s", e, file, xerr.msg);
     xform_t x;
     read_xform(q, e, &x);
@@ -359,6 +359,7 @@ static bool import_external_map(qbsp_t *q, int e, q2err_t *err)
                 mb.sides[s].line = me->ent.line;
             }
             mb.line = me->ent.line;
+            mb.source = me->source;
             mb.entity_brush_index = me->numbrushes;
             ARRAY_PUSH(me->brushes, me->numbrushes, me->cap, mb);
             imported++;
@@ -425,7 +426,8 @@ static bool boxes_touch(const aabb_t *a, const aabb_t *b)
 static bool world_brush_entity(const qbsp_t *q, int e)
 {
     const char *c = cls_of(q, e);
-    return e == 0 || strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0;
+    return e == 0 || strcmp(c, "func_group") == 0 || strncmp(c, "func_detail", 11) == 0 ||
+           strcmp(c, "func_illusionary_visblocker") == 0;
 }
 
 static void drop_brush(map_entity_t *me, int b)
@@ -451,7 +453,8 @@ static void regions(qbsp_t *q)
             if (brush_bounds(&me->brushes[b], &box)) {
                 if (r) {
                     if (have_region)
-                        log_warn(q->log, "%s:%d: a second region brush; the last one in the file is used", q->map.path,
+                        log_warn(q->log, "%s:%d: a second region brush; the last one in the file is used",
+                                 me->brushes[b].source ? me->brushes[b].source : qbsp_entity_path(q, e),
                                  me->brushes[b].line);
                     if (!have_region) region = box;
                     have_region = true;
@@ -489,10 +492,24 @@ static void regions(qbsp_t *q)
 static void face_flags(qbsp_t *q)
 {
     free(q->ent_flags);
-    q->ent_flags = q2_calloc((size_t)(q->map.numentities > 0 ? q->map.numentities : 1), 1);
+    free(q->ent_chop_order);
+    size_t n = (size_t)(q->map.numentities > 0 ? q->map.numentities : 1);
+    q->ent_flags = q2_calloc(n, 1);
+    q->ent_chop_order = q2_calloc(n, sizeof(int));
     for (int e = 0; e < q->map.numentities; e++) {
         const entity_t *ent = &q->map.entities[e].ent;
-        if (entity_get(ent, "_mirrorinside") && !bool_key(q, e, "_mirrorinside", true)) q->ent_flags[e] |= ENT_MIRROR_OFF;
+        if (entity_get(ent, "_chop_order")) q->ent_chop_order[e] = prepare_int_key(q, e, "_chop_order", 0, true);
+        if (entity_get(ent, "_chop") && !bool_key(q, e, "_chop", true)) q->ent_flags[e] |= ENT_NOCHOP;
+        if (entity_get(ent, "_mirrorinside")) {
+            /* A bad value warns and leaves the default by contents. */
+            int v = prepare_int_key(q, e, "_mirrorinside", -1, false);
+            if (v == 0) q->ent_flags[e] |= ENT_MIRROR_OFF;
+            else if (v == 1) q->ent_flags[e] |= ENT_MIRROR_ON;
+            else
+                log_warn(q->log, "%s:%d: entity %d (%s): key \"_mirrorinside\" \"%s\" should be 0 or 1; using the default "
+                         "for the brushes' contents", qbsp_entity_path(q, e), key_line(ent, "_mirrorinside"), e, cls_of(q, e),
+                         entity_get(ent, "_mirrorinside"));
+        }
         if (entity_get(ent, "_noclipfaces") && bool_key(q, e, "_noclipfaces", false)) {
             q->ent_flags[e] |= ENT_NOCLIPFACES;
             q->any_noclipfaces = true;

@@ -10,7 +10,8 @@
  *      `_external_map` file (scaled, rotated, moved) and become
  *      `_external_map_classname`;
  *   5. `region` / `antiregion` brushes select the world brushes compiled;
- *   6. per-entity face flags (`_mirrorinside`, `_noclipfaces`) are read.
+ *   6. per-entity brush flags (`_mirrorinside`, `_noclipfaces`, `_chop`,
+ *      `_chop_order`) are read.
  *
  * Bad values are warned about (entity, key, line) and replaced by the
  * default; a missing external map is an error naming both files. */

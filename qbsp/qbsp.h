@@ -22,6 +22,7 @@
 #define Q2M_QBSP_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "../common/log.h"
 #include "../common/mathlib.h"
@@ -60,6 +61,8 @@ typedef struct qbsp_options_t {
     bool qbism;           /* -qbism: write the extended QBSP format whatever the map's size */
     bool noallowupgrade;  /* -noallowupgrade: a map past IBSP 38's limits is an error, not QBSP */
     bool strict;          /* -strict: engine-limit findings are errors; no .bsp is written */
+    bool includeskip;     /* -includeskip: SURF_NODRAW faces are written (ericw-tools', for Q2RTX) */
+    const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */
     const char *basedir, *gamedir;
 } qbsp_options_t;
 
@@ -85,8 +88,12 @@ typedef struct mapbrush_t {
     int numsides;
     side_t *original_sides; /* numsides entries (bevels appended last) */
     int outputnumber;  /* index in the .bsp brushes lump */
-    bool mirror_off;   /* _mirrorinside 0: no faces seen from inside */
+    bool mirror_off;   /* no faces seen from inside: _mirrorinside 0, or by default windows, aux,
+                          func_detail_fence and func_detail_illusionary (ericw-tools' Quake 2 defaults) */
     bool noclipfaces;  /* _noclipfaces 1: same-contents brushes of the entity keep the faces between them */
+    bool nochop;       /* _chop 0: CSG leaves the brush whole */
+    bool detail_wall;  /* func_detail_wall: world faces it covers are still drawn (faces.c) */
+    int chop_order;    /* _chop_order: of two brushes that bite each other, the higher bites */
 } mapbrush_t;
 
 #define MAX_FACE_POINTS 64
@@ -163,7 +170,8 @@ typedef struct tree_t {
 } tree_t;
 
 /* qbsp_t.ent_flags bits. */
-enum { ENT_MIRROR_OFF = 1, ENT_NOCLIPFACES = 2 };
+/* ENT_MIRROR_OFF/ON: _mirrorinside 0/1 given; neither: the default by contents. */
+enum { ENT_MIRROR_OFF = 1, ENT_NOCLIPFACES = 2, ENT_MIRROR_ON = 4, ENT_NOCHOP = 8 };
 
 /* The compile context. Created by main, threaded through every stage. */
 typedef struct qbsp_t {
@@ -181,7 +189,15 @@ typedef struct qbsp_t {
     int *ent_firstbrush, *ent_numbrushes;
     vec3_t *ent_origin;      /* per entity, from "origin" or origin brushes */
     unsigned char *ent_flags; /* per entity, ENT_* from prepare.c */
+    int *ent_chop_order;     /* per entity, _chop_order from prepare.c */
+    /* groupkeys.c: per entity its keyset (0: none), NULL when no entity has
+     * one; per output face its keyset. */
+    int *ent_keyset;
+    int numkeysets;
+    uint16_t *face_keyset;
+    int cap_face_keyset;
     bool any_noclipfaces;    /* some entity has ENT_NOCLIPFACES */
+    bool any_detail_wall;    /* some brush is a func_detail_wall brush */
 
     dtexinfo_t *texinfo;
     int numtexinfo, cap_texinfo;
@@ -199,5 +215,12 @@ typedef struct qbsp_t {
     int numclusters;
     int numareas;
 } qbsp_t;
+
+/* The file an entity came from (qbsp -add), for messages. */
+static inline const char *qbsp_entity_path(const qbsp_t *q, int e)
+{
+    const char *s = q->map.entities[e].source;
+    return s ? s : q->map.path;
+}
 
 #endif

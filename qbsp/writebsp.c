@@ -10,6 +10,7 @@
 #include "../common/mem.h"
 #include "csg.h"
 #include "emit.h"
+#include "groupkeys.h"
 
 #define GROW(arr, capfield, need) ((arr) = q2_grow((arr), sizeof *(arr), &(capfield), (need)))
 
@@ -281,6 +282,7 @@ static void emit_face(qbsp_t *q, face_t *f)
     df->styles[0] = 0;
     df->styles[1] = df->styles[2] = df->styles[3] = 255;
     df->lightofs = -1;
+    groupkeys_note_face(q, f->outputnumber, f);
     for (int i = 0; i < f->numpoints; i++) {
         int e = get_edge(q, f->vertexnums[i], f->vertexnums[(i + 1) % f->numpoints], f);
         GROW(bsp->surfedges, em->cap_surfedges, bsp->numsurfedges + 1);
@@ -550,7 +552,9 @@ bool writebsp_entities(qbsp_t *q, q2err_t *err)
         /* These entities' brushes joined the world; the entities mean
          * nothing to the game (which would complain about them). */
         const char *cls = entity_classname(ent);
-        if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0)) continue;
+        if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0 ||
+                      strcmp(cls, "func_illusionary_visblocker") == 0))
+            continue;
         list.ents[list.count++] = *ent; /* shallow: pairs stay owned by the map */
     }
     char *text = entities_unparse(&list);
@@ -616,7 +620,7 @@ bool writebsp_finish(qbsp_t *q, q2err_t *err)
         bsp->areas[a].numareaportals = bsp->numareaportals - bsp->areas[a].firstareaportal;
     }
 
-    if (!writebsp_entities(q, err)) return false;
+    if (!writebsp_entities(q, err) || !groupkeys_write(q, err)) return false;
     log_verbose(q->log, "%6d models, %d nodes, %d leafs, %d faces, %d brushes, %d brushsides", bsp->nummodels,
                 bsp->numnodes, bsp->numleafs, bsp->numfaces, bsp->numbrushes, bsp->numbrushsides);
     return writebsp_choose_format(q, err);

@@ -206,7 +206,7 @@ vec3_t qrad_saturation_boost(vec3_t c, double boost)
 static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
 {
     const rface_t *f = &q->faces[p->face];
-    if (q->mkeys && q->mkeys[f->model].nobounce) return vec3(0, 0, 0);
+    if (q->mkeys && q->mkeys[f->keys].nobounce) return vec3(0, 0, 0);
     vec3_t r = f->reflect;
     if (q->tex_saturation_boost > 0) r = qrad_saturation_boost(r, q->tex_saturation_boost);
     if (q->bouncecolorscale >= 0) {

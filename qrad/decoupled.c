@@ -223,11 +223,14 @@ bool qrad_decoupled_light(qrad_t *q, q2err_t *err)
     dc->geo = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(dface_geo_t));
     double *upl = q2_malloc(sizeof(double) * (size_t)(bsp->nummodels > 0 ? bsp->nummodels : 1));
     model_upl_table(q, upl);
-    for (int fi = 0; fi < nf; fi++)
-        if (!setup_face(q, fi, face_upl(q, q->faces[fi].model, upl), &dc->faces[fi], &dc->geo[fi], err)) {
+    for (int fi = 0; fi < nf; fi++) {
+        /* A func_group/func_detail keyset's own density first (models.c). */
+        double group = q->mkeys[q->faces[fi].keys].upl;
+        if (!setup_face(q, fi, group > 0 ? group : face_upl(q, q->faces[fi].model, upl), &dc->faces[fi], &dc->geo[fi], err)) {
             free(upl);
             return false;
         }
+    }
     free(upl);
     long total = 0;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)

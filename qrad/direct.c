@@ -141,7 +141,7 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const aabb_t *fb)
 {
     const rface_t *f = &q->faces[fi];
-    if (!(q->mkeys[f->model].object_mask & l->light_mask)) return false;
+    if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
         if (l->face == fi) return false;
         bool front = false;
@@ -275,7 +275,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         o[2] += (float)(add.z * weight);
     }
     /* Suns (and the sky dome) are on light channel 1, as in ericw-tools. */
-    if (dc->nsuns > 0 && (q->mkeys[f->model].object_mask & 1) && may_see_sky(q, dc, cluster)) {
+    if (dc->nsuns > 0 && (q->mkeys[f->keys].object_mask & 1) && may_see_sky(q, dc, cluster)) {
         for (int si = 0; si < dc->nsuns; si++) {
             const sun_pattern_t *sp = &dc->suns[si];
             if (sunslot[si] < 0) continue;
@@ -379,7 +379,7 @@ int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
 
 static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long *rays, bool lower)
 {
-    if (!(q->mkeys[f->model].object_mask & 1)) return;
+    if (!(q->mkeys[f->keys].object_mask & 1)) return;
     bool any = false;
     for (int k = 0; k < f->w * f->h && !any; k++) any = may_see_sky(q, dc, f->clusters[k]);
     if (!any) return;
@@ -441,7 +441,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     int styles[256], nst = 0;
     /* _lightignore: the model gets its minimum light only (minlight.c
      * clears what the bounces bring). */
-    bool ignore = q->mkeys[f->model].lightignore;
+    bool ignore = q->mkeys[f->keys].lightignore;
     for (int i = 0; i < q->numlights && !ignore; i++) {
         if (!light_reaches_face(q, &q->lights[i], fi, &fb)) continue;
         cand[ncand++] = i;
@@ -536,7 +536,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
     free(f->dirtraw);
     f->dirtraw = NULL;
     if (!ignore) {
-        if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->model].object_mask & 1)) sun_diffuse(q, f, rays);
+        if (q->sun.on && q->sun.diffuse > 0 && (q->mkeys[f->keys].object_mask & 1)) sun_diffuse(q, f, rays);
         if (q->sun.dome > 0) dome_face(q, dc, f, rays, false);
         if (q->sun.dome3 > 0) dome_face(q, dc, f, rays, true);
     }

@@ -168,13 +168,13 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
  * per-luxel normals). */
 static bool phong_face(const qrad_t *q, const rface_t *f)
 {
-    return f->lit && q->mkeys[f->model].phong_angle > 0;
+    return f->lit && q->mkeys[f->keys].phong_angle > 0;
 }
 
 static bool phong_partners(const qrad_t *q, const rface_t *f, const rface_t *g)
 {
-    if (f->model == g->model) return true;
-    int a = q->mkeys[f->model].phong_group, b = q->mkeys[g->model].phong_group;
+    if (f->model == g->model && f->keys == g->keys) return true;
+    int a = q->mkeys[f->keys].phong_group, b = q->mkeys[g->keys].phong_group;
     return a != 0 && a == b;
 }
 
@@ -205,10 +205,10 @@ static void phong_setup(qrad_t *q)
     for (int fi = 0; fi < bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
         if (!phong_face(q, f)) continue;
-        double mincos = cos(q->mkeys[f->model].phong_angle * M_PI / 180.0);
+        double mincos = cos(q->mkeys[f->keys].phong_angle * M_PI / 180.0);
         /* ericw's _phong_angle_concave: the limit where the neighbour lies
          * in front of this face (an inside corner). */
-        double concave = q->mkeys[f->model].phong_concave;
+        double concave = q->mkeys[f->keys].phong_concave;
         double mincos_cc = concave > 0 ? cos(concave * M_PI / 180.0) : mincos;
         vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
         bool curved = false;
@@ -259,6 +259,7 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
         }
         const dtexinfo_t *ti = &bsp->texinfo[df->texinfo];
         f->model = face_model(bsp, fi);
+        f->keys = q->face_keys && q->face_keys[fi] >= 0 ? q->face_keys[fi] : f->model;
         f->offset = f->model > 0 ? offs[f->model] : vec3(0, 0, 0);
         f->texflags = ti->flags;
         f->sky = (ti->flags & SURF_SKY) != 0;

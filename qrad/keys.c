@@ -24,9 +24,12 @@ int qrad_key_line(const entity_t *e, const char *key)
     return e->line;
 }
 
+/* -1 for entities outside the entity lump (qbsp's Q2MAP_GROUPKEYS sets). */
 static int entity_index(const qrad_t *q, const entity_t *e)
 {
-    return (int)(e - q->ents.ents);
+    for (int i = 0; i < q->ents.count; i++)
+        if (&q->ents.ents[i] == e) return i;
+    return -1;
 }
 
 static void warn_bad(const qrad_t *q, const entity_t *e, const char *key, const char *val, const char *want,

@@ -81,7 +81,7 @@ static void soften(float *light, int w, int h, int r)
 /* The touches on every style of one face (see the file's comment). */
 static void finish_face(const qrad_t *q, rface_t *f, double gamma)
 {
-    const model_keys_t *k = &q->mkeys[f->model];
+    const model_keys_t *k = &q->mkeys[f->keys];
     size_t n = (size_t)f->w * f->h;
     if (k->maxlight > 0)
         for (size_t i = 0; i < n * f->numstyles; i++) {
@@ -106,7 +106,7 @@ void qrad_minlight(qrad_t *q)
     const entity_t *ws = qrad_worldspawn(q);
     double gamma = ws ? qrad_key_float(q, ws, "_gamma", 1, 0.01, 10) : 1;
     bool any = ambient || q->any_localmin, finish = gamma != 1 || q->opts->soft > 0;
-    for (int m = 0; m < q->bsp->nummodels; m++) {
+    for (int m = 0; m < q->nummkeys; m++) {
         any |= q->mkeys[m].minlight > 0 || q->mkeys[m].lightignore;
         finish |= q->mkeys[m].maxlight > 0;
     }
@@ -115,7 +115,7 @@ void qrad_minlight(qrad_t *q)
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
         if (!f->lit || !f->light) continue;
-        const model_keys_t *k = &q->mkeys[f->model];
+        const model_keys_t *k = &q->mkeys[f->keys];
         const char *tex = q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture;
         bool floor = k->minlight > 0 && !(k->minlight_exclude[0] && !strcasecmp(k->minlight_exclude, tex));
         int n = f->w * f->h;

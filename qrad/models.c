@@ -12,12 +12,19 @@
  *   _shadow, _shadowself/_selfshadow, _shadowworldonly
  *   _object_channel_mask, _dirt -1, _bounce -1
  *   _phong_angle_concave, _maxlight (0..2 as _minlight, 1 = 128),
- *   _lightignore, _minlight_mottle/_minlightMottle */
+ *   _lightignore, _minlight_mottle/_minlightMottle
+ *
+ * The keys of func_group and func_detail entities, whose faces are the
+ * world's, come in qbsp's Q2MAP_GROUPKEYS lump (formats/groupkeys.h): each
+ * keyset is the world's settings with the entity's keys over them, given to
+ * the faces that came from it (ericw-tools' per-face "extended flags"). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "qrad.h"
 #include "../common/mem.h"
+#include "../formats/bspx.h"
+#include "../formats/groupkeys.h"
 
 #define PHONG_DEFAULT_ANGLE 89.0 /* ericw-tools' angle for "_phong" "1" */
 #define MASK_MAX 0x7fffffff
@@ -58,9 +65,42 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     k->lightignore = qrad_key_int(q, e, "_lightignore", 0, 0, 1) == 1;
 }
 
+/* The Q2MAP_GROUPKEYS keysets after the models' keys; a broken lump is an
+ * error (the bsp does not match the qbsp that wrote it). */
+static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
+{
+    bspx_t x;
+    if (!bspx_parse(q->bsp, &x, NULL, NULL)) return true; /* bspinfo --check reports a broken directory */
+    const bspx_lump_t *l = bspx_find(&x, GROUPKEYS_LUMP);
+    if (!l) {
+        bspx_free(&x);
+        return true;
+    }
+    groupkeys_t g;
+    bool ok = groupkeys_decode(l->data, l->size, q->bsp->numfaces, &g, err);
+    bspx_free(&x);
+    if (!ok) return false;
+    int nm = q->nummkeys, ns = g.sets.count;
+    q->mkeys = q2_realloc(q->mkeys, sizeof(model_keys_t) * (size_t)(nm + ns));
+    for (int k = 0; k < ns; k++) {
+        const entity_t *e = &g.sets.ents[k];
+        model_keys_t *mk = &q->mkeys[nm + k];
+        *mk = *world;
+        read_model_keys(q, e, mk, true);
+        mk->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
+        mk->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
+        mk->upl = qrad_key_float(q, e, "_world_units_per_luxel", 0, 0, 1e6);
+    }
+    q->nummkeys = nm + ns;
+    q->face_keys = q2_malloc(sizeof(int) * (size_t)(q->bsp->numfaces > 0 ? q->bsp->numfaces : 1));
+    for (int f = 0; f < q->bsp->numfaces; f++) q->face_keys[f] = g.set[f] ? nm + g.set[f] - 1 : -1;
+    log_verbose(q->log, "%6d func_group/func_detail keysets from qbsp", ns);
+    groupkeys_lump_free(&g);
+    return true;
+}
+
 bool qrad_models_setup(qrad_t *q, q2err_t *err)
 {
-    (void)err;
     int nm = q->bsp->nummodels;
     q->mkeys = q2_calloc(nm > 0 ? nm : 1, sizeof(model_keys_t));
     model_keys_t world;
@@ -84,6 +124,7 @@ bool qrad_models_setup(qrad_t *q, q2err_t *err)
     int md = ws ? qrad_key_int(q, ws, "_minlight_dirt", 0, -1, 1) : 0;
     if (md == 0) world.minlight_dirt = q->dirt.global;
     /* Bmodels inherit the world's floor and colour, not its smoothing. */
+    q->nummkeys = nm;
     for (int m = 0; m < nm; m++) {
         q->mkeys[m] = world;
         if (m > 0) q->mkeys[m].phong_angle = 0;
@@ -96,7 +137,8 @@ bool qrad_models_setup(qrad_t *q, q2err_t *err)
         if (m <= 0 || m >= nm) continue;
         read_model_keys(q, e, &q->mkeys[m], false);
     }
-    for (int m = 0; m < nm; m++) {
+    if (!read_group_keys(q, &world, err)) return false;
+    for (int m = 0; m < q->nummkeys; m++) {
         model_keys_t *k = &q->mkeys[m];
         if (q->opts->smooth_set && (m == 0 || k->phong_angle > 0)) k->phong_angle = q->opts->smooth;
         if (k->object_mask != 1) q->any_channels = true;
@@ -109,6 +151,9 @@ void qrad_models_free(qrad_t *q)
 {
     free(q->mkeys);
     q->mkeys = NULL;
+    free(q->face_keys);
+    q->face_keys = NULL;
+    q->nummkeys = 0;
 }
 
 bool qrad_model_blocks(const qrad_t *q, int caster, int recv, int shadow_mask)

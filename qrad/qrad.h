@@ -116,6 +116,7 @@ typedef struct model_keys_t {
     bool lightignore;      /* _lightignore: minimum light only */
     bool mottle;           /* _minlight_mottle: noise added to the minimum light */
     double phong_concave;  /* _phong_angle_concave, degrees; 0 = phong_angle */
+    double upl;            /* keysets only: _world_units_per_luxel, 0 = the model's */
 } model_keys_t;
 
 /* Worldspawn's dirtmapping (ambient occlusion) settings. */
@@ -181,6 +182,7 @@ typedef struct sun_t {
 /* Per-face geometry and results. */
 typedef struct rface_t {
     int model;
+    int keys;          /* index into qrad_t.mkeys: the model's, or a func_group/func_detail keyset (models.c) */
     bool lit;          /* gets a computed lightmap (false: sky, constant fill) */
     bool sky;
     bool emits;
@@ -253,7 +255,9 @@ typedef struct qrad_t {
     sun_t suns[MAX_EXTRA_SUNS];
     tracer_t tracer;
     tracer_t shadows;          /* faces of bmodels that cast shadows (_shadow, _shadowself) */
-    model_keys_t *mkeys;       /* per model */
+    model_keys_t *mkeys;       /* per model, then the Q2MAP_GROUPKEYS keysets (models.c) */
+    int nummkeys;              /* models + keysets */
+    int *face_keys;            /* per face its mkeys index; NULL: every face its model's */
     dirt_t dirt;
     vec3_t ambient;            /* arghrad worldspawn _ambient, luxel units per channel */
     bool any_bouncescale;      /* some light has _bouncescale != 1 */

@@ -99,9 +99,18 @@ qbsp_case map_utf16.map 1 'map_utf16\.map'
 qbsp_case map_external_missing.map 1 'map_external_missing\.map:64:.*no_such_prefab\.map.*not found'
 qbsp_case map_external_dir.map 1 'map_external_dir\.map:64:.*external map "\."'
 qbsp_case map_external_self.map 0 'wrote map_external_self\.bsp'
-qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:60: entity 2 \(func_wall\): key "_mirrorinside" "yes".*using 1'
+qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:60: entity 2 \(func_wall\): key "_mirrorinside" "yes".*using the default'
 qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:76: entity 3 \(misc_external_map\): key "_external_map_scale" "0 0 0"'
 qbsp_case map_key_bad_values.map 0 'map_key_bad_values\.map:3: entity 0 \(worldspawn\): key "_tb_layer_omit_from_export" "nan"'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:58: entity 2 \(func_detail\): key "_chop_order" "first".*using 0'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:59: entity 2 \(func_detail\): key "_chop" "2".*using 1'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:60: entity 2 \(func_detail\): key "_mirrorinside" "maybe".*the default'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:61: entity 2 \(func_detail\): key "_minlight" "bright" is not a number'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:62: entity 2 \(func_detail\): key "_phong_angle" "400"'
+qbsp_case map_group_key_bad_values.map 0 'map_group_key_bad_values\.map:64: entity 2 \(func_detail\): key "_world_units_per_luxel" "-8"'
+qbsp_case good_room.map 1 'no_such_addition\.map.*not found' -add no_such_addition.map
+qbsp_case good_room.map 2 'convert' -convert quake1
+qbsp_case good_room.map 2 'subdivide' -subdivide 8
 qbsp_case good_room.map 2 'bogus' -bogus
 qbsp_case good_room.map 2 'threads' -threads
 qbsp_case good_room.map 2 'threads' -threads abc

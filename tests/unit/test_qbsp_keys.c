@@ -19,6 +19,7 @@
 
 #include "../../common/fileio.h"
 #include "../../formats/bspfile.h"
+#include "../../formats/bspx.h"
 #include "../../formats/entities.h"
 #include "../../formats/keytable.h"
 #include "../../formats/mapfile.h"
@@ -379,10 +380,11 @@ static void test_key_mirrorinside(void **state)
         assert_int_equal(faces_at(&off.bsp, tops[i], up), 1);
         assert_int_equal(faces_at(&off.bsp, tops[i], down), 0);
     }
-    /* Without the key: as _mirrorinside 1 (q2map's default). */
-    assert_int_equal(faces_at(&on.bsp, vec3(224, 332, 64), any), 2);
-    assert_int_equal(faces_at(&on.bsp, vec3(352, 332, 64), any), 2);
-    assert_int_equal(faces_at(&off.bsp, vec3(224, 332, 64), any), 2);
+    /* Without the key: ericw-tools' Quake 2 defaults, off for fences and
+     * func_detail_illusionary (test_qbsp_keys2 checks every contents). */
+    assert_int_equal(faces_at(&on.bsp, vec3(224, 332, 64), any), 1);
+    assert_int_equal(faces_at(&on.bsp, vec3(352, 332, 64), any), 1);
+    assert_int_equal(faces_at(&off.bsp, vec3(224, 332, 64), any), 1);
     result_free(&on);
     result_free(&off);
 }
@@ -609,9 +611,10 @@ static void test_key_bmodel_keys_reach_qrad(void **state)
     assert_true(lump_entity(&r.bsp, -1, "worldspawn", &e));
     assert_string_equal(entity_get(&e, "_sunlight"), "100");
     entity_free(&e);
-    /* The func_group's key cannot reach qrad (its brushes joined the
-     * world): qbsp says so. */
-    assert_int_equal(count_lines_with(r.log, "(func_group): key \"_minlight\"", "warning:"), 1);
+    /* The func_group's key reaches qrad in the Q2MAP_GROUPKEYS lump (its
+     * brushes joined the world), so no warning. */
+    assert_int_equal(count_lines_with(r.log, "(func_group): key \"_minlight\"", "warning:"), 0);
+    assert_true(bspx_has_lump(&r.bsp, "Q2MAP_GROUPKEYS"));
     result_free(&r);
 }
 
@@ -668,13 +671,13 @@ static void test_key_bad_values(void **state)
     compile_mt("badvalues", &m, NULL, &r);
     need_bsp(&r);
     assert_int_equal(count_lines_with(r.log, "badvalues.map:3: entity 0 (worldspawn): key \"_tb_layer_omit_from_export\" \"maybe\"", "using 0"), 1);
-    assert_int_equal(count_lines_with(r.log, "badvalues.map:59: entity 2 (func_detail_fence): key \"_mirrorinside\" \"yes\"", "using 1"), 1);
+    assert_int_equal(count_lines_with(r.log, "badvalues.map:59: entity 2 (func_detail_fence): key \"_mirrorinside\" \"yes\"", "using the default"), 1);
     assert_int_equal(count_lines_with(r.log, "badvalues.map:60: entity 2 (func_detail_fence): key \"_noclipfaces\" \"2\"", "using 0"), 1);
     assert_int_equal(count_lines_with(r.log, "key \"_omitbrushes\" \"1.5\"", "using 0"), 1);
     assert_int_equal(count_lines_with(r.log, "key \"_tb_layer_omit_from_export\" \"1e400\"", "using 0"), 1);
-    /* Defaults in effect: the fence is two-sided, the func_wall and the
-     * layer's brush are compiled. */
-    assert_int_equal(faces_at(&r.bsp, vec3(224, 96, 64), vec3(0, 0, 0)), 2);
+    /* Defaults in effect: the fence is one-sided (ericw-tools' Quake 2
+     * default), the func_wall and the layer's brush are compiled. */
+    assert_int_equal(faces_at(&r.bsp, vec3(224, 96, 64), vec3(0, 0, 0)), 1);
     assert_int_equal(r.bsp.nummodels, 2);
     assert_int_not_equal(point_contents(&r.bsp, 0, vec3(120, 320, 32)) & CONTENTS_SOLID, 0);
     result_free(&r);

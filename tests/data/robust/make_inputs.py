@@ -135,6 +135,15 @@ def maps():
           + box((0, 0, 0), (32, 32, 32)) + "}\n"
           + '{\n"classname" "misc_external_map"\n"origin" "0 0 64"\n"_external_map" "map_key_bad_values.map"\n'
           + '"_external_map_scale" "0 0 0"\n"_external_map_angles" "1e999 0 0"\n"_external_map_classname" "func_wall"\n}\n')
+    # qbsp's CSG, inside-face and group lighting keys with bad values (issue
+    # 13): qbsp warns naming entity, key and line and uses the default (the
+    # lighting keys are not passed to qrad).
+    write("map_group_key_bad_values.map", world(room())
+          + point("info_player_start", "0 0 0")
+          + '{\n"classname" "func_detail"\n"_chop_order" "first"\n"_chop" "2"\n"_mirrorinside" "maybe"\n'
+            '"_minlight" "bright"\n"_phong_angle" "400"\n"_minlight_color" "red"\n'
+            '"_world_units_per_luxel" "-8"\n"_object_channel_mask" "1.5"\n'
+          + box((-64, -64, -256), (64, 64, -192)) + "}\n")
     # Light keys with bad values (issue 13): words for numbers, negative
     # scales, angles out of range, masks that are not integers. qrad warns
     # naming entity, key and line, uses the defaults, and lights the map.

@@ -233,7 +233,7 @@ static const keyrow_t k_rows[] = {
     {"-ambient", O, 0, QR, "0", HON, "test_qrad_options", "id, q2tools", "qrad -ambient F: light added to every style-0 luxel, 0..255"},
     {"-maxlight", O, 0, QR, "196", HON, "test_qrad_options", "id, q2tools", "qrad -maxlight F: brightest channel, 0..255 (hue kept)"},
     {"-scale", O, 0, QR, "1", HON, "test_qrad_scale_options", "id, q2tools", "qrad -scale"},
-    {"-direct", O, 0, QR, "1", UNT, "", "id, q2tools", "qrad -direct"},
+    {"-direct", O, 0, QR, "0.4", HON, "test_direct_option", "id, q2tools", "qrad -direct: scale of the light SURF_LIGHT faces give off (qrad3's 0.4)"},
     {"-entity", O, 0, QR, "1", HON, "test_qrad_scale_options", "id, q2tools", "qrad -entity"},
     {"-smooth", O, 0, QR, "", HON, "test_phong_smooths_bend", "q2tools", "qrad -smooth"},
 };

@@ -316,6 +316,21 @@ static void test_surflight_value(void **state)
     if (v0 != 0) fail_msg("value 0 lights the floor %g", v0);
 }
 
+/* -direct scales what SURF_LIGHT faces give off: twice the scale, twice
+ * the light on the floor under the lamp. */
+static void test_direct_option(void **state)
+{
+    (void)state;
+    mw_t w = {0};
+    lamp_at(&w, 0, 0, "test/light", SURF_LIGHT, 800);
+    qrad_opts_t o = opts0();
+    double base = floor_at("direct04", w.buf, NULL, &o, NULL, 0, 0, -1);
+    o.direct = 2 * o.direct;
+    double twice = floor_at("direct08", w.buf, NULL, &o, NULL, 0, 0, -1);
+    free(w.buf);
+    if (base < 10 || fabs(twice - 2 * base) > 2) fail_msg("-direct 0.8: %g, %g at 0.4", twice, base);
+}
+
 /* _surflightskyscale scales sky faces that emit, and only them. */
 static void test_surflightskyscale(void **state)
 {
@@ -819,6 +834,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_surflight_value),
+        cmocka_unit_test(test_direct_option),
         cmocka_unit_test(test_surflightskyscale),
         cmocka_unit_test(test_surflight_atten),
         cmocka_unit_test(test_surflight_rescale),

@@ -66,7 +66,7 @@ static const keyrow_t k_rows[] = {
     {"_minlightMottle", K, W | B | G, QR, "0", HON, "test_minlight_mottle", "ericw", "alias of _minlight_mottle"},
     {"_minlight_dirt", K, W | B | G, QR, "_dirt", HON, "test_minlight_dirt", "ericw", "dirtmapping applies to the minimum light"},
     {"_maxlight", K, W | B | G, QR, "0", HON, "test_maxlight", "ericw", "brightest channel, 0..2 in Quake 2 (1 = 128, as _minlight), applied before -scale and _gamma, keeping the hue; worldspawn's is every model's default"},
-    {"_shadow", K, B, QR, "0", HON, "test_bmodel_shadow", "ericw", "1: the model casts shadows (and on itself), traced at its origin (rotators with their origin brush); -1 on func_detail/func_group: no shadows"},
+    {"_shadow", K, B, QR, "0", HON, "test_bmodel_shadow", "ericw", "1: the model casts shadows (and on itself), traced at its origin (rotators with their origin brush); -1 (ericw: on func_detail/func_group, no shadows) is not honoured yet: their faces are the world's, traced through its BSP tree, and qbsp warns about the key there"},
     {"_shadowself", K, B, QR, "0", HON, "test_bmodel_shadow", "ericw", "the model shadows itself only"},
     {"_selfshadow", K, B, QR, "0", HON, "test_model_key_aliases", "ericw", "alias of _shadowself"},
     {"_shadowworldonly", K, B, QR, "0", HON, "test_shadow_worldonly", "ericw", "the model shadows the world only"},

@@ -2,7 +2,7 @@
  * boxes, prisms), compiled with the qbsp program and lit with qrad_run in
  * memory, then luxels read back by world position. The including file
  * defines `tmpdir` (its setup makes the directory) before including this.
- * (The same helpers as test_qrad_keys.c's, shared for new key tests.) */
+ * Shared by the qrad key tests. */
 #ifndef Q2M_TEST_QRAD_MAPS_H
 #define Q2M_TEST_QRAD_MAPS_H
 
@@ -141,9 +141,11 @@ static inline qrad_opts_t opts0(void)
     return o;
 }
 
-/* Compiles the map text with qbsp and lights it with these options; the
- * qrad log (warnings included) is kept in out->log. */
-static inline void compile_light(const char *name, const char *text, const qrad_opts_t *o, lit_t *out)
+/* Compiles the map text with qbsp and lights it with these options and
+ * textures (texdb may be NULL: none); the qrad log (warnings included) is
+ * kept in out->log. */
+static inline void compile_light_tex(const char *name, const char *text, const qrad_opts_t *o, texdb_t *texdb,
+                                     lit_t *out)
 {
     char map[512], bsp[512], cmd[2048];
     snprintf(map, sizeof map, "%s/%s.map", tmpdir, name);
@@ -166,7 +168,7 @@ static inline void compile_light(const char *name, const char *text, const qrad_
     assert_non_null(lf);
     log_t log;
     log_init(&log, LOG_NORMAL, lf, lf);
-    bool ok = qrad_run(&out->bsp, o, NULL, &log, NULL, NULL, &err);
+    bool ok = qrad_run(&out->bsp, o, texdb, &log, NULL, NULL, &err);
     if (!ok) fail_msg("qrad_run %s: %s", name, err.msg);
     fflush(lf);
     rewind(lf);
@@ -176,6 +178,11 @@ static inline void compile_light(const char *name, const char *text, const qrad_
     /* No luxel may come out of a NaN: every byte was written from a finite
      * value (the writer clamps), and the lump holds every face. */
     assert_true(out->bsp.lightdatasize > 0);
+}
+
+static inline void compile_light(const char *name, const char *text, const qrad_opts_t *o, lit_t *out)
+{
+    compile_light_tex(name, text, o, NULL, out);
 }
 
 static inline void lit_free(lit_t *l) { bsp_free(&l->bsp); }

@@ -28,117 +28,7 @@
 
 static char tmpdir[256];
 
-/* ------------------------------------------------------------ map text */
-
-typedef struct mtext_t {
-    char *s;
-    size_t n, cap;
-} mtext_t;
-
-static void mt_printf(mtext_t *m, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char buf[4096];
-    int k = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    assert_true(k >= 0 && k < (int)sizeof buf);
-    if (m->n + (size_t)k + 1 > m->cap) {
-        m->cap = (m->n + (size_t)k + 1) * 2;
-        m->s = realloc(m->s, m->cap);
-        assert_non_null(m->s);
-    }
-    memcpy(m->s + m->n, buf, (size_t)k + 1);
-    m->n += (size_t)k;
-}
-
-/* An axial box brush; `surf` is appended to every face line (" 32 0 0"
- * for water contents, "" for the texture's own). */
-static void mt_box(mtext_t *m, double x0, double y0, double z0, double x1, double y1, double z1, const char *tex,
-                   const char *surf)
-{
-    mt_printf(m, "{\n");
-    mt_printf(m, "( %g 0 0 ) ( %g 1 0 ) ( %g 0 1 ) %s 0 0 0 1 1%s\n", x0, x0, x0, tex, surf);
-    mt_printf(m, "( %g 0 0 ) ( %g 0 1 ) ( %g 1 0 ) %s 0 0 0 1 1%s\n", x1, x1, x1, tex, surf);
-    mt_printf(m, "( 0 %g 0 ) ( 0 %g 1 ) ( 1 %g 0 ) %s 0 0 0 1 1%s\n", y0, y0, y0, tex, surf);
-    mt_printf(m, "( 0 %g 0 ) ( 1 %g 0 ) ( 0 %g 1 ) %s 0 0 0 1 1%s\n", y1, y1, y1, tex, surf);
-    mt_printf(m, "( 0 0 %g ) ( 1 0 %g ) ( 0 1 %g ) %s 0 0 0 1 1%s\n", z0, z0, z0, tex, surf);
-    mt_printf(m, "( 0 0 %g ) ( 0 1 %g ) ( 1 0 %g ) %s 0 0 0 1 1%s\n", z1, z1, z1, tex, surf);
-    mt_printf(m, "}\n");
-}
-
-/* worldspawn (with extra key lines) and a sealed 512x512x256 room with a
- * player start; the caller closes worldspawn with mt_end_world. */
-static void mt_room(mtext_t *m, const char *worldkeys)
-{
-    mt_printf(m, "{\n\"classname\" \"worldspawn\"\n%s", worldkeys);
-    mt_box(m, -16, -16, -16, 528, 528, 0, "e1u1/floor", "");
-    mt_box(m, -16, -16, 256, 528, 528, 272, "e1u1/ceil", "");
-    mt_box(m, -16, -16, 0, 0, 528, 256, "e1u1/wall", "");
-    mt_box(m, 512, -16, 0, 528, 528, 256, "e1u1/wall", "");
-    mt_box(m, 0, -16, 0, 512, 0, 256, "e1u1/wall", "");
-    mt_box(m, 0, 512, 0, 512, 528, 256, "e1u1/wall", "");
-}
-
-static void mt_end_world(mtext_t *m)
-{
-    mt_printf(m, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"32 32 40\"\n}\n");
-}
-
-/* ------------------------------------------------------------ compiling */
-
-typedef struct result_t {
-    int status;
-    bsp_t bsp;
-    bool have_bsp;
-    char *log;
-} result_t;
-
-/* Writes tmpdir/name.map and compiles it with qbsp. */
-static void compile_text(const char *name, const char *text, const char *opts, result_t *r)
-{
-    char map[Q2_PATH_MAX], bsp[Q2_PATH_MAX], logp[Q2_PATH_MAX], cmd[4 * Q2_PATH_MAX];
-    snprintf(map, sizeof map, "%s/%s.map", tmpdir, name);
-    snprintf(bsp, sizeof bsp, "%s/%s.bsp", tmpdir, name);
-    snprintf(logp, sizeof logp, "%s/%s.log", tmpdir, name);
-    FILE *f = fopen(map, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    unlink(bsp);
-    snprintf(cmd, sizeof cmd, "'%s/qbsp' -threads 2 %s '%s' > '%s' 2>&1", Q2MAP_BIN_DIR, opts ? opts : "", map, logp);
-    memset(r, 0, sizeof *r);
-    r->status = system(cmd);
-    size_t size = 0;
-    uint8_t *data = NULL;
-    q2err_t err;
-    q2err_clear(&err);
-    assert_true(file_read_all(logp, 64 << 20, &data, &size, &err));
-    r->log = realloc(data, size + 1);
-    r->log[size] = 0;
-    bsp_init(&r->bsp);
-    if (file_exists(bsp)) r->have_bsp = bsp_read_file(bsp, &r->bsp, &err);
-}
-
-static void compile_mt(const char *name, mtext_t *m, const char *opts, result_t *r)
-{
-    compile_text(name, m->s, opts, r);
-    free(m->s);
-    memset(m, 0, sizeof *m);
-}
-
-static void result_free(result_t *r)
-{
-    if (r->have_bsp) bsp_free(&r->bsp);
-    free(r->log);
-}
-
-static void need_bsp(const result_t *r)
-{
-    if (r->status != 0 || !r->have_bsp) fprintf(stderr, "qbsp log:\n%s\n", r->log);
-    assert_int_equal(r->status, 0);
-    assert_true(r->have_bsp);
-}
+#include "test_qbsp_maps.h"
 
 /* ------------------------------------------------------------ bsp queries */
 
@@ -152,43 +42,6 @@ static int point_contents(const bsp_t *bsp, int model, vec3_t p)
         n = nd->children[d < 0];
     }
     return bsp->leafs[-1 - n].contents;
-}
-
-static vec3_t vert(const bsp_t *bsp, const dface_t *f, int k)
-{
-    int se = bsp->surfedges[f->firstedge + k];
-    int v = se < 0 ? bsp->edges[-se].v[1] : bsp->edges[se].v[0];
-    return vec3(bsp->vertexes[v].point[0], bsp->vertexes[v].point[1], bsp->vertexes[v].point[2]);
-}
-
-/* Faces of any model whose polygon contains p (within 0.1 unit); those
- * facing along `normal` when normal is not zero. */
-static int faces_at(const bsp_t *bsp, vec3_t p, vec3_t normal)
-{
-    int count = 0;
-    for (int i = 0; i < bsp->numfaces; i++) {
-        const dface_t *f = &bsp->faces[i];
-        const dplane_t *pl = &bsp->planes[f->planenum];
-        vec3_t n = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
-        double dist = pl->dist;
-        if (f->side) {
-            n = vec_neg(n);
-            dist = -dist;
-        }
-        if (fabs(vec_dot(n, p) - dist) > 0.1) continue;
-        if (vec_len(normal) > 0 && vec_dot(n, normal) < 0.99) continue;
-        bool inside = true;
-        for (int k = 0; k < f->numedges && inside; k++) {
-            vec3_t a = vert(bsp, f, k), b = vert(bsp, f, (k + 1) % f->numedges);
-            vec3_t e = vec_sub(b, a);
-            double len = vec_len(e);
-            if (len < 0.5) continue;
-            vec3_t inward = vec_scale(vec_cross(e, n), 1.0 / len);
-            if (vec_dot(vec_sub(p, a), inward) < -0.1) inside = false;
-        }
-        if (inside) count++;
-    }
-    return count;
 }
 
 /* The entity of the bsp's lump with "model" "*m" (a copy), or one with
@@ -213,27 +66,12 @@ static bool lump_entity(const bsp_t *bsp, int m, const char *cls, entity_t *out)
     return found;
 }
 
-static int count_lines_with(const char *log, const char *a, const char *b)
-{
-    int n = 0;
-    const char *s = log;
-    while (*s) {
-        const char *e = strchr(s, '\n');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        char line[2048];
-        snprintf(line, sizeof line, "%.*s", (int)(len < sizeof line - 1 ? len : sizeof line - 1), s);
-        if (strstr(line, a) && (!b || strstr(line, b))) n++;
-        s += len + (e ? 1 : 0);
-    }
-    return n;
-}
-
 /* ------------------------------------------------------ TrenchBroom layers */
 
 /* A layer (id 5) holding a pillar, a group (id 7) inside it holding a
  * brush, a light and a func_wall in the layer/group, and a kept layer
  * (id 6) with a brush. */
-static void tb_layers_map(mtext_t *m, const char *omit)
+static void tb_layers_map(mt_t *m, const char *omit)
 {
     mt_room(m, "");
     mt_end_world(m);
@@ -255,7 +93,7 @@ static void tb_layers_map(mtext_t *m, const char *omit)
 static void test_key_tb_layer_omit(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t on, off;
     tb_layers_map(&m, "1");
     compile_mt("tb_omit", &m, NULL, &on);
@@ -293,7 +131,7 @@ static void test_key_tb_layer_omit(void **state)
 static void test_key_tb_default_layer(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r;
     mt_printf(&m, "{\n\"classname\" \"worldspawn\"\n\"_tb_layer_omit_from_export\" \"1\"\n");
     mt_box(&m, 100, 100, 0, 140, 140, 128, "e1u1/wall", "");
@@ -323,7 +161,7 @@ static void test_key_tb_default_layer(void **state)
 static void test_key_tb_group_merge(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r;
     tb_layers_map(&m, "0");
     compile_mt("tb_merge", &m, NULL, &r);
@@ -340,7 +178,7 @@ static void test_key_tb_group_merge(void **state)
 
 /* ------------------------------------------------------- inside faces */
 
-static void mirror_map(mtext_t *m, const char *v)
+static void mirror_map(mt_t *m, const char *v)
 {
     mt_room(m, "");
     mt_end_world(m);
@@ -362,7 +200,7 @@ static void mirror_map(mtext_t *m, const char *v)
 static void test_key_mirrorinside(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t on, off;
     mirror_map(&m, "1");
     compile_mt("mirror_on", &m, NULL, &on);
@@ -391,7 +229,7 @@ static void test_key_mirrorinside(void **state)
 
 /* Two overlapping water brushes: with _noclipfaces the face of one inside
  * the other is drawn; without, water meets water and nothing is. */
-static void noclip_map(mtext_t *m, bool key)
+static void noclip_map(mt_t *m, bool key)
 {
     mt_room(m, "");
     mt_end_world(m);
@@ -404,7 +242,7 @@ static void noclip_map(mtext_t *m, bool key)
 static void test_key_noclipfaces(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t on, off;
     noclip_map(&m, true);
     compile_mt("noclip_on", &m, NULL, &on);
@@ -427,7 +265,7 @@ static void test_key_noclipfaces(void **state)
 static void test_key_omitbrushes(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r;
     mt_room(&m, "");
     mt_end_world(&m);
@@ -447,22 +285,12 @@ static void test_key_omitbrushes(void **state)
 
 /* -------------------------------------------------------- external maps */
 
-static void write_file(const char *name, const char *text)
-{
-    char p[Q2_PATH_MAX];
-    snprintf(p, sizeof p, "%s/%s", tmpdir, name);
-    FILE *f = fopen(p, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_key_external_map(void **state)
 {
     (void)state;
     /* The prefab: a 32x16x16 box in worldspawn and an 8-unit cube in a
      * func_group (both imported), and a light (ignored). */
-    mtext_t p = {0};
+    mt_t p = {0};
     mt_printf(&p, "{\n\"classname\" \"worldspawn\"\n");
     mt_box(&p, 0, 0, 0, 32, 16, 16, "e1u1/wall", "");
     mt_printf(&p, "}\n{\n\"classname\" \"func_group\"\n");
@@ -471,7 +299,7 @@ static void test_key_external_map(void **state)
     write_file("prefab.map", p.s);
     free(p.s);
 
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r, miss, badv;
     mt_room(&m, "");
     mt_end_world(&m);
@@ -527,7 +355,7 @@ static void test_key_external_map(void **state)
 
 /* ------------------------------------------------------------- regions */
 
-static void region_map(mtext_t *m, const char *region_tex, double rx0, double rx1)
+static void region_map(mt_t *m, const char *region_tex, double rx0, double rx1)
 {
     mt_room(m, "");
     mt_box(m, 100, 100, 0, 140, 140, 64, "e1u1/wall", "");
@@ -539,7 +367,7 @@ static void region_map(mtext_t *m, const char *region_tex, double rx0, double rx
 static void test_key_region(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t on, off;
     region_map(&m, "e1u1/region", -32, 256);
     compile_mt("region_on", &m, NULL, &on);
@@ -562,7 +390,7 @@ static void test_key_region(void **state)
 static void test_key_antiregion(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r;
     region_map(&m, "antiregion", 380, 460);
     compile_mt("antiregion", &m, NULL, &r);
@@ -581,7 +409,7 @@ static void test_key_antiregion(void **state)
 static void test_key_bmodel_keys_reach_qrad(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     result_t r;
     mt_room(&m, "\"_sunlight\" \"100\"\n");
     mt_end_world(&m);
@@ -630,7 +458,7 @@ static void test_key_unread_warning(void **state)
                        "\"_tb_textures\" \"textures/e1u1\"\n"
                        "\"_bogus_key\" \"2\"\n"           /* 6: same key again */
                        "\"_sunlight\" \"100\"\n";         /* 7 */
-    mtext_t m = {0};
+    mt_t m = {0};
     mt_printf(&m, "%s", text);
     mt_box(&m, -16, -16, -16, 528, 528, 0, "e1u1/floor", "");
     mt_box(&m, -16, -16, 256, 528, 528, 272, "e1u1/ceil", "");
@@ -656,7 +484,7 @@ static void test_key_unread_warning(void **state)
 static void test_key_bad_values(void **state)
 {
     (void)state;
-    mtext_t m = {0};
+    mt_t m = {0};
     mt_room(&m, "\"_tb_layer_omit_from_export\" \"maybe\"\n");
     mt_end_world(&m);
     mt_printf(&m, "{\n\"classname\" \"func_detail_fence\"\n\"_mirrorinside\" \"yes\"\n\"_noclipfaces\" \"2\"\n");
@@ -684,17 +512,6 @@ static void test_key_bad_values(void **state)
 }
 
 /* ------------------------------------------------------------ the table */
-
-static char *read_text(const char *path)
-{
-    uint8_t *data;
-    size_t size;
-    q2err_t err;
-    if (!file_read_all(path, 64 << 20, &data, &size, &err)) return NULL;
-    char *s = realloc(data, size + 1);
-    s[size] = 0;
-    return s;
-}
 
 /* docs/keys.md is exactly what `qbsp -keys` writes. */
 static void test_keytable_docs(void **state)

@@ -9,28 +9,24 @@
 #include "../formats/bspx.h"
 #include "../formats/groupkeys.h"
 
-const char *const groupkeys_names[] = {
-    "_phong", "_phong_angle", "_phong_group", "_minlight", "_minlight_color", "_mincolor", "_minlight_exclude",
-    "_minlight_dirt", "_dirt", "_bounce", "_object_channel_mask", "_world_units_per_luxel", "_phong_angle_concave",
-    "_maxlight", "_lightignore", "_minlight_mottle", "_minlightMottle", NULL,
-};
-
 /* What each key's value must be; qbsp passes on only good values, so a bad
  * one is warned about here, with the map's line, and qrad uses its default. */
 typedef enum { V_BOOL, V_INT, V_MASK, V_ANGLE, V_NONNEG, V_POSITIVE, V_COLOR, V_TEXT } vkind_t;
 
-static vkind_t key_kind(const char *key)
-{
-    static const struct { const char *name; vkind_t kind; } k[] = {
-        {"_phong", V_BOOL}, {"_phong_angle", V_ANGLE}, {"_phong_group", V_MASK}, {"_minlight", V_NONNEG},
-        {"_minlight_color", V_COLOR}, {"_mincolor", V_COLOR}, {"_minlight_exclude", V_TEXT},
-        {"_minlight_dirt", V_INT}, {"_dirt", V_INT}, {"_bounce", V_INT}, {"_object_channel_mask", V_MASK},
-        {"_world_units_per_luxel", V_POSITIVE}, {"_phong_angle_concave", V_ANGLE}, {"_maxlight", V_NONNEG},
-        {"_lightignore", V_BOOL}, {"_minlight_mottle", V_BOOL}, {"_minlightMottle", V_BOOL}};
-    for (size_t i = 0; i < sizeof k / sizeof k[0]; i++)
-        if (!strcmp(k[i].name, key)) return k[i].kind;
-    return V_TEXT;
-}
+/* The keys passed on, each with the kind of its value. */
+static const struct {
+    const char *name;
+    vkind_t kind;
+} keys[] = {
+    {"_phong", V_BOOL}, {"_phong_angle", V_ANGLE}, {"_phong_group", V_MASK}, {"_minlight", V_NONNEG},
+    {"_minlight_color", V_COLOR}, {"_mincolor", V_COLOR}, {"_minlight_exclude", V_TEXT},
+    {"_minlight_dirt", V_INT}, {"_dirt", V_INT}, {"_bounce", V_INT}, {"_object_channel_mask", V_MASK},
+    {"_world_units_per_luxel", V_POSITIVE}, {"_phong_angle_concave", V_ANGLE}, {"_maxlight", V_NONNEG},
+    {"_lightignore", V_BOOL}, {"_minlight_mottle", V_BOOL}, {"_minlightMottle", V_BOOL},
+};
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+const char *groupkeys_key(int i) { return i >= 0 && i < NKEYS ? keys[i].name : NULL; }
 
 static bool number(const char **s, double *out)
 {
@@ -91,13 +87,13 @@ void groupkeys_collect(qbsp_t *q)
         if (!joins_world(q, e)) continue;
         const entity_t *ent = &q->map.entities[e].ent;
         bool any = false;
-        for (int k = 0; groupkeys_names[k]; k++) {
-            const char *v = entity_get(ent, groupkeys_names[k]);
+        for (int k = 0; k < NKEYS; k++) {
+            const char *v = entity_get(ent, keys[k].name);
             if (!v) continue;
-            const char *why = bad_value(key_kind(groupkeys_names[k]), v);
+            const char *why = bad_value(keys[k].kind, v);
             if (why) {
                 log_warn(q->log, "%s:%d: entity %d (%s): key \"%s\" \"%s\" is %s; qrad uses its default",
-                         qbsp_entity_path(q, e), pair_line(ent, groupkeys_names[k]), e, entity_classname(ent), groupkeys_names[k], v,
+                         qbsp_entity_path(q, e), pair_line(ent, keys[k].name), e, entity_classname(ent), keys[k].name, v,
                          why);
                 continue;
             }
@@ -152,9 +148,9 @@ bool groupkeys_write(qbsp_t *q, q2err_t *err)
         entity_t ent;
         memset(&ent, 0, sizeof ent);
         entity_set(&ent, "classname", entity_classname(src));
-        for (int k = 0; groupkeys_names[k]; k++) {
-            const char *v = entity_get(src, groupkeys_names[k]);
-            if (v && !bad_value(key_kind(groupkeys_names[k]), v)) entity_set(&ent, groupkeys_names[k], v);
+        for (int k = 0; k < NKEYS; k++) {
+            const char *v = entity_get(src, keys[k].name);
+            if (v && !bad_value(keys[k].kind, v)) entity_set(&ent, keys[k].name, v);
         }
         ARRAY_PUSH(g.sets.ents, g.sets.count, g.sets.cap, ent);
     }

@@ -17,9 +17,11 @@
 
 #include "qbsp.h"
 
-/* The keys passed on: those qrad reads per model (qrad/models.c) that mean
- * something for part of the world. NULL-terminated. */
-extern const char *const groupkeys_names[];
+/* The i-th key passed on (NULL past the last): those qrad reads per model
+ * (qrad/models.c) that mean something for part of the world. The key
+ * table marks the same keys as applying to func_group (AT_GROUP, read by
+ * qrad); a test keeps the two equal. */
+const char *groupkeys_key(int i);
 
 void groupkeys_collect(qbsp_t *q);
 int groupkeys_of_face(const qbsp_t *q, const face_t *f);

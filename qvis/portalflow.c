@@ -907,8 +907,7 @@ static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
     wave_t *w = ctx;
     int pi = wave_portal(w, k);
     uint64_t *row = w->vis->see + (size_t)pi * w->vis->portalwords;
-    memcpy(row, in, size);
-    w->vis->portals[pi].numsee = vbits_count(row, w->vis->portalwords);
+    memcpy(row, in, size); /* its count is taken after the exchange, with the rank's own rows */
 }
 
 void vis_flow(vis_t *vis, bool fast, log_t *log)

@@ -21,6 +21,8 @@
 #include "../../formats/bspx.h"
 #include "../../formats/entities.h"
 #include "../../formats/groupkeys.h"
+#include "../../formats/keytable.h"
+#include "../../qbsp/groupkeys.h"
 #include "../../formats/prt.h"
 #include "../../formats/q2defs.h"
 #include "test_util.h"
@@ -533,6 +535,27 @@ static void light_file_upl(const char *name, bool wrnormals, double upl, lit_t *
 
 static void light_file(const char *name, bool wrnormals, lit_t *out) { light_file_upl(name, wrnormals, 0, out); }
 
+/* The keys qbsp passes on for func_group/func_detail are exactly those the
+ * key table says qrad reads there: a key added to one and not the other
+ * would be dropped in silence, or warned about and passed on anyway. */
+static void test_group_keys_match_table(void **state)
+{
+    (void)state;
+    int nrows, npassed = 0;
+    const keyrow_t *rows = keytable_rows(&nrows);
+    for (int i = 0; groupkeys_key(i); i++) {
+        npassed++;
+        const keyrow_t *r = keytable_find(groupkeys_key(i), KIND_KEY);
+        if (!r || !(r->at & AT_GROUP) || !(r->readers & BY_QRAD))
+            fail_msg("qbsp passes %s on from func_group, but the key table does not say qrad reads it there",
+                     groupkeys_key(i));
+    }
+    int nmarked = 0;
+    for (int i = 0; i < nrows; i++)
+        if (rows[i].kind == KIND_KEY && (rows[i].at & AT_GROUP) && (rows[i].readers & BY_QRAD)) nmarked++;
+    assert_int_equal(nmarked, npassed);
+}
+
 /* Min and max channel-0 luxel over the faces of model 0 with texture tex. */
 static void tex_luxels(const bsp_t *bsp, const char *tex, int *lo, int *hi)
 {
@@ -925,6 +948,7 @@ int main(void)
         cmocka_unit_test(test_option_nomerge_subdivide),
         cmocka_unit_test(test_option_nofill_leaktest),
         cmocka_unit_test(test_option_onlyents_allowupgrade),
+        cmocka_unit_test(test_group_keys_match_table),
         cmocka_unit_test(test_group_keys_minlight),
         cmocka_unit_test(test_group_keys_phong),
         cmocka_unit_test(test_group_keys_luxels),

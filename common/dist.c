@@ -205,8 +205,9 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
  * repeats; S seconds of wall time, C of the process's CPU time), "loop N S
  * B" for a loop of N items that took S seconds and whose results are B
  * bytes, then the items' costs in seconds of the computing thread's CPU
- * time, one line: CPU time, because a loaded machine stretches wall time
- * at random while the work stays the same. */
+ * time, one line ("local N" likewise, for dist_local_begin's loops):
+ * CPU time, because a loaded machine stretches wall time at random while
+ * the work stays the same. */
 static void trace_gap(dist_t *d, double now)
 {
     if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, process_cpu() - d->cpumark);
@@ -614,6 +615,45 @@ void dist_loop_end(dist_loop_t *l)
     free(l->blocks);
     free(l->root_items);
     free(l);
+}
+
+struct dist_local_t {
+    dist_t *d;
+    long n;
+    double *cost;
+};
+
+dist_local_t *dist_local_begin(dist_t *d, long n)
+{
+    if (!d || !d->trace || n <= 0) return NULL;
+    trace_gap(d, time_now());
+    dist_local_t *lt = q2_calloc(1, sizeof *lt);
+    lt->d = d;
+    lt->n = n;
+    lt->cost = q2_calloc((size_t)n, sizeof(double));
+    return lt;
+}
+
+double dist_local_start(const dist_local_t *lt) { return lt ? thread_cpu() : 0; }
+
+void dist_local_done(dist_local_t *lt, long item, double t0)
+{
+    if (lt && item >= 0 && item < lt->n) lt->cost[item] += thread_cpu() - t0;
+}
+
+/* "local N" and the items' costs on the next line, like a loop's; the
+ * time between loops restarts after it. */
+void dist_local_end(dist_local_t *lt)
+{
+    if (!lt) return;
+    dist_t *d = lt->d;
+    fprintf(d->trace, "local %ld\n", lt->n);
+    for (long i = 0; i < lt->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", lt->cost[i]);
+    fputc('\n', d->trace);
+    d->tmark = time_now();
+    d->cpumark = process_cpu();
+    free(lt->cost);
+    free(lt);
 }
 
 const dist_rank_stats_t *dist_collect(dist_t *d)

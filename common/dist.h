@@ -91,6 +91,28 @@ long dist_loop_finished(dist_loop_t *l, long item);
  * the loop. */
 void dist_loop_end(dist_loop_t *l);
 
+/* Work between loops that every rank does whole, on its own threads (an
+ * OpenMP loop over n items: building a tracing structure, a sweep over
+ * patches). Only for measurement: with Q2MAP_DIST_TRACE the trace records
+ * each item's CPU cost ("local" segments), so scripts/lib/mpisim.py replays
+ * the loop on a rank's T threads instead of charging it as serial time.
+ * dist_local_begin returns NULL when not tracing (or d is NULL), and then
+ * the other two calls cost nothing:
+ *     dist_local_t *lt = dist_local_begin(d, n);
+ *     #pragma omp parallel for
+ *     for (long i = 0; i < n; i++) {
+ *         double t0 = dist_local_start(lt);
+ *         ...
+ *         dist_local_done(lt, i, t0);
+ *     }
+ *     dist_local_end(lt);
+ * Items run by one thread each, so dist_local_done needs no lock. */
+typedef struct dist_local_t dist_local_t;
+dist_local_t *dist_local_begin(dist_t *d, long n);
+double dist_local_start(const dist_local_t *lt);
+void dist_local_done(dist_local_t *lt, long item, double t0);
+void dist_local_end(dist_local_t *lt);
+
 /* Gathers every rank's statistics on rank 0 (all ranks call it; afterwards
  * rank 0 may print them); returns the array of dist_size entries on rank 0,
  * NULL elsewhere. */

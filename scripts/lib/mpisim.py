@@ -4,10 +4,11 @@
 cost of every loop item, the time between loops, the bytes of results.
 
 The model follows common/dist.c:
-  - between loops ("gaps") every rank does the same work; it is charged in
-    full, as if none of it ran in parallel (it is partly OpenMP-parallel, so
-    this is pessimistic; --parallel-gaps divides it by the threads instead,
-    the optimistic bound);
+  - between loops every rank does the same work: its OpenMP loops that the
+    trace lists item by item ("local", dist_local_begin) run on the rank's T
+    threads, each free thread taking the next item; the rest ("gaps") is
+    charged in full, as if none of it ran in parallel (--parallel-gaps
+    divides it by the threads instead, the optimistic bound);
   - in a loop, rank 0's threads take items one at a time; another rank asks
     rank 0 for a block when its threads run out (a round trip of 2 latencies,
     during which its threads wait) and gets max(T, left / (4 R)) items (a
@@ -38,6 +39,13 @@ def read_trace(path):
             # the CPU time when the trace has it (robust to a loaded machine)
             segs.append(("gap", float(w[2] if len(w) > 2 else w[1])))
             i += 1
+        elif w[0] == "local":
+            n = int(w[1])
+            costs = [float(x) for x in lines[i + 1].split()] if n else []
+            if len(costs) != n:
+                sys.exit(f"{path}: local loop of {n} items lists {len(costs)} costs")
+            segs.append(("local", costs))
+            i += 2
         elif w[0] == "loop":
             n, nbytes = int(w[1]), int(w[3]) if len(w) > 3 else 0
             costs = [float(x) for x in lines[i + 1].split()] if n else []
@@ -112,11 +120,23 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None):
     return end + comm, comm
 
 
+def sim_local(costs, T):
+    """A loop every rank runs whole on its own T threads (dist_local_begin):
+    each free thread takes the next item, as OpenMP's dynamic schedule."""
+    free = [0.0] * T
+    for c in costs:
+        t = heapq.heappop(free)
+        heapq.heappush(free, t + c)
+    return max(free)
+
+
 def simulate(segs, R, T, lat, bw, split=None):
     total = comm = 0.0
     for s in segs:
         if s[0] == "gap":
             total += s[1]
+        elif s[0] == "local":
+            total += sim_local(s[1], T)
         else:
             t, c = sim_loop(s[1], s[2], R, T, lat, bw, split)
             total += t
@@ -145,18 +165,20 @@ def main():
     if a.parallel_gaps:
         segs = [("gap", s[1] / a.threads) if s[0] == "gap" else s for s in segs]
     if a.scale_items != 1.0:
-        segs = [s if s[0] == "gap" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items))
+        segs = [s if s[0] != "loop" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items))
                 for s in segs]
     lat, bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
     gaps = sum(s[1] for s in segs if s[0] == "gap")
+    local = sum(sum(s[1]) for s in segs if s[0] == "local")
     work = sum(sum(s[1]) for s in segs if s[0] == "loop")
     nbytes = sum(s[2] for s in segs if s[0] == "loop")
     print(f"trace: {sum(1 for s in segs if s[0] == 'loop')} loops, {work:.3f} s of items, "
-          f"{gaps:.3f} s between loops ({'divided by the threads' if a.parallel_gaps else 'charged unparallelised'}), "
+          f"{gaps + local:.3f} s between loops ({local:.3f} s of it in loops of the rank's own threads, "
+          f"the rest {'divided by the threads' if a.parallel_gaps else 'charged unparallelised'}), "
           f"{nbytes} bytes of results")
-    crit = gaps + sum(max(s[1]) for s in segs if s[0] == "loop" and s[1])
+    crit = gaps + sum(max(s[1]) for s in segs if s[0] != "gap" and s[1])
     print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
-          f"so at most {(gaps + work) / crit:.1f} threads in all are busy on average")
+          f"so at most {(gaps + local + work) / crit:.1f} threads in all are busy on average")
     print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
           + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else "")
           + (f", walks split among a rank's idle threads at {a.split:g} overhead" if a.split is not None else ""))

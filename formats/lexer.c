@@ -274,26 +274,31 @@ bool lexer_fast_decimal(const char *s, size_t len, double *out)
     return true;
 }
 
+bool lexer_try_number(lexer_t *lx, double *out)
+{
+    if (lx->have_unget) return false;
+    size_t p = skip_space(lx);
+    set_pos(lx, p);
+    const unsigned char *t = (const unsigned char *)lx->text;
+    size_t lim = lx->size - p > LEXER_TOKEN_MAX ? p + LEXER_TOKEN_MAX : lx->size;
+    double v = 0;
+    const unsigned char *e = p < lx->size ? decimal_prefix(t + p, t + lim, &v) : NULL;
+    if (!e || !word_ends(lx, (size_t)(e - t))) return false;
+    lx->tok_line = lx->line;
+    lx->tok_col = lx->col;
+    set_word(lx, p, (size_t)(e - t));
+    *out = v;
+    return true;
+}
+
 bool lexer_number(lexer_t *lx, double *out, const char *what, q2err_t *err)
 {
     /* The common case, a plain decimal, is converted while it is scanned;
      * anything else (a pushed-back token, a word, an inexact number) goes
      * through lexer_next and strtod. */
-    if (!lx->have_unget) {
-        size_t p = skip_space(lx);
-        set_pos(lx, p);
-        const unsigned char *t = (const unsigned char *)lx->text;
-        size_t lim = lx->size - p > LEXER_TOKEN_MAX ? p + LEXER_TOKEN_MAX : lx->size;
-        double v = 0;
-        const unsigned char *e = p < lx->size ? decimal_prefix(t + p, t + lim, &v) : NULL;
-        if (e && word_ends(lx, (size_t)(e - t))) {
-            if (err) err->msg[0] = 0;
-            lx->tok_line = lx->line;
-            lx->tok_col = lx->col;
-            set_word(lx, p, (size_t)(e - t));
-            *out = v;
-            return true;
-        }
+    if (lexer_try_number(lx, out)) {
+        if (err) err->msg[0] = 0;
+        return true;
     }
     if (!lexer_next(lx, err)) {
         if (err && err->msg[0]) return false;

@@ -50,6 +50,11 @@ bool lexer_expect(lexer_t *lx, const char *s, q2err_t *err);
 /* Reads the next token as a finite number (integer or float, with optional
  * exponent). `what` names the value in the error ("x coordinate"). */
 bool lexer_number(lexer_t *lx, double *out, const char *what, q2err_t *err);
+/* lexer_number's common case alone: a plain decimal that converts exactly,
+ * taken as the next token; false, with nothing taken and no error, for
+ * anything else (the caller then calls lexer_number, which names what it
+ * expected: a reader of many numbers formats that name only then). */
+bool lexer_try_number(lexer_t *lx, double *out);
 
 /* The exact part of lexer_number's conversion: a plain decimal ("-12",
  * "0.125", "5.", ".5", "1.5e3") whose digits fit in 2^53 and whose power of

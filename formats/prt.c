@@ -56,6 +56,9 @@ static bool read_portal(lexer_t *lx, const prt_t *prt, int index, prt_portal_t *
                                numpoints, lx->token);
         double v[3];
         for (int c = 0; c < 3; c++) {
+            /* big portal files hold hundreds of thousands of coordinates:
+             * the name of one is formatted only when it is not a plain number */
+            if (lexer_try_number(lx, &v[c])) continue;
             snprintf(what, sizeof what, "%c coordinate of point %d of portal %d", "xyz"[c], i + 1, index);
             if (!next_or_eof(lx, what, err)) return false;
             lexer_unget(lx);

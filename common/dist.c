@@ -20,6 +20,7 @@
 #include "fileio.h"
 #include "mem.h"
 #include "timer.h"
+#include "zwords.h"
 
 #ifdef Q2MAP_HAVE_MPI
 #include <mpi.h>
@@ -36,6 +37,8 @@ struct dist_t {
     long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
     FILE *trace;              /* Q2MAP_DIST_TRACE: per-item costs for scripts/bench_mpi */
     double tmark, cpumark;    /* end of the last loop (or the start), for the trace */
+    uint8_t *scratch;         /* the exchange's decoded results, kept from loop to loop */
+    size_t scratchcap;
 };
 
 struct dist_loop_t {
@@ -57,6 +60,7 @@ struct dist_loop_t {
     int nroot, caproot;
     long requests;
     double *tstart, *cost; /* per item, when tracing */
+    bool split;            /* dist_loop_trace_split */
 #ifdef Q2MAP_HAVE_MPI
     pthread_t server;
     bool server_on;
@@ -203,11 +207,13 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
 
 /* The trace: "gap S C" for the time between loops (work every rank
  * repeats; S seconds of wall time, C of the process's CPU time), "loop N S
- * B" for a loop of N items that took S seconds and whose results are B
- * bytes, then the items' costs in seconds of the computing thread's CPU
- * time, one line ("local N" likewise, for dist_local_begin's loops):
- * CPU time, because a loaded machine stretches wall time at random while
- * the work stays the same. */
+ * B ..." for a loop of N items that took S seconds and whose results are
+ * B bytes as they travel (then "split" for dist_loop_trace_split, raw= the
+ * bytes before zero-word elision, enc= and dec= the CPU seconds of eliding
+ * and restoring them), and on the next line the items' costs in seconds
+ * of the computing thread's CPU time ("local N" and its costs likewise,
+ * for dist_local_begin's loops): CPU time, because a loaded machine
+ * stretches wall time at random while the work stays the same. */
 static void trace_gap(dist_t *d, double now)
 {
     if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, process_cpu() - d->cpumark);
@@ -244,6 +250,7 @@ void dist_stop(dist_t *d)
 #endif
     free(d->rank_threads);
     free(d->all);
+    free(d->scratch);
     free(d);
 }
 
@@ -460,6 +467,8 @@ bool dist_loop_next(dist_loop_t *l, long *item)
 #endif
 }
 
+void dist_loop_trace_split(dist_loop_t *l) { l->split = true; }
+
 long dist_loop_finished(dist_loop_t *l, long item)
 {
     double now = time_now();
@@ -470,13 +479,6 @@ long dist_loop_finished(dist_loop_t *l, long item)
     long all = f + l->remote_done;
     pthread_mutex_unlock(&l->lock);
     return all;
-}
-
-#ifdef Q2MAP_HAVE_MPI
-static int cmp_long(const void *a, const void *b)
-{
-    long x = *(const long *)a, y = *(const long *)b;
-    return (x > y) - (x < y);
 }
 
 /* Packs items: sizes (uint64 each), then the results, back to back. */
@@ -497,6 +499,13 @@ static uint8_t *pack_items(dist_loop_t *l, const long *items, long count, size_t
     free(sz);
     *len = total;
     return buf;
+}
+
+#ifdef Q2MAP_HAVE_MPI
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
 }
 
 static void unpack_items(dist_loop_t *l, const long *items, long count, const uint8_t *buf)
@@ -548,6 +557,12 @@ static void exchange(dist_loop_t *l)
     memcpy(buf + sizeof(uint64_t) * (1 + (size_t)mine), data, len);
     free(data);
     free(items);
+    /* what travels: the buffer with its zero words left out (common/zwords.h) */
+    uint8_t *raw = buf;
+    buf = q2_malloc(zw_bound(blen) + 1);
+    blen = zw_encode(raw, blen, buf);
+    free(raw);
+    if (blen > (size_t)INT32_MAX) die(d, "packing results (over 2 GiB from one rank in one loop)", MPI_ERR_COUNT);
     int mylen = (int)blen, *lens = q2_malloc(sizeof(int) * (size_t)d->size), *offs = q2_malloc(sizeof(int) * (size_t)d->size);
     MPI_Request rq;
     CHECK(d, "MPI_Iallgather", MPI_Iallgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD, &rq));
@@ -565,7 +580,16 @@ static void exchange(dist_loop_t *l)
     d->self.bytes_sent += (uint64_t)blen * (uint64_t)(d->size - 1) + sizeof mylen * (size_t)(d->size - 1);
     for (int r = 0; r < d->size; r++) {
         if (r == d->rank) continue;
-        const uint8_t *p = all + offs[r];
+        size_t rawlen = 0;
+        if (!zw_raw_size(all + offs[r], (size_t)lens[r], &rawlen)) die(d, "decoding results (a short buffer)", MPI_ERR_TRUNCATE);
+        if (rawlen + 1 > d->scratchcap) {
+            free(d->scratch);
+            d->scratchcap = rawlen + 1 > 2 * d->scratchcap ? rawlen + 1 : 2 * d->scratchcap;
+            d->scratch = q2_malloc(d->scratchcap);
+        }
+        if (!zw_decode(all + offs[r], (size_t)lens[r], d->scratch, rawlen))
+            die(d, "decoding results (a malformed buffer)", MPI_ERR_TRUNCATE);
+        const uint8_t *p = d->scratch;
         uint64_t n;
         memcpy(&n, p, sizeof n);
         long *its = q2_malloc(sizeof(long) * (size_t)(n + 1));
@@ -601,9 +625,28 @@ void dist_loop_end(dist_loop_t *l)
 #endif
     if (d && d->trace) {
         double now = time_now();
-        uint64_t bytes = 0;
-        for (long i = 0; i < l->n; i++) bytes += l->codec->size(l->ctx, i);
-        fprintf(d->trace, "loop %ld %.6f %llu\n", l->n, now - l->t0, (unsigned long long)bytes);
+        /* the results as the ranks would send them (every item from one
+         * rank): their bytes after zero-word elision, and the CPU time of
+         * encoding and decoding them */
+        long *all = q2_malloc(sizeof(long) * (size_t)(l->n + 1));
+        for (long i = 0; i < l->n; i++) all[i] = i;
+        size_t rawlen = 0;
+        uint8_t *raw = pack_items(l, all, l->n, &rawlen);
+        free(all);
+        /* touched first: the exchange reuses its buffers from loop to loop */
+        uint8_t *enc = q2_calloc(zw_bound(rawlen) + 1, 1), *dec = q2_calloc(rawlen + 1, 1);
+        memset(enc, 1, zw_bound(rawlen));
+        memset(dec, 1, rawlen);
+        double c0 = thread_cpu();
+        size_t enclen = zw_encode(raw, rawlen, enc);
+        double c1 = thread_cpu();
+        zw_decode(enc, enclen, dec, rawlen);
+        double c2 = thread_cpu();
+        free(raw);
+        free(enc);
+        free(dec);
+        fprintf(d->trace, "loop %ld %.6f %zu%s raw=%zu enc=%.6f dec=%.6f\n", l->n, now - l->t0, enclen,
+                l->split ? " split" : "", rawlen, c1 - c0, c2 - c1);
         for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
         fputc('\n', d->trace);
         d->tmark = time_now();

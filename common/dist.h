@@ -87,6 +87,10 @@ bool dist_loop_next(dist_loop_t *l, long *item);
 /* Marks item `item` finished; returns the items known finished job-wide
  * (for progress on rank 0; only this rank's elsewhere). */
 long dist_loop_finished(dist_loop_t *l, long item);
+/* For the trace only: this loop's long items hand parts of themselves to
+ * the rank's other threads as they run (qvis's walks), so the trace marks
+ * the loop "split" and mpisim.py --split models it so. */
+void dist_loop_trace_split(dist_loop_t *l);
 /* Exchanges the results so that every rank holds all of them, and frees
  * the loop. */
 void dist_loop_end(dist_loop_t *l);

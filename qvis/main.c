@@ -236,7 +236,7 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
     stages_mark(&st, "merge");
     vis_result_t res;
     vis_cluster_rows(&vis, &res);
-    vis_hearable(&res, threads);
+    vis_hearable(&res, threads, dist);
     if (!vis_build_lump(&res, &err)) {
         log_error(log, "%s: %s", bsppath, err.msg);
         vis_result_free(&res);
@@ -259,7 +259,7 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
         log_info(log, "%d clusters: average visible %.1f, max %d, average hearable %.1f; vis %d bytes; %.2f s",
                  res.numclusters, res.avg_visible, res.max_visible, res.avg_hearable, bsp.visdatasize,
                  stages_total(&st));
-        log_verbose(log, "base %.3f s, flow %.3f s (%ld chains, %ld branches handed to idle threads), %ld one-sided pairs cleared",
+        log_verbose(log, "base %.3f s, flow %.3f s (%ld chains, %ld branches handed to other threads), %ld one-sided pairs cleared",
                     st.stage[1].seconds, st.stage[2].seconds, vis.chains, vis.handovers, res.asym_removed);
         dist_log_summary(dist, log);
         if (root && json && !write_json(json, &st, &vis, &res, fast, threads, dist, &err)) {

@@ -25,26 +25,37 @@
  *    which thread finished first. Inside a wave the hardest portals start
  *    first and threads take portals dynamically;
  *  - a walk's result is the same in whatever order its chains are followed
- *    (see recurse), so a long walk hands branches to this rank's idle
- *    threads as it goes (split_branch): one walk of a few hundred ms no
- *    longer holds up a wave on a machine of many cores. */
+ *    (see recurse), so a long walk hands branches to this rank's other
+ *    threads as it goes (split_branch), and they take those before new
+ *    walks: one walk of a few hundred ms no longer holds up a wave on a
+ *    machine of many cores, nor the other hosts of an MPI job. */
 #include "qvis.h"
 
 #include <omp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../common/dist.h"
 #include "../common/mem.h"
 
 #define FLOW_WAVES 16
 
-/* A walk offers a branch to an idle thread only after this many steps of
- * its own (about a millisecond): short walks never pay for a split, and
- * the branch handed over re-walks its FLOW_MAX_SPLIT_DEPTH or fewer first
- * steps. */
-#define FLOW_SPLIT_CHAINS 1000
+/* A walk offers a branch to other threads only after this many steps of
+ * its own since it began or last handed one over (about half a millisecond):
+ * short walks never pay for a split, and each branch handed over re-walks
+ * its FLOW_MAX_SPLIT_DEPTH or fewer first steps (on retrojam1 at 8 threads
+ * 1.4% more steps in all; at 1000, 0.75%, but a wave's end then waits for
+ * pieces of work twice as long). */
+#define FLOW_SPLIT_CHAINS 500
 #define FLOW_MAX_SPLIT_DEPTH 32
+/* A thread with no walk left waits for its rank's running branches (which
+ * may hand over more) in naps from 20 us doubling to 1 ms: short enough
+ * to pick up a branch soon, long enough not to take a core from a thread
+ * of another rank on the same host. */
+#define FLOW_NAP_MIN_NS 20000L
+#define FLOW_NAP_MAX_NS 1000000L
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
@@ -112,8 +123,8 @@ typedef struct flow_t {
      * at cluster_list position path[d] is entered */
     int path[FLOW_MAX_SPLIT_DEPTH];
     int plen;
-    struct wave_t *wave; /* for handing branches to idle threads */
-    long start;          /* f->chains when this walk or branch began */
+    struct wave_t *wave; /* for handing branches to other threads */
+    long start;          /* f->chains when this walk or branch began, or at its last hand-over */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -597,7 +608,7 @@ static void recurse(flow_t *f, int leaf, int d)
         st->plane = p->plane;
         st->last = pi;
         prev->k = k;
-        if (split_branch(f, d)) continue; /* an idle thread walks on from here */
+        if (split_branch(f, d)) continue; /* another thread walks on from here */
         recurse(f, p->leaf, d + 1);
         /* the deeper call reused the frames below; refetch ours */
         prev = f->frames[d];
@@ -780,23 +791,38 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     /* rev: the reverses of this wave's portals; only they can be cleared */
     uint64_t *rev = q2_calloc(words + 1, sizeof *rev);
     for (int r = lo; r < hi; r++) vbit_set(rev, order[r].index ^ 1);
+    /* in pieces of NARROW_PIECE portals: one portal is too little work to
+     * time on its own for the trace */
+    enum { NARROW_PIECE = 64 };
+    const int npieces = (np + NARROW_PIECE - 1) / NARROW_PIECE;
+    dist_local_t *lt = dist_local_begin(vis->dist, npieces);
 #pragma omp parallel for num_threads(vis->threads) schedule(static)
-    for (int p = 0; p < np; p++) {
-        uint64_t *m = mask + (size_t)p * words;
-        const int prev = p ^ 1;
-        for (size_t w = 0; w < words; w++) {
-            uint64_t bits = m[w] & rev[w];
-            while (bits) {
-                int t = (int)(w * 64) + __builtin_ctzll(bits);
-                bits &= bits - 1;
-                if (!vbit_get(vis->see + (size_t)(t ^ 1) * words, prev)) m[w] &= ~((uint64_t)1 << (t & 63));
+    for (int piece = 0; piece < npieces; piece++) {
+        double t0 = dist_local_start(lt);
+        for (int p = piece * NARROW_PIECE; p < np && p < (piece + 1) * NARROW_PIECE; p++) {
+            uint64_t *m = mask + (size_t)p * words;
+            const int prev = p ^ 1;
+            for (size_t w = 0; w < words; w++) {
+                uint64_t bits = m[w] & rev[w];
+                while (bits) {
+                    int t = (int)(w * 64) + __builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    if (!vbit_get(vis->see + (size_t)(t ^ 1) * words, prev)) m[w] &= ~((uint64_t)1 << (t & 63));
+                }
             }
         }
+        dist_local_done(lt, piece, t0);
     }
+    dist_local_end(lt);
     free(rev);
 }
 
 /* A wave's results as they travel between ranks: each portal's see row. */
+typedef struct branch_t {
+    int portal, plen;
+    int path[FLOW_MAX_SPLIT_DEPTH];
+} branch_t;
+
 typedef struct wave_t {
     vis_t *vis;
     const rank_t *order;
@@ -805,9 +831,15 @@ typedef struct wave_t {
     const uint64_t *mask;
     const passages_t *pg;
     const struct filter_t *ft;
-    /* branch hand-over (split_branch): threads with nothing to do, and
-     * branches handed over but not yet started (both atomic) */
-    int idle, queued;
+    /* branch hand-over (split_branch): this rank's queue of branches
+     * handed over and not yet taken (a stack: which one a thread takes
+     * changes no result), and how many are queued or running (atomic; a
+     * thread leaves the wave only when the loop has no more walks for it
+     * and this is zero) */
+    pthread_mutex_t lock;
+    branch_t **queue;
+    int nqueue, capqueue;
+    int outstanding;
     long chains;    /* steps of the handed-over branches (atomic) */
     long handovers; /* branches handed over (atomic) */
     long split_chains;
@@ -837,53 +869,63 @@ static void flow_free(flow_t *f)
     free(f->idx);
 }
 
-typedef struct branch_t {
-    int portal, plen;
-    int path[FLOW_MAX_SPLIT_DEPTH];
-} branch_t;
-
-static void walk_branch(wave_t *w, branch_t *b)
+/* A branch handed over, walked by whichever thread took it: it re-walks
+ * the chain to its first step by its path, then goes on from there. */
+static void walk_branch(wave_t *w, flow_t *f, branch_t *b)
 {
-    __atomic_fetch_sub(&w->queued, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_sub(&w->idle, 1, __ATOMIC_RELAXED);
-    flow_t f;
-    flow_init(&f, w);
-    memcpy(f.path, b->path, sizeof f.path);
-    f.plen = b->plen;
-    portal_flow(&f, b->portal);
-    __atomic_fetch_add(&w->chains, f.chains, __ATOMIC_RELAXED);
-    flow_free(&f);
+    long before = f->chains;
+    memcpy(f->path, b->path, sizeof f->path);
+    f->plen = b->plen;
+    portal_flow(f, b->portal);
+    f->plen = 0;
+    __atomic_fetch_add(&w->chains, f->chains - before, __ATOMIC_RELAXED);
+    f->chains = before;
     free(b);
-    __atomic_fetch_add(&w->idle, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_sub(&w->outstanding, 1, __ATOMIC_RELEASE);
+}
+
+static branch_t *take_branch(wave_t *w)
+{
+    if (__atomic_load_n(&w->nqueue, __ATOMIC_RELAXED) == 0) return NULL;
+    pthread_mutex_lock(&w->lock);
+    branch_t *b = w->nqueue > 0 ? w->queue[--w->nqueue] : NULL;
+    pthread_mutex_unlock(&w->lock);
+    return b;
 }
 
 /* Hands the branch about to be entered from frame d (through the portal at
- * cluster_list position frames[d]->k) to an idle thread of this rank, when
- * one is waiting and this walk has run long enough to be worth splitting.
- * The branch re-walks the chain to frame d by its path and goes on from
- * there; it marks into the same row. Whether a branch is handed over
- * depends on timing, but the row does not (see recurse). */
+ * cluster_list position frames[d]->k) to this rank's other threads, once
+ * this walk has run long enough to be worth splitting and while few
+ * branches wait. A thread that finishes a walk takes a waiting branch
+ * before it asks for a new walk, so one long walk is shared by all the
+ * rank's threads as soon as it proves long, not only at the end of the
+ * wave. The branch marks into the same row. Whether a branch is handed
+ * over depends on timing, but the row does not (see recurse). */
 static bool split_branch(flow_t *f, int d)
 {
     wave_t *w = f->wave;
     /* a branch re-walking its own path hands nothing over there: the step
      * at path[d] is the branch itself */
     if (!w || d < f->plen || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
-    /* Few branches wait at any time (at most one per idle thread; with
-     * split_force a few per thread): the OpenMP runtime runs a task at once,
-     * inside the walk that hands it over, when too many wait, and nested
-     * walks would then grow the stack without bound. */
-    int queued = __atomic_load_n(&w->queued, __ATOMIC_RELAXED);
-    if (queued >= (w->vis->split_force ? 4 * w->vis->threads : __atomic_load_n(&w->idle, __ATOMIC_RELAXED)))
-        return false;
+    /* one thread has nobody to share with (split_force, for tests, hands
+     * over anyway: the branches wait for the end of the walk) */
+    if (w->vis->threads < 2 && !w->vis->split_force) return false;
+    /* one waiting branch per thread keeps every thread fed (with
+     * split_force, four) */
+    int cap = w->vis->threads * (w->vis->split_force ? 4 : 1);
+    if (__atomic_load_n(&w->nqueue, __ATOMIC_RELAXED) >= cap) return false;
     branch_t *b = q2_malloc(sizeof *b);
     b->portal = (int)(f->base - w->vis->portals);
     b->plen = d + 1;
     for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
-    __atomic_fetch_add(&w->queued, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->outstanding, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
-#pragma omp task firstprivate(w, b)
-    walk_branch(w, b);
+    /* the next hand-over only after as many steps again: each branch
+     * handed over costs the re-walk of its path */
+    f->start = f->chains;
+    pthread_mutex_lock(&w->lock);
+    ARRAY_PUSH(w->queue, w->nqueue, w->capqueue, b);
+    pthread_mutex_unlock(&w->lock);
     return true;
 }
 
@@ -953,26 +995,52 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     for (int wv = 0; wv < nwaves; wv++) {
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
         /* item k of the wave is order[hi - 1 - k]: the hardest portals first */
-        wave_t wave = {vis, order, hi, mask, &pg, &ft, 0, 0, 0, 0, vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS};
+        wave_t wave;
+        memset(&wave, 0, sizeof wave);
+        wave.vis = vis;
+        wave.order = order;
+        wave.hi = hi;
+        wave.mask = mask;
+        wave.pg = &pg;
+        wave.ft = &ft;
+        wave.split_chains = vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS;
+        pthread_mutex_init(&wave.lock, NULL);
         for (int r = lo; r < hi; r++) memset(vis->see + (size_t)order[r].index * words, 0, words * sizeof(uint64_t));
         dist_loop_t *dl = dist_loop_begin(vis->dist, hi - lo, &codec, &wave);
+        dist_loop_trace_split(dl);
 #pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
         {
             flow_t f;
             flow_init(&f, &wave);
-            long k;
-            while (dist_loop_next(dl, &k)) {
-                int pi = order[hi - 1 - k].index;
-                f.plen = 0;
-                portal_flow(&f, pi);
-                progress_update(&prog, done + dist_loop_finished(dl, k));
+            bool more = true;
+            for (long nap_ns = FLOW_NAP_MIN_NS;;) {
+                branch_t *b = take_branch(&wave);
+                if (b) {
+                    walk_branch(&wave, &f, b);
+                    nap_ns = FLOW_NAP_MIN_NS;
+                    continue;
+                }
+                long k;
+                if (more && dist_loop_next(dl, &k)) {
+                    int pi = order[hi - 1 - k].index;
+                    f.plen = 0;
+                    portal_flow(&f, pi);
+                    progress_update(&prog, done + dist_loop_finished(dl, k));
+                    continue;
+                }
+                more = false;
+                /* no walks left for this rank: wait for the branches still
+                 * running, which may hand over more */
+                if (__atomic_load_n(&wave.outstanding, __ATOMIC_ACQUIRE) == 0) break;
+                struct timespec ts = {0, nap_ns};
+                nanosleep(&ts, NULL);
+                if (nap_ns < FLOW_NAP_MAX_NS) nap_ns *= 2;
             }
             chains += f.chains;
             flow_free(&f);
-            /* this thread has no more walks: it takes branches handed over
-             * (at the barrier that ends the region) */
-            __atomic_fetch_add(&wave.idle, 1, __ATOMIC_RELAXED);
         }
+        pthread_mutex_destroy(&wave.lock);
+        free(wave.queue);
         chains += wave.chains;
         handovers += wave.handovers;
         dist_loop_end(dl);

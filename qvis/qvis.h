@@ -75,7 +75,7 @@ typedef struct vis_t {
     int level;       /* 0..4: separator clips applied during flow */
     int waves;       /* flow waves (portalflow.c) */
     long chains;     /* recursion steps during flow, for the report */
-    long handovers;  /* walk branches handed to idle threads (timing-dependent; for the report) */
+    long handovers;  /* walk branches handed to other threads (timing-dependent; for the report) */
     long split_chains; /* a walk hands branches over after this many steps (0: portalflow.c's default) */
     bool reverse;      /* walks take each cluster's portals last to first: the result must not change (tests) */
     bool split_force;  /* hand branches over even when no thread is idle: they wait for one (tests) */
@@ -151,8 +151,9 @@ typedef struct vis_result_t {
  * symmetric, and each direction's row is a conservative superset of it, so a
  * pair is kept only when both clusters' flows agree. */
 void vis_cluster_rows(const vis_t *vis, vis_result_t *res);
-/* PHS = union of the PVS rows of the clusters a cluster sees. */
-void vis_hearable(vis_result_t *res, int threads);
+/* PHS = union of the PVS rows of the clusters a cluster sees. `dist` only
+ * traces the loop for scripts/bench_mpi (common/dist.h); it may be NULL. */
+void vis_hearable(vis_result_t *res, int threads, struct dist_t *dist);
 /* Compresses the rows: numclusters, bitofs[c][PVS], bitofs[c][PHS], rows. */
 bool vis_build_lump(vis_result_t *res, q2err_t *err);
 void vis_result_free(vis_result_t *res);

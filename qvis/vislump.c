@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/bytes.h"
 #include "../formats/visrle.h"
@@ -39,29 +40,43 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
     res->rowbytes = vis_row_bytes(nc);
     res->pvs = q2_calloc((size_t)nc * res->rowbytes + 1, 1);
     uint8_t *raw = q2_calloc((size_t)nc * res->rowbytes + 1, 1);
-    uint64_t *pv = q2_malloc((size_t)vis->portalwords * sizeof *pv);
-    for (int c = 0; c < nc; c++) {
-        memset(pv, 0, (size_t)vis->portalwords * sizeof *pv);
-        for (int k = vis->cluster_first[c]; k < vis->cluster_first[c + 1]; k++) {
-            int pi = vis->cluster_list[k];
-            const uint64_t *s = vis->see + (size_t)pi * vis->portalwords;
-            for (int w = 0; w < vis->portalwords; w++) pv[w] |= s[w];
-            vbit_set(pv, pi);
-        }
-        uint8_t *row = raw + (size_t)c * res->rowbytes;
-        for (int w = 0; w < vis->portalwords; w++) {
-            uint64_t bits = pv[w];
-            while (bits) {
-                int j = w * 64 + __builtin_ctzll(bits);
-                bits &= bits - 1;
-                int leaf = vis->portals[j].leaf;
-                row[leaf >> 3] |= (uint8_t)(1u << (leaf & 7));
+    /* every cluster's row on its own: what its portals see, as clusters */
+    dist_local_t *lt = dist_local_begin(vis->dist, nc);
+#pragma omp parallel num_threads(vis->threads > 0 ? vis->threads : 1)
+    {
+        uint64_t *pv = q2_malloc((size_t)vis->portalwords * sizeof *pv + 1);
+#pragma omp for schedule(dynamic, 8)
+        for (int c = 0; c < nc; c++) {
+            double t0 = dist_local_start(lt);
+            memset(pv, 0, (size_t)vis->portalwords * sizeof *pv);
+            for (int k = vis->cluster_first[c]; k < vis->cluster_first[c + 1]; k++) {
+                int pi = vis->cluster_list[k];
+                const uint64_t *s = vis->see + (size_t)pi * vis->portalwords;
+                for (int w = 0; w < vis->portalwords; w++) pv[w] |= s[w];
+                vbit_set(pv, pi);
             }
+            uint8_t *row = raw + (size_t)c * res->rowbytes;
+            for (int w = 0; w < vis->portalwords; w++) {
+                uint64_t bits = pv[w];
+                while (bits) {
+                    int j = w * 64 + __builtin_ctzll(bits);
+                    bits &= bits - 1;
+                    int leaf = vis->portals[j].leaf;
+                    row[leaf >> 3] |= (uint8_t)(1u << (leaf & 7));
+                }
+            }
+            row[c >> 3] |= (uint8_t)(1u << (c & 7));
+            dist_local_done(lt, c, t0);
         }
-        row[c >> 3] |= (uint8_t)(1u << (c & 7));
+        free(pv);
     }
+    dist_local_end(lt);
+    /* then only what both clusters of a pair see of each other */
     long asym = 0;
+    lt = dist_local_begin(vis->dist, nc);
+#pragma omp parallel for num_threads(vis->threads > 0 ? vis->threads : 1) schedule(dynamic, 8) reduction(+ : asym)
     for (int c = 0; c < nc; c++) {
+        double t0 = dist_local_start(lt);
         const uint8_t *row = raw + (size_t)c * res->rowbytes;
         uint8_t *out = res->pvs + (size_t)c * res->rowbytes;
         for (int e = 0; e < nc; e++) {
@@ -71,19 +86,22 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
             else
                 asym++;
         }
+        dist_local_done(lt, c, t0);
     }
+    dist_local_end(lt);
     res->asym_removed = asym;
     row_stats(res->pvs, nc, res->rowbytes, &res->avg_visible, &res->max_visible);
-    free(pv);
     free(raw);
 }
 
-void vis_hearable(vis_result_t *res, int threads)
+void vis_hearable(vis_result_t *res, int threads, dist_t *dist)
 {
     int nc = res->numclusters, rb = res->rowbytes;
     res->phs = q2_calloc((size_t)nc * rb + 1, 1);
+    dist_local_t *lt = dist_local_begin(dist, nc);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 8)
     for (int c = 0; c < nc; c++) {
+        double t0 = dist_local_start(lt);
         const uint8_t *row = res->pvs + (size_t)c * rb;
         uint8_t *out = res->phs + (size_t)c * rb;
         for (int e = 0; e < nc; e++) {
@@ -91,7 +109,9 @@ void vis_hearable(vis_result_t *res, int threads)
             const uint8_t *src = res->pvs + (size_t)e * rb;
             for (int b = 0; b < rb; b++) out[b] |= src[b];
         }
+        dist_local_done(lt, c, t0);
     }
+    dist_local_end(lt);
     int mx;
     row_stats(res->phs, nc, rb, &res->avg_hearable, &mx);
 }

@@ -51,72 +51,103 @@ def read_trace(path):
             costs = [float(x) for x in lines[i + 1].split()] if n else []
             if len(costs) != n:
                 sys.exit(f"{path}: loop of {n} items lists {len(costs)} costs")
-            segs.append(("loop", costs, nbytes))
+            flags = {x.split("=")[0]: (x.split("=")[1] if "=" in x else True) for x in w[4:]}
+            # enc, dec: CPU seconds of eliding and restoring the zero words
+            # of all the loop's results (common/zwords.h)
+            zw = (float(flags.get("enc", 0)), float(flags.get("dec", 0)))
+            segs.append(("loop", costs, nbytes, "split" in flags, zw))
             i += 2
         else:
             sys.exit(f"{path}: line {i + 1}: unexpected '{w[0]}'")
     return segs
 
 
-def sim_loop(costs, nbytes, R, T, lat, bw, split=None):
+def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.0)):
     n = len(costs)
     if n == 0:
         return 0.0, 0.0
     nxt = 0  # rank 0's shared counter
-    # per rank: current block [lo, hi), the time its next reply arrives
+    # per rank: current block [lo, hi)
     block = [[0, 0] for _ in range(R)]
-    items_of = [0] * R
-    # events: (time a thread is free, rank, thread)
-    ev = [(0.0, r, t) for r in range(R) for t in range(T)]
+    # events: (time a thread is free, order, rank, thread, work it adds to
+    # its rank's pool of branches at that moment)
+    seq = 0
+    ev = []
+    for r in range(R):
+        for th in range(T):
+            ev.append((0.0, seq, r, th, 0.0))
+            seq += 1
     heapq.heapify(ev)
     busy_until = [0.0] * R  # a rank waiting for a reply holds its lock
-    finish = [0.0] * R
-    ends = [[] for _ in range(R)]  # per rank: when each thread found nothing left to take
+    pool = [0.0] * R  # qvis: work of handed-over branches not yet taken
+    pending = [0] * R  # qvis: walks still in their first piece (they will add to the pool)
+    waiting = [[] for _ in range(R)]  # qvis: threads with nothing to take, waiting for branches
+    end = 0.0
+
+    def grant():
+        # serve_blocks: a quarter of the asker's even share of what is left
+        nonlocal nxt
+        left = n - nxt
+        b = min(max(T, left * T // (4 * R * T)), left)
+        blk = [nxt, nxt + b]
+        nxt += b
+        return blk
+
     while ev:
-        t, r, th = heapq.heappop(ev)
+        t, _, r, th, add = heapq.heappop(ev)
+        end = max(end, t)
+        if add > 0:
+            # a long walk, after its first piece, hands the rest to its
+            # rank's threads (split_branch); the waiting ones wake up
+            pending[r] -= 1
+            pool[r] += add
+            for w in waiting[r]:
+                heapq.heappush(ev, (t, seq, r, w, 0.0))
+                seq += 1
+            waiting[r] = []
+        if pool[r] > 1e-12:
+            # branches first, before new walks (portalflow.c's thread loop)
+            p = min(piece, pool[r])
+            pool[r] -= p
+            heapq.heappush(ev, (t + p, seq, r, th, 0.0))
+            seq += 1
+            continue
+        i = None
         if r == 0:
-            if nxt >= n:
-                finish[0] = max(finish[0], t)
-                ends[0].append(t)
-                continue
-            i = nxt
-            nxt += 1
+            if nxt < n:
+                i = nxt
+                nxt += 1
         else:
             t = max(t, busy_until[r])
+            end = max(end, t)
             lo, hi = block[r]
-            if lo >= hi:
-                if nxt >= n:
-                    finish[r] = max(finish[r], t)
-                    ends[r].append(t)
-                    continue
-                left = n - nxt
-                b = max(T, left * T // (4 * R * T))
-                b = min(b, left)
+            if lo >= hi and nxt < n:
                 t += 2 * lat
                 busy_until[r] = t
-                block[r] = [nxt, nxt + b]
-                nxt += b
+                block[r] = grant()
                 lo, hi = block[r]
-            i = lo
-            block[r][0] = lo + 1
-        items_of[r] += 1
-        heapq.heappush(ev, (t + costs[i], r, th))
-    if split is not None:
-        # qvis: a thread with nothing left takes branches of its rank's
-        # walks still running, so from the moment the first thread of a
-        # rank is idle the rank's remaining work is shared by all its
-        # threads, the part that moves costing `split` more
-        for r in range(R):
-            e = sorted(ends[r])
-            if len(e) == T and e[-1] > e[0]:
-                moved = sum(x - e[0] for x in e)
-                finish[r] = min(e[-1], e[0] + moved * (1 + split) / T)
-    end = max(finish)
+            if lo < hi:
+                i = lo
+                block[r][0] = lo + 1
+        if i is None:
+            if pending[r] > 0:
+                waiting[r].append(th)
+            continue
+        c = costs[i]
+        if split is not None and c > piece:
+            # the walk alone for its first piece; the rest, costing `split`
+            # more for the paths the branches re-walk, goes to the pool
+            pending[r] += 1
+            heapq.heappush(ev, (t + piece, seq, r, th, (c - piece) * (1 + split)))
+        else:
+            heapq.heappush(ev, (t + c, seq, r, th, 0.0))
+        seq += 1
     comm = 0.0
     if R > 1:
         # a ring allgather: R - 1 steps, each rank receiving everything
-        # but its own share
-        comm = (R - 1) * lat + nbytes * (R - 1) / R / bw
+        # but its own share; before it a rank elides the zero words of its
+        # share, after it restores the others' (one thread each)
+        comm = (R - 1) * lat + nbytes * (R - 1) / R / bw + zw[0] / R + zw[1] * (R - 1) / R
     return end + comm, comm
 
 
@@ -130,7 +161,7 @@ def sim_local(costs, T):
     return max(free)
 
 
-def simulate(segs, R, T, lat, bw, split=None):
+def simulate(segs, R, T, lat, bw, split=None, piece=0.0012):
     total = comm = 0.0
     for s in segs:
         if s[0] == "gap":
@@ -138,7 +169,7 @@ def simulate(segs, R, T, lat, bw, split=None):
         elif s[0] == "local":
             total += sim_local(s[1], T)
         else:
-            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split)
+            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4])
             total += t
             comm += c
     return total, comm
@@ -158,14 +189,18 @@ def main():
                     help="optimistic bound: the time between loops divided by the threads, as if all of it "
                          "ran in parallel (by default it is charged in full)")
     ap.add_argument("--split", type=float, default=None, metavar="OVERHEAD",
-                    help="model qvis's hand-over of walk branches to a rank's idle threads (see sim_loop); "
+                    help="model qvis's hand-over of walk branches to a rank's other threads (see sim_loop); "
                          "OVERHEAD is the extra cost of the work that moves (e.g. 0.02)")
+    ap.add_argument("--split-after", type=float, default=0.0012, metavar="S",
+                    help="with --split: a walk hands branches over after S seconds of its own steps, and "
+                         "branches are taken in pieces of S (default 0.0012: FLOW_SPLIT_CHAINS steps)")
     a = ap.parse_args()
     segs = read_trace(a.trace)
     if a.parallel_gaps:
         segs = [("gap", s[1] / a.threads) if s[0] == "gap" else s for s in segs]
     if a.scale_items != 1.0:
-        segs = [s if s[0] != "loop" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items))
+        segs = [s if s[0] != "loop" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items), s[3],
+                                           (s[4][0] * a.scale_items, s[4][1] * a.scale_items))
                 for s in segs]
     lat, bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
     gaps = sum(s[1] for s in segs if s[0] == "gap")
@@ -181,11 +216,12 @@ def main():
           f"so at most {(gaps + local + work) / crit:.1f} threads in all are busy on average")
     print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
           + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else "")
-          + (f", walks split among a rank's idle threads at {a.split:g} overhead" if a.split is not None else ""))
+          + (f", walks split among a rank's threads after {a.split_after:g} s at {a.split:g} overhead"
+             if a.split is not None else ""))
     print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")
     base = None
     for R in [int(x) for x in a.ranks.split(",")]:
-        t, c = simulate(segs, R, a.threads, lat, bw, a.split)
+        t, c = simulate(segs, R, a.threads, lat, bw, a.split, a.split_after)
         if base is None:
             base = (R, t)
         sp = base[1] / t * base[0]

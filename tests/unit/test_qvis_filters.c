@@ -504,7 +504,7 @@ static void check_base(const vis_t *vis, const char *what)
     free(cand);
 }
 
-/* split_chains > 0: walks hand branches to idle threads after that many
+/* split_chains > 0: walks hand branches to other threads after that many
  * steps (portalflow.c's split_branch); *handovers gets how many they did. */
 static bool g_reverse; /* walks take each cluster's portals last to first */
 
@@ -625,7 +625,7 @@ static void check_map(uint64_t seed, int nx, int ny, int nz, int open_percent, b
         result_free(&two);
     }
     /* a walk's result must not depend on the order in which it takes a
-     * cluster's portals (what makes handing branches to idle threads safe;
+     * cluster's portals (what makes handing branches to other threads safe;
      * see recurse in portalflow.c) */
     {
         result_t rev;

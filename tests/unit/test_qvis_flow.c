@@ -85,7 +85,7 @@ static void run_vis_moved(const char *name, int threads, int level, bool fast, v
     for (size_t i = 0; i < (size_t)vis.numportals * (size_t)vis.portalwords; i++)
         g_see_hash = (g_see_hash ^ vis.see[i]) * 1099511628211ull;
     vis_cluster_rows(&vis, &run->res);
-    vis_hearable(&run->res, threads);
+    vis_hearable(&run->res, threads, NULL);
     if (!vis_build_lump(&run->res, &err)) fail_msg("%s", err.msg);
     vis_free(&vis);
     free(run->bsp.visdata);
@@ -219,7 +219,7 @@ static void test_big_map_conservative_and_deterministic(void **state)
 
 /* A walk's result must not depend on how its branches are shared out:
  * with a hand-over every 200 steps, whether or not a thread is idle, on
- * one thread (the branches wait for the end of the wave) and on more
+ * one thread (the branches wait for the end of the walk) and on more
  * threads than cores (they run in another order, on other threads, at each
  * run); nor on the
  * order in which walks take a cluster's portals. Every portal's flow vector

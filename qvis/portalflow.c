@@ -796,7 +796,7 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     enum { NARROW_PIECE = 64 };
     const int npieces = (np + NARROW_PIECE - 1) / NARROW_PIECE;
     dist_local_t *lt = dist_local_begin(vis->dist, npieces);
-#pragma omp parallel for num_threads(vis->threads) schedule(static)
+#pragma omp parallel for num_threads(vis->threads) schedule(dynamic)
     for (int piece = 0; piece < npieces; piece++) {
         double t0 = dist_local_start(lt);
         for (int p = piece * NARROW_PIECE; p < np && p < (piece + 1) * NARROW_PIECE; p++) {

@@ -22,6 +22,7 @@ Prints, per rank count, the simulated time, the speedup over one rank of T
 threads and its fraction of linear."""
 import argparse
 import heapq
+import math
 import sys
 
 
@@ -144,10 +145,12 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.
         seq += 1
     comm = 0.0
     if R > 1:
-        # a ring allgather: R - 1 steps, each rank receiving everything
-        # but its own share; before it a rank elides the zero words of its
-        # share, after it restores the others' (one thread each)
-        comm = (R - 1) * lat + nbytes * (R - 1) / R / bw + zw[0] / R + zw[1] * (R - 1) / R
+        # the lengths first (an allgather of one int: log2 R steps), then
+        # the results (a ring allgather: R - 1 steps, each rank receiving
+        # everything but its own share); before it a rank elides the zero
+        # words of its share, after it restores the others' (one thread)
+        steps = math.ceil(math.log2(R)) + R - 1
+        comm = steps * lat + nbytes * (R - 1) / R / bw + zw[0] / R + zw[1] * (R - 1) / R
     return end + comm, comm
 
 
@@ -191,9 +194,9 @@ def main():
     ap.add_argument("--split", type=float, default=None, metavar="OVERHEAD",
                     help="model qvis's hand-over of walk branches to a rank's other threads (see sim_loop); "
                          "OVERHEAD is the extra cost of the work that moves (e.g. 0.02)")
-    ap.add_argument("--split-after", type=float, default=0.0012, metavar="S",
+    ap.add_argument("--split-after", type=float, default=0.0006, metavar="S",
                     help="with --split: a walk hands branches over after S seconds of its own steps, and "
-                         "branches are taken in pieces of S (default 0.0012: FLOW_SPLIT_CHAINS steps)")
+                         "branches are taken in pieces of S (default 0.0006: FLOW_SPLIT_CHAINS steps of retrojam1)")
     a = ap.parse_args()
     segs = read_trace(a.trace)
     if a.parallel_gaps:

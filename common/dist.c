@@ -35,11 +35,17 @@ struct dist_t {
     int *rank_threads;        /* per rank, for block sizes (rank 0) */
     dist_rank_stats_t *all;   /* rank 0, after dist_collect */
     long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
+    bool spill_test;          /* Q2MAP_DIST_SPILL: spill whatever may be spilled (tests) */
     FILE *trace;              /* Q2MAP_DIST_TRACE: per-item costs for scripts/bench_mpi */
     double tmark, cpumark;    /* end of the last loop (or the start), for the trace */
     uint8_t *scratch;         /* the exchange's decoded results, kept from loop to loop */
     size_t scratchcap;
 };
+
+typedef struct spill_t {
+    uint8_t *data;
+    size_t len;
+} spill_t;
 
 struct dist_loop_t {
     dist_t *d;
@@ -60,7 +66,18 @@ struct dist_loop_t {
     int nroot, caproot;
     long requests;
     double *tstart, *cost; /* per item, when tracing */
-    bool split;            /* dist_loop_trace_split */
+    /* dist_loop_begin_spilling: parts of items travel between ranks */
+    bool spills;
+    bool tail;            /* this rank saw the items run out */
+    long *contrib;        /* items this rank has parts of results for */
+    int ncontrib, capcontrib;
+    /* rank 0: the parts spilled and not yet taken (a FIFO), whether its
+     * own threads are idle, and whether every rank is (the loop's end) */
+    struct spill_t *pool;
+    int poolhead, npool, cappool;
+    int root_idle, all_done; /* atomic */
+    double wait_until;   /* ranks other than 0: the last answer was "wait" */
+    long handed, retired; /* items and parts given to this rank's threads, and those finished */
 #ifdef Q2MAP_HAVE_MPI
     pthread_t server;
     bool server_on;
@@ -77,12 +94,18 @@ bool dist_available(void)
 }
 
 int dist_rank(const dist_t *d) { return d ? d->rank : 0; }
+bool dist_spill_test(const dist_t *d) { return d && d->spill_test; }
 /* A NULL dist_t is one rank, for callers (tests, -checkpvs) without a job. */
 static inline bool solo(const dist_t *d) { return !d || d->size == 1; }
 int dist_size(const dist_t *d) { return d ? d->size : 1; }
 
 #ifdef Q2MAP_HAVE_MPI
-enum { TAG_REQ = 101, TAG_BLOCK = 102 };
+enum { TAG_REQ = 101, TAG_BLOCK = 102, TAG_SPILL = 103, TAG_SPILLDATA = 104 };
+
+/* A request for work: the asker's finished items, and whether it has
+ * other work running (spilling loops). The answer: lo, hi, its kind, and
+ * for a spilled part its length (the bytes follow as TAG_SPILLDATA). */
+enum { REPLY_BLOCK, REPLY_SPILL, REPLY_WAIT, REPLY_DONE };
 
 /* How long a waiting rank sleeps between polls: from DIST_POLL_MIN_NS,
  * doubling up to DIST_POLL_MAX_NS while nothing arrives, so that a quick
@@ -90,6 +113,9 @@ enum { TAG_REQ = 101, TAG_BLOCK = 102 };
  * waiting for the slowest one) costs a few hundred wake-ups a second. */
 #define DIST_POLL_MIN_NS 20000L
 #define DIST_POLL_MAX_NS 2000000L
+/* After rank 0 answered "wait", a rank's threads answer it themselves for
+ * this long before one of them asks again. */
+#define DIST_WAIT_S 50e-6
 
 static void nap(long *ns)
 {
@@ -194,6 +220,8 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
         d->rank_threads = q2_calloc((size_t)d->size, sizeof(int));
         const char *f = getenv("Q2MAP_DIST_FAULT");
         if (f && *f) d->fault_rank = strtol(f, NULL, 10);
+        const char *sp = getenv("Q2MAP_DIST_SPILL");
+        d->spill_test = sp && *sp && strcmp(sp, "0") != 0;
     }
 #endif
     const char *tr = getenv("Q2MAP_DIST_TRACE");
@@ -208,7 +236,7 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
 /* The trace: "gap S C" for the time between loops (work every rank
  * repeats; S seconds of wall time, C of the process's CPU time), "loop N S
  * B ..." for a loop of N items that took S seconds and whose results are
- * B bytes as they travel (then "split" for dist_loop_trace_split, raw= the
+ * B bytes as they travel (then "split" for dist_loop_begin_spilling, raw= the
  * bytes before zero-word elision, enc= and dec= the CPU seconds of eliding
  * and restoring them), and on the next line the items' costs in seconds
  * of the computing thread's CPU time ("local N" and its costs likewise,
@@ -339,9 +367,29 @@ void dist_sum_long(dist_t *d, long *v, int n)
     (void)n;
 }
 
+/* Rank 0's pool of spilled parts (with the loop's lock held). */
+static void pool_push(dist_loop_t *l, uint8_t *data, size_t len)
+{
+    if (l->poolhead > 0 && l->poolhead == l->npool) l->poolhead = l->npool = 0;
+    spill_t sp = {data, len};
+    ARRAY_PUSH(l->pool, l->npool, l->cappool, sp);
+}
+
+static bool pool_pop(dist_loop_t *l, uint8_t **data, size_t *len)
+{
+    if (l->poolhead >= l->npool) return false;
+    *data = l->pool[l->poolhead].data;
+    *len = l->pool[l->poolhead].len;
+    l->poolhead++;
+    return true;
+}
+
 #ifdef Q2MAP_HAVE_MPI
 /* Rank 0's block server: answers requests until every other rank was told
- * the loop is out of work. A request carries the asker's finished count. */
+ * the loop is out of work. In a spilling loop it also keeps the parts
+ * other ranks spill, hands them to ranks that ask once the items have run
+ * out, and answers "wait" while any rank may still spill: the loop ends
+ * for all ranks at once, when none has work left. */
 static void *serve_blocks(void *arg)
 {
     dist_loop_t *l = arg;
@@ -349,6 +397,9 @@ static void *serve_blocks(void *arg)
     int total_threads = 0;
     for (int r = 0; r < d->size; r++) total_threads += d->rank_threads[r] > 0 ? d->rank_threads[r] : 1;
     long *done_by = q2_calloc((size_t)d->size, sizeof(long));
+    /* per rank: its last request said it had nothing running (or it was
+     * told the loop is done) */
+    bool *idle = q2_calloc((size_t)d->size, sizeof(bool));
     int open = d->size - 1;
     /* the server's sleep grows only to 0.5 ms: a request should not wait
      * long while the asking rank's threads sit idle */
@@ -357,20 +408,34 @@ static void *serve_blocks(void *arg)
     while (open > 0) {
         int flag = 0;
         MPI_Status stt;
-        CHECK(d, "MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, TAG_REQ, MPI_COMM_WORLD, &flag, &stt));
+        /* any tag: a rank's spill and its later request arrive in order */
+        CHECK(d, "MPI_Iprobe", MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &stt));
         if (!flag) {
             nap(&ns);
             if (ns > serve_max) ns = serve_max;
             continue;
         }
         ns = DIST_POLL_MIN_NS;
-        long fin = 0;
         int src = stt.MPI_SOURCE;
-        CHECK(d, "MPI_Recv", MPI_Recv(&fin, 1, MPI_LONG, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
-        long blk[2];
+        if (stt.MPI_TAG == TAG_SPILL) {
+            int cnt = 0;
+            CHECK(d, "MPI_Get_count", MPI_Get_count(&stt, MPI_BYTE, &cnt));
+            uint8_t *data = q2_malloc((size_t)cnt + 1);
+            CHECK(d, "MPI_Recv", MPI_Recv(data, cnt, MPI_BYTE, src, TAG_SPILL, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+            pthread_mutex_lock(&l->lock);
+            pool_push(l, data, (size_t)cnt);
+            pthread_mutex_unlock(&l->lock);
+            continue;
+        }
+        if (stt.MPI_TAG != TAG_REQ) die(d, "serving blocks (a message of an unknown kind)", MPI_ERR_TAG);
+        long req[2] = {0, 0};
+        CHECK(d, "MPI_Recv", MPI_Recv(req, 2, MPI_LONG, src, TAG_REQ, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        long rep[4] = {0, 0, REPLY_BLOCK, 0};
+        uint8_t *part = NULL;
+        size_t partlen = 0;
         pthread_mutex_lock(&l->lock);
-        l->remote_done += fin - done_by[src];
-        done_by[src] = fin;
+        l->remote_done += req[0] - done_by[src];
+        done_by[src] = req[0];
         long remaining = l->n - l->next;
         /* guided: a quarter of the asker's even share (by threads) of
          * what is left, so that the last blocks are small enough for fast
@@ -379,28 +444,54 @@ static void *serve_blocks(void *arg)
         long b = remaining * t / (4L * total_threads);
         if (b < t) b = t;
         if (b > remaining) b = remaining;
-        blk[0] = l->next;
-        blk[1] = l->next + b;
-        l->next += b;
+        if (b > 0 || !l->spills) {
+            rep[0] = l->next;
+            rep[1] = l->next + b;
+            l->next += b;
+            rep[2] = b > 0 ? REPLY_BLOCK : REPLY_DONE;
+            rep[3] = l->n - l->next; /* left after this block: none means the tail */
+            idle[src] = false;
+        } else if (!__atomic_load_n(&l->all_done, __ATOMIC_SEQ_CST) && pool_pop(l, &part, &partlen)) {
+            rep[2] = REPLY_SPILL;
+            rep[3] = (long)partlen;
+            idle[src] = false;
+        } else {
+            idle[src] = req[1] == 0;
+            bool all = __atomic_load_n(&l->root_idle, __ATOMIC_SEQ_CST) && l->poolhead >= l->npool;
+            for (int r = 1; r < d->size && all; r++) all = idle[r];
+            if (all) __atomic_store_n(&l->all_done, 1, __ATOMIC_SEQ_CST);
+            rep[2] = __atomic_load_n(&l->all_done, __ATOMIC_SEQ_CST) ? REPLY_DONE : REPLY_WAIT;
+        }
         pthread_mutex_unlock(&l->lock);
-        if (b == 0) open--;
+        if (rep[2] == REPLY_DONE) {
+            open--;
+            idle[src] = true;
+        }
         MPI_Request rq;
-        CHECK(d, "MPI_Isend", MPI_Isend(blk, 2, MPI_LONG, src, TAG_BLOCK, MPI_COMM_WORLD, &rq));
+        CHECK(d, "MPI_Isend", MPI_Isend(rep, 4, MPI_LONG, src, TAG_BLOCK, MPI_COMM_WORLD, &rq));
         wait_req(d, "MPI_Isend", &rq);
-        d->self.bytes_sent += sizeof blk;
+        d->self.bytes_sent += sizeof rep;
+        if (part) {
+            CHECK(d, "MPI_Isend", MPI_Isend(part, (int)partlen, MPI_BYTE, src, TAG_SPILLDATA, MPI_COMM_WORLD, &rq));
+            wait_req(d, "MPI_Isend", &rq);
+            d->self.bytes_sent += partlen;
+            free(part);
+        }
     }
     free(done_by);
+    free(idle);
     return NULL;
 }
 #endif
 
-dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
+static dist_loop_t *loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx, bool spills)
 {
     dist_loop_t *l = q2_calloc(1, sizeof *l);
     l->d = d;
     l->n = n;
     l->codec = codec;
     l->ctx = ctx;
+    l->spills = spills;
     pthread_mutex_init(&l->lock, NULL);
     l->t0 = l->tlast = time_now();
     if (d && d->trace) {
@@ -420,6 +511,59 @@ dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void 
     return l;
 }
 
+dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
+{
+    return loop_begin(d, n, codec, ctx, false);
+}
+
+dist_loop_t *dist_loop_begin_spilling(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
+{
+    return loop_begin(d, n, codec, ctx, true);
+}
+
+#ifdef Q2MAP_HAVE_MPI
+/* A rank other than 0 asks rank 0 for work (with the loop's lock held);
+ * returns the kind of the answer, with a block set up or a part received. */
+static int request(dist_loop_t *l, bool busy, uint8_t **part, size_t *partlen)
+{
+    dist_t *d = l->d;
+    l->requests++;
+    /* Tests: a rank dying mid-job (after the input was shared). At its
+     * first request, which every loop makes, so it happens whatever the
+     * timing; at a later one a fast rank 0 may have handed out all work. */
+    if (d->fault_rank == d->rank && l->requests == 1) raise(SIGKILL);
+    long req[2] = {l->finished, busy}, rep[4];
+    MPI_Request rq;
+    CHECK(d, "MPI_Isend", MPI_Isend(req, 2, MPI_LONG, 0, TAG_REQ, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Isend", &rq);
+    CHECK(d, "MPI_Irecv", MPI_Irecv(rep, 4, MPI_LONG, 0, TAG_BLOCK, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Irecv", &rq);
+    d->self.bytes_sent += sizeof req;
+    if (rep[2] == REPLY_BLOCK) {
+        if (rep[3] == 0) l->tail = true;
+        l->blo = rep[0];
+        l->bhi = rep[1];
+        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, rep[0]);
+        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, rep[1]);
+        return REPLY_BLOCK;
+    }
+    l->tail = true;
+    if (rep[2] == REPLY_DONE) {
+        l->exhausted = true;
+    } else if (rep[2] == REPLY_SPILL) {
+        *partlen = (size_t)rep[3];
+        *part = q2_malloc(*partlen + 1);
+        CHECK(d, "MPI_Irecv", MPI_Irecv(*part, (int)*partlen, MPI_BYTE, 0, TAG_SPILLDATA, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Irecv", &rq);
+    } else {
+        /* nothing now: the rank's threads answer "wait" themselves for a
+         * moment instead of each asking again */
+        l->wait_until = time_now() + DIST_WAIT_S;
+    }
+    return (int)rep[2];
+}
+#endif
+
 bool dist_loop_next(dist_loop_t *l, long *item)
 {
     dist_t *d = l->d;
@@ -435,28 +579,8 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     }
 #ifdef Q2MAP_HAVE_MPI
     pthread_mutex_lock(&l->lock);
-    while (l->blo >= l->bhi && !l->exhausted) {
-        l->requests++;
-        /* Tests: a rank dying mid-job (after the input was shared). At its
-         * first request, which every loop makes, so it happens whatever the
-         * timing; at a later one a fast rank 0 may have handed out all work. */
-        if (d->fault_rank == d->rank && l->requests == 1) raise(SIGKILL);
-        long fin = l->finished, blk[2];
-        MPI_Request rq;
-        CHECK(d, "MPI_Isend", MPI_Isend(&fin, 1, MPI_LONG, 0, TAG_REQ, MPI_COMM_WORLD, &rq));
-        wait_req(d, "MPI_Isend", &rq);
-        CHECK(d, "MPI_Irecv", MPI_Irecv(blk, 2, MPI_LONG, 0, TAG_BLOCK, MPI_COMM_WORLD, &rq));
-        wait_req(d, "MPI_Irecv", &rq);
-        d->self.bytes_sent += sizeof fin;
-        if (blk[1] <= blk[0]) {
-            l->exhausted = true;
-            break;
-        }
-        l->blo = blk[0];
-        l->bhi = blk[1];
-        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, blk[0]);
-        ARRAY_PUSH(l->blocks, l->nblocks, l->capblocks, blk[1]);
-    }
+    /* (a spilling loop is walked with dist_loop_next_ex) */
+    while (l->blo >= l->bhi && !l->exhausted) request(l, false, NULL, NULL);
     bool got = l->blo < l->bhi;
     if (got) *item = l->blo++;
     if (got && l->tstart) l->tstart[*item] = thread_cpu();
@@ -467,13 +591,119 @@ bool dist_loop_next(dist_loop_t *l, long *item)
 #endif
 }
 
-void dist_loop_trace_split(dist_loop_t *l) { l->split = true; }
+dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **part, size_t *len)
+{
+    dist_t *d = l->d;
+    if (!l->spills || solo(d)) return dist_loop_next(l, item) ? DIST_ITEM : DIST_DONE;
+    if (d->rank == 0) {
+        pthread_mutex_lock(&l->lock);
+        /* work handed to another thread since the caller looked counts as
+         * running: `busy` may be stale by then */
+        busy = busy || l->handed > l->retired;
+        dist_next_t r;
+        if (l->next < l->n) {
+            *item = l->next++;
+            ARRAY_PUSH(l->root_items, l->nroot, l->caproot, *item);
+            __atomic_store_n(&l->root_idle, 0, __ATOMIC_SEQ_CST);
+            r = DIST_ITEM;
+        } else if (__atomic_load_n(&l->all_done, __ATOMIC_SEQ_CST)) {
+            r = DIST_DONE;
+        } else if (pool_pop(l, part, len)) {
+            __atomic_store_n(&l->root_idle, 0, __ATOMIC_SEQ_CST);
+            r = DIST_SPILL;
+        } else {
+            /* the server ends the loop once this and every other rank
+             * have nothing running */
+            __atomic_store_n(&l->root_idle, !busy, __ATOMIC_SEQ_CST);
+            r = DIST_WAIT;
+        }
+        l->tail = l->tail || r != DIST_ITEM;
+        if (r == DIST_ITEM || r == DIST_SPILL) l->handed++;
+        pthread_mutex_unlock(&l->lock);
+        if (r == DIST_ITEM && l->tstart) l->tstart[*item] = thread_cpu();
+        return r;
+    }
+#ifdef Q2MAP_HAVE_MPI
+    pthread_mutex_lock(&l->lock);
+    busy = busy || l->handed > l->retired;
+    int kind = REPLY_WAIT;
+    if (l->blo < l->bhi) {
+        kind = REPLY_BLOCK;
+    } else if (l->exhausted) {
+        kind = REPLY_DONE;
+    } else if (time_now() >= l->wait_until) {
+        kind = request(l, busy, part, len);
+    }
+    if (kind == REPLY_BLOCK) *item = l->blo++;
+    if (kind == REPLY_BLOCK || kind == REPLY_SPILL) l->handed++;
+    pthread_mutex_unlock(&l->lock);
+    switch (kind) {
+    case REPLY_BLOCK:
+        if (l->tstart) l->tstart[*item] = thread_cpu();
+        return DIST_ITEM;
+    case REPLY_SPILL: return DIST_SPILL;
+    case REPLY_DONE: return DIST_DONE;
+    default: return DIST_WAIT;
+    }
+#else
+    (void)busy;
+    (void)part;
+    (void)len;
+    return DIST_DONE;
+#endif
+}
+
+void dist_loop_spill(dist_loop_t *l, const uint8_t *data, size_t len)
+{
+    dist_t *d = l->d;
+    if (solo(d)) return;
+    if (d->rank == 0) {
+        uint8_t *copy = q2_malloc(len + 1);
+        memcpy(copy, data, len);
+        pthread_mutex_lock(&l->lock);
+        pool_push(l, copy, len);
+        pthread_mutex_unlock(&l->lock);
+        return;
+    }
+#ifdef Q2MAP_HAVE_MPI
+    if (len > (size_t)INT32_MAX) die(d, "spilling a part of an item (over 2 GiB)", MPI_ERR_COUNT);
+    pthread_mutex_lock(&l->lock);
+    MPI_Request rq;
+    CHECK(d, "MPI_Isend", MPI_Isend(data, (int)len, MPI_BYTE, 0, TAG_SPILL, MPI_COMM_WORLD, &rq));
+    wait_req(d, "MPI_Isend", &rq);
+    d->self.bytes_sent += len;
+    pthread_mutex_unlock(&l->lock);
+#endif
+}
+
+void dist_loop_part_done(dist_loop_t *l)
+{
+    pthread_mutex_lock(&l->lock);
+    l->retired++;
+    pthread_mutex_unlock(&l->lock);
+}
+
+void dist_loop_contribute(dist_loop_t *l, long item)
+{
+    pthread_mutex_lock(&l->lock);
+    ARRAY_PUSH(l->contrib, l->ncontrib, l->capcontrib, item);
+    pthread_mutex_unlock(&l->lock);
+}
+
+bool dist_loop_in_tail(dist_loop_t *l)
+{
+    pthread_mutex_lock(&l->lock);
+    bool t = l->tail || (dist_rank(l->d) == 0 && l->next >= l->n);
+    pthread_mutex_unlock(&l->lock);
+    return t;
+}
 
 long dist_loop_finished(dist_loop_t *l, long item)
 {
     double now = time_now();
     if (l->cost) l->cost[item] = thread_cpu() - l->tstart[item];
     pthread_mutex_lock(&l->lock);
+    l->retired++;
     long f = ++l->finished;
     l->tlast = now;
     long all = f + l->remote_done;
@@ -541,6 +771,20 @@ static void exchange(dist_loop_t *l)
         long k = 0;
         for (int b = 0; b < l->nblocks; b += 2)
             for (long i = l->blocks[b]; i < l->blocks[b + 1]; i++) items[k++] = i;
+    }
+    /* and the items this rank has parts of (spilling loops): once each */
+    if (l->ncontrib > 0) {
+        long *all = q2_malloc(sizeof *all * (size_t)(mine + l->ncontrib + 1));
+        memcpy(all, items, sizeof *all * (size_t)mine);
+        memcpy(all + mine, l->contrib, sizeof *all * (size_t)l->ncontrib);
+        free(items);
+        items = all;
+        mine += l->ncontrib;
+        qsort(items, (size_t)mine, sizeof *items, cmp_long);
+        long u = 0;
+        for (long k = 0; k < mine; k++)
+            if (u == 0 || items[k] != items[u - 1]) items[u++] = items[k];
+        mine = u;
     }
     /* one buffer: count, item indices, sizes, results */
     size_t len = 0;
@@ -646,7 +890,7 @@ void dist_loop_end(dist_loop_t *l)
         free(enc);
         free(dec);
         fprintf(d->trace, "loop %ld %.6f %zu%s raw=%zu enc=%.6f dec=%.6f\n", l->n, now - l->t0, enclen,
-                l->split ? " split" : "", rawlen, c1 - c0, c2 - c1);
+                l->spills ? " split" : "", rawlen, c1 - c0, c2 - c1);
         for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
         fputc('\n', d->trace);
         d->tmark = time_now();
@@ -657,6 +901,9 @@ void dist_loop_end(dist_loop_t *l)
     pthread_mutex_destroy(&l->lock);
     free(l->blocks);
     free(l->root_items);
+    free(l->contrib);
+    for (int i = l->poolhead; i < l->npool; i++) free(l->pool[i].data);
+    free(l->pool);
     free(l);
 }
 

@@ -46,10 +46,11 @@ typedef struct dist_rank_stats_t {
 bool dist_available(void);
 
 /* Joins the job when started by an MPI launcher, else a single rank.
- * `program` names the messages. Two variables are read here, for tests and
- * measurement only: Q2MAP_DIST_FAULT=R makes rank R kill itself at its
- * second request for work; Q2MAP_DIST_TRACE=FILE makes rank 0 write each
- * loop's item costs there (scripts/bench_mpi; meaningful for one rank). */
+ * `program` names the messages. Three variables are read here, for tests
+ * and measurement only: Q2MAP_DIST_FAULT=R makes rank R kill itself at its
+ * first request for work; Q2MAP_DIST_SPILL, see dist_spill_test;
+ * Q2MAP_DIST_TRACE=FILE makes rank 0 write each loop's item costs there
+ * (scripts/bench_mpi; meaningful for one rank). */
 bool dist_start(dist_t **out, const char *program, q2err_t *err);
 /* This rank's OpenMP thread count (blocks are sized by it); every rank
  * calls it once, before the first loop. */
@@ -87,10 +88,40 @@ bool dist_loop_next(dist_loop_t *l, long *item);
 /* Marks item `item` finished; returns the items known finished job-wide
  * (for progress on rank 0; only this rank's elsewhere). */
 long dist_loop_finished(dist_loop_t *l, long item);
-/* For the trace only: this loop's long items hand parts of themselves to
- * the rank's other threads as they run (qvis's walks), so the trace marks
- * the loop "split" and mpisim.py --split models it so. */
-void dist_loop_trace_split(dist_loop_t *l);
+/* A loop whose items can hand parts of themselves to other ranks (qvis's
+ * long walks): all ranks begin it so, and their threads take work with
+ * dist_loop_next_ex instead of dist_loop_next. Once a rank's threads have
+ * nothing left, a part another rank spilled (dist_loop_spill) keeps them
+ * busy; the rank that walks a part reports it with dist_loop_contribute,
+ * so its (partial) result for the item travels too, and the codec's unpack
+ * must merge what several ranks send for one item (for bit rows: OR). The
+ * loop ends for all ranks together, when none has work running. The trace
+ * marks the loop "split" (mpisim.py --split models it). */
+dist_loop_t *dist_loop_begin_spilling(dist_t *d, long n, const dist_codec_t *codec, void *ctx);
+typedef enum { DIST_ITEM, DIST_SPILL, DIST_WAIT, DIST_DONE } dist_next_t;
+/* The calling thread's next work: an item, a part spilled by a rank (*part,
+ * *len: its bytes, which the caller frees), DIST_WAIT (nothing now, but a
+ * rank still has work running: look again soon) or DIST_DONE (no work left
+ * anywhere). `busy`: whether this rank has other work running or queued
+ * (its other threads); the loop ends only when no rank is busy. In a loop
+ * begun with dist_loop_begin, or on one rank, it is dist_loop_next. */
+dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **part, size_t *len);
+/* Hands a part of an item (bytes the stage understands) to the next rank
+ * with nothing to do; on one rank it does nothing (the caller keeps the
+ * part only when that matters: see dist_size). */
+void dist_loop_spill(dist_loop_t *l, const uint8_t *data, size_t len);
+/* This rank holds a part of item's result too (it walked a part of it),
+ * to be sent at the exchange like its own items. */
+void dist_loop_contribute(dist_loop_t *l, long item);
+/* A part taken with dist_loop_next_ex is finished (as dist_loop_finished
+ * for an item). */
+void dist_loop_part_done(dist_loop_t *l);
+/* Whether this rank has found the loop's items run out: the tail, where
+ * spilling lets the other ranks help. */
+bool dist_loop_in_tail(dist_loop_t *l);
+/* Tests: Q2MAP_DIST_SPILL=1 (under MPI) asks stages to spill every part
+ * they could, whatever the timing, so that the path is always taken. */
+bool dist_spill_test(const dist_t *d);
 /* Exchanges the results so that every rank holds all of them, and frees
  * the loop. */
 void dist_loop_end(dist_loop_t *l);

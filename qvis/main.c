@@ -68,6 +68,7 @@ static bool write_json(const char *path, const stage_times_t *st, const vis_t *v
     jsonw_int(&w, "portals_skipped", vis->skipped);
     jsonw_int(&w, "flow_chains", vis->chains);
     jsonw_int(&w, "flow_handovers", vis->handovers);
+    jsonw_int(&w, "flow_spills", vis->spills);
     jsonw_double(&w, "avg_visible", res->avg_visible);
     jsonw_int(&w, "max_visible", res->max_visible);
     jsonw_double(&w, "avg_hearable", res->avg_hearable);
@@ -259,8 +260,8 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
         log_info(log, "%d clusters: average visible %.1f, max %d, average hearable %.1f; vis %d bytes; %.2f s",
                  res.numclusters, res.avg_visible, res.max_visible, res.avg_hearable, bsp.visdatasize,
                  stages_total(&st));
-        log_verbose(log, "base %.3f s, flow %.3f s (%ld chains, %ld branches handed to other threads), %ld one-sided pairs cleared",
-                    st.stage[1].seconds, st.stage[2].seconds, vis.chains, vis.handovers, res.asym_removed);
+        log_verbose(log, "base %.3f s, flow %.3f s (%ld chains, %ld branches handed to other threads, %ld to other ranks), %ld one-sided pairs cleared",
+                    st.stage[1].seconds, st.stage[2].seconds, vis.chains, vis.handovers, vis.spills, res.asym_removed);
         dist_log_summary(dist, log);
         if (root && json && !write_json(json, &st, &vis, &res, fast, threads, dist, &err)) {
             log_error(log, "%s", err.msg);

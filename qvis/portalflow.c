@@ -56,6 +56,12 @@
  * of another rank on the same host. */
 #define FLOW_NAP_MIN_NS 20000L
 #define FLOW_NAP_MAX_NS 1000000L
+/* With other ranks, a rank whose threads all have branches waiting hands
+ * one more to another rank at most this often (spill_due). */
+#define FLOW_SPILL_GAP_S 0.0005
+/* A walk this many steps long (about 12 ms) spills even before the wave's
+ * tail: it is among the few that would hold the wave up. */
+#define FLOW_LONG_WALK 10000
 
 enum { VS_FRONT, VS_BACK, VS_ON };
 
@@ -125,6 +131,8 @@ typedef struct flow_t {
     int plen;
     struct wave_t *wave; /* for handing branches to other threads */
     long start;          /* f->chains when this walk or branch began, or at its last hand-over */
+    long item;           /* the walk's item in its wave (for spilling a branch to another rank) */
+    long began;          /* f->chains when this walk or branch began */
 } flow_t;
 
 /* Keeps the part of `in` in front of the plane (points within VIS_EPSILON
@@ -626,7 +634,7 @@ static void portal_flow(flow_t *f, int pi)
     f->base = p;
     f->bs = bound_of(p);
     f->seen = vis->see + (size_t)pi * vis->portalwords;
-    f->start = f->chains;
+    f->start = f->began = f->chains;
     frame_t *head = get_frame(f, 0);
     head->source = p->w;
     head->pass = NULL;
@@ -820,6 +828,7 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
 /* A wave's results as they travel between ranks: each portal's see row. */
 typedef struct branch_t {
     int portal, plen;
+    long item; /* the walk's item in its wave */
     int path[FLOW_MAX_SPLIT_DEPTH];
 } branch_t;
 
@@ -827,6 +836,7 @@ typedef struct wave_t {
     vis_t *vis;
     const rank_t *order;
     int hi;
+    long n; /* walks in the wave: item k is order[hi - 1 - k] */
     /* what every walk reads */
     const uint64_t *mask;
     const passages_t *pg;
@@ -840,6 +850,13 @@ typedef struct wave_t {
     branch_t **queue;
     int nqueue, capqueue;
     int outstanding;
+    /* MPI: threads walking a walk or a part another rank spilled (atomic;
+     * with outstanding, whether this rank has work running), and the
+     * parts this rank spilled */
+    int walking;
+    long spills;
+    long long last_spill_ns; /* when this rank last spilled (atomic) */
+    dist_loop_t *dl;
     long chains;    /* steps of the handed-over branches (atomic) */
     long handovers; /* branches handed over (atomic) */
     long split_chains;
@@ -876,12 +893,90 @@ static void walk_branch(wave_t *w, flow_t *f, branch_t *b)
     long before = f->chains;
     memcpy(f->path, b->path, sizeof f->path);
     f->plen = b->plen;
+    f->item = b->item;
     portal_flow(f, b->portal);
     f->plen = 0;
     __atomic_fetch_add(&w->chains, f->chains - before, __ATOMIC_RELAXED);
     f->chains = before;
     free(b);
     __atomic_fetch_sub(&w->outstanding, 1, __ATOMIC_RELEASE);
+}
+
+static int wave_portal(const wave_t *w, long k);
+
+/* Whether this rank may spill a branch now: at most one per
+ * FLOW_SPILL_GAP_S, so that a rank busy with a long walk offers work to
+ * the others a few hundred times a second and not at every step. Rank 0
+ * hands spilled parts out only once the wave's walks have all been handed
+ * out, so a part spilled early waits there for the tail. */
+static bool spill_due(wave_t *w)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    long long last = __atomic_load_n(&w->last_spill_ns, __ATOMIC_RELAXED);
+    if (last && now - last < (long long)(FLOW_SPILL_GAP_S * 1e9)) return false;
+    return __atomic_compare_exchange_n(&w->last_spill_ns, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+/* A branch as it travels to another rank (dist_loop_spill): the walk's
+ * item in the wave, the path, and the walk's row as it stands, so that
+ * the branch is pruned by what the walk has seen so far. */
+static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
+{
+    const size_t words = (size_t)w->vis->portalwords;
+    size_t len = sizeof(int32_t) * (2 + (size_t)b->plen) + words * sizeof(uint64_t);
+    uint8_t *buf = q2_malloc(len);
+    int32_t head[2 + FLOW_MAX_SPLIT_DEPTH];
+    head[0] = (int32_t)f->item;
+    head[1] = b->plen;
+    for (int j = 0; j < b->plen; j++) head[2 + j] = b->path[j];
+    memcpy(buf, head, sizeof(int32_t) * (2 + (size_t)b->plen));
+    for (size_t i = 0; i < words; i++) {
+        uint64_t v = seen_word(f->seen, (int)i);
+        memcpy(buf + sizeof(int32_t) * (2 + (size_t)b->plen) + i * sizeof v, &v, sizeof v);
+    }
+    dist_loop_spill(w->dl, buf, len);
+    free(buf);
+    __atomic_fetch_add(&w->spills, 1, __ATOMIC_RELAXED);
+}
+
+/* A part another rank spilled: its walk's row gets the bits that came with
+ * it, then the branch is walked here; this rank's row for the item goes
+ * to the exchange with the rank's own (dist_loop_contribute), where the
+ * rows are ORed: the walk's result is the same however its chains were
+ * shared out (see recurse). */
+static bool walk_spilled(wave_t *w, flow_t *f, const uint8_t *part, size_t len)
+{
+    const size_t words = (size_t)w->vis->portalwords;
+    int32_t head[2];
+    if (len < sizeof head) return false;
+    memcpy(head, part, sizeof head);
+    long k = head[0];
+    int plen = head[1];
+    if (k < 0 || k >= w->n || plen < 1 || plen >= FLOW_MAX_SPLIT_DEPTH ||
+        len != sizeof(int32_t) * (2 + (size_t)plen) + words * sizeof(uint64_t))
+        return false;
+    int32_t path[FLOW_MAX_SPLIT_DEPTH];
+    memcpy(path, part + 2 * sizeof(int32_t), sizeof(int32_t) * (size_t)plen);
+    int pi = wave_portal(w, k);
+    uint64_t *row = w->vis->see + (size_t)pi * words;
+    const uint8_t *bits = part + sizeof(int32_t) * (2 + (size_t)plen);
+    for (size_t i = 0; i < words; i++) {
+        uint64_t v;
+        memcpy(&v, bits + i * sizeof v, sizeof v);
+        if (v) __atomic_fetch_or(&row[i], v, __ATOMIC_RELAXED);
+    }
+    dist_loop_contribute(w->dl, k);
+    long before = f->chains;
+    for (int j = 0; j < plen; j++) f->path[j] = path[j];
+    f->plen = plen;
+    f->item = k;
+    portal_flow(f, pi);
+    f->plen = 0;
+    __atomic_fetch_add(&w->chains, f->chains - before, __ATOMIC_RELAXED);
+    f->chains = before;
+    return true;
 }
 
 static branch_t *take_branch(wave_t *w)
@@ -909,15 +1004,31 @@ static bool split_branch(flow_t *f, int d)
     if (!w || d < f->plen || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
     /* one thread has nobody to share with (split_force, for tests, hands
      * over anyway: the branches wait for the end of the walk) */
-    if (w->vis->threads < 2 && !w->vis->split_force) return false;
+    const bool ranks = dist_size(w->vis->dist) > 1;
+    if (w->vis->threads < 2 && !w->vis->split_force && !ranks) return false;
     /* one waiting branch per thread keeps every thread fed (with
-     * split_force, four) */
+     * split_force, four); with more waiting, in the wave's tail, the
+     * branch goes to another rank instead, if one asks for work */
     int cap = w->vis->threads * (w->vis->split_force ? 4 : 1);
-    if (__atomic_load_n(&w->nqueue, __ATOMIC_RELAXED) >= cap) return false;
+    bool spill = ranks && dist_spill_test(w->vis->dist);
+    if (!spill && __atomic_load_n(&w->nqueue, __ATOMIC_RELAXED) >= cap) {
+        /* only in the wave's tail, or from a walk long enough to hold the
+         * wave up: spilling earlier would only move work about */
+        if (!ranks || !(f->chains - f->began > FLOW_LONG_WALK || dist_loop_in_tail(w->dl)) || !spill_due(w))
+            return false;
+        spill = true;
+    }
     branch_t *b = q2_malloc(sizeof *b);
     b->portal = (int)(f->base - w->vis->portals);
+    b->item = f->item;
     b->plen = d + 1;
     for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
+    if (spill) {
+        spill_branch(w, f, b);
+        free(b);
+        f->start = f->chains;
+        return true;
+    }
     __atomic_fetch_add(&w->outstanding, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
     /* the next hand-over only after as many steps again: each branch
@@ -949,7 +1060,14 @@ static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
     wave_t *w = ctx;
     int pi = wave_portal(w, k);
     uint64_t *row = w->vis->see + (size_t)pi * w->vis->portalwords;
-    memcpy(row, in, size); /* its count is taken after the exchange, with the rank's own rows */
+    /* ORed: several ranks may send parts of one walk's row (spilled
+     * branches); a row this rank had no part of is zero here. Its count is
+     * taken after the exchange, with the rank's own rows. */
+    for (size_t i = 0; i < size / sizeof(uint64_t); i++) {
+        uint64_t v;
+        memcpy(&v, in + i * sizeof v, sizeof v);
+        row[i] |= v;
+    }
 }
 
 void vis_flow(vis_t *vis, bool fast, log_t *log)
@@ -988,7 +1106,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     build_passages(vis, &ft, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
-    long chains = 0, done = 0, handovers = 0;
+    long chains = 0, done = 0, handovers = 0, spills = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
     static const dist_codec_t codec = {wave_row_size, wave_row_pack, wave_row_unpack};
@@ -1006,9 +1124,10 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         wave.split_chains = vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS;
         pthread_mutex_init(&wave.lock, NULL);
         for (int r = lo; r < hi; r++) memset(vis->see + (size_t)order[r].index * words, 0, words * sizeof(uint64_t));
-        dist_loop_t *dl = dist_loop_begin(vis->dist, hi - lo, &codec, &wave);
-        dist_loop_trace_split(dl);
-#pragma omp parallel num_threads(vis->threads) reduction(+ : chains)
+        wave.n = hi - lo;
+        dist_loop_t *dl = wave.dl = dist_loop_begin_spilling(vis->dist, hi - lo, &codec, &wave);
+        bool bad_part = false;
+#pragma omp parallel num_threads(vis->threads) reduction(+ : chains) reduction(|| : bad_part)
         {
             flow_t f;
             flow_init(&f, &wave);
@@ -1020,18 +1139,38 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
                     nap_ns = FLOW_NAP_MIN_NS;
                     continue;
                 }
-                long k;
-                if (more && dist_loop_next(dl, &k)) {
-                    int pi = order[hi - 1 - k].index;
-                    f.plen = 0;
-                    portal_flow(&f, pi);
-                    progress_update(&prog, done + dist_loop_finished(dl, k));
-                    continue;
+                if (more) {
+                    /* walking first, then outstanding: a walk hands a branch
+                     * over (outstanding) before it stops walking */
+                    bool busy = __atomic_load_n(&wave.walking, __ATOMIC_SEQ_CST) > 0 ||
+                                __atomic_load_n(&wave.outstanding, __ATOMIC_SEQ_CST) > 0;
+                    long k;
+                    uint8_t *part = NULL;
+                    size_t len = 0;
+                    dist_next_t got = dist_loop_next_ex(dl, busy, &k, &part, &len);
+                    if (got == DIST_ITEM || got == DIST_SPILL) {
+                        __atomic_fetch_add(&wave.walking, 1, __ATOMIC_SEQ_CST);
+                        if (got == DIST_ITEM) {
+                            int pi = order[hi - 1 - k].index;
+                            f.plen = 0;
+                            f.item = k;
+                            portal_flow(&f, pi);
+                            progress_update(&prog, done + dist_loop_finished(dl, k));
+                        } else {
+                            if (!walk_spilled(&wave, &f, part, len)) bad_part = true;
+                            free(part);
+                            dist_loop_part_done(dl);
+                        }
+                        __atomic_fetch_sub(&wave.walking, 1, __ATOMIC_SEQ_CST);
+                        nap_ns = FLOW_NAP_MIN_NS;
+                        continue;
+                    }
+                    if (got == DIST_DONE) more = false;
                 }
-                more = false;
                 /* no walks left for this rank: wait for the branches still
-                 * running, which may hand over more */
-                if (__atomic_load_n(&wave.outstanding, __ATOMIC_ACQUIRE) == 0) break;
+                 * running, which may hand over more (or, with other ranks,
+                 * for their spilled parts, until every rank is done) */
+                if (!more && __atomic_load_n(&wave.outstanding, __ATOMIC_ACQUIRE) == 0) break;
                 struct timespec ts = {0, nap_ns};
                 nanosleep(&ts, NULL);
                 if (nap_ns < FLOW_NAP_MAX_NS) nap_ns *= 2;
@@ -1039,10 +1178,14 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
             chains += f.chains;
             flow_free(&f);
         }
+        /* a part from another rank of this job that does not parse is a
+         * bug, not bad input: every rank runs the same program */
+        if (bad_part) abort();
         pthread_mutex_destroy(&wave.lock);
         free(wave.queue);
         chains += wave.chains;
         handovers += wave.handovers;
+        spills += wave.spills;
         dist_loop_end(dl);
         /* a walk's branches may end after it, so its count waits until now */
         for (int r = lo; r < hi; r++)
@@ -1055,6 +1198,8 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     dist_sum_long(vis->dist, &chains, 1);
     vis->chains = chains;
     vis->handovers = handovers;
+    dist_sum_long(vis->dist, &spills, 1);
+    vis->spills = spills;
     free(mask);
     for (int i = 0; i < np; i++) free(pg.store[i]);
     free(pg.store);

@@ -76,6 +76,7 @@ typedef struct vis_t {
     int waves;       /* flow waves (portalflow.c) */
     long chains;     /* recursion steps during flow, for the report */
     long handovers;  /* walk branches handed to other threads (timing-dependent; for the report) */
+    long spills;     /* walk branches handed to other ranks (MPI; timing-dependent, for the report) */
     long split_chains; /* a walk hands branches over after this many steps (0: portalflow.c's default) */
     bool reverse;      /* walks take each cluster's portals last to first: the result must not change (tests) */
     bool split_force;  /* hand branches over even when no thread is idle: they wait for one (tests) */

@@ -2,7 +2,8 @@
 # qvis and qrad under mpirun (docs/distributed.md): at -np 1, 2 and 3 ranks
 # (oversubscribed on this machine) the bsp is byte-identical to a run at
 # -threads 2 without MPI, for qvis on three bsps and qrad on two with
-# bounces; the -json report has one entry per rank whose items add up; a
+# bounces, also when walks hand every branch they can to other ranks; the
+# -json report has one entry per rank whose items add up; a
 # rank killed mid-job gives a non-zero exit, an error naming the rank and
 # the host, and a bsp left exactly as it was.
 set -u
@@ -58,6 +59,19 @@ V=$DATA/qvis
 check qvis liquids "$V/q2_liquids.bsp" "$V/q2_liquids.prt"
 check qvis light_sun "$V/q2_light_sun.bsp" "$V/q2_light_sun.prt"
 check qvis e1m1 "$V/E1M1-edited-ents.bsp" "$V/E1M1-edited-ents.prt"
+# Walks hand branches to other ranks (spills) only in a wave's tail or
+# when long, so at random on these maps: Q2MAP_DIST_SPILL=1 spills every
+# branch a walk could hand over, and the bsp must still be the same.
+MPIRUN+=(-x Q2MAP_DIST_SPILL)
+export Q2MAP_DIST_SPILL=1
+check qvis e1m1-spill "$V/E1M1-edited-ents.bsp" "$V/E1M1-edited-ents.prt"
+unset Q2MAP_DIST_SPILL
+python3 - "$TMP/e1m1-spill-np1.json" "$TMP/e1m1-spill-np2.json" "$TMP/e1m1-spill-np3.json" <<'EOF' || bad "qvis e1m1: spills"
+import json, sys
+one, two, three = (json.load(open(p))["flow_spills"] for p in sys.argv[1:])
+assert one == 0, one  # one rank has nobody to spill to
+assert two > 0 and three > 0, (two, three)
+EOF
 R=$DATA/qrad
 check qrad light_sun "$R/ericw-q2_light_sun.bsp" "" -bounce 4
 check qrad q2t_liquids "$R/q2tools-220-q2_liquids.bsp" "" -bounce 4

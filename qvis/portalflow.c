@@ -58,7 +58,7 @@
 #define FLOW_NAP_MAX_NS 1000000L
 /* With other ranks, a rank whose threads all have branches waiting hands
  * one more to another rank at most this often (spill_due). */
-#define FLOW_SPILL_GAP_S 0.0005
+#define FLOW_SPILL_GAP_S 0.0001
 /* A walk this many steps long (about 12 ms) spills even before the wave's
  * tail: it is among the few that would hold the wave up. */
 #define FLOW_LONG_WALK 10000
@@ -90,6 +90,7 @@ typedef struct frame_t {
     uint64_t *exempt; /* portals of might that this frame's drop left out because they were seen */
     int lo, hi;
     int k;    /* the cluster_list position of the portal this frame's walk entered next */
+    int step, stop; /* its step in the frame's loop, and where the loop ends (a spill cuts it short) */
     int last; /* portal entered into this frame's cluster (the base portal in the first frame) */
     int nsep[2];
     plane_t sep[2][VIS_MAXW];
@@ -125,10 +126,11 @@ typedef struct flow_t {
     const struct filter_t *ft;
     struct pack_t *pk; /* the filter's planes (one frame at a time) */
     int *idx;          /* the filter's portals */
-    /* a branch of a walk (split_branch): at depth d < plen only the portal
-     * at cluster_list position path[d] is entered */
+    /* a branch of a walk (split_branch): at depth d < plen - 1 only the
+     * portal at cluster_list position path[d] is entered, at depth plen - 1
+     * the `span` portals from path[plen - 1] on, in the loop's order */
     int path[FLOW_MAX_SPLIT_DEPTH];
-    int plen;
+    int plen, span;
     struct wave_t *wave; /* for handing branches to other threads */
     long start;          /* f->chains when this walk or branch began, or at its last hand-over */
     long item;           /* the walk's item in its wave (for spilling a branch to another rank) */
@@ -541,9 +543,18 @@ static void recurse(flow_t *f, int leaf, int d)
     }
 
     const int k0 = vis->cluster_first[leaf], k1 = vis->cluster_first[leaf + 1];
-    for (int step = 0; step < k1 - k0; step++) {
+    int first = 0;
+    prev->stop = k1 - k0;
+    if (d < f->plen) {
+        first = vis->reverse ? k1 - 1 - f->path[d] : f->path[d] - k0;
+        int n = d == f->plen - 1 ? f->span : 1;
+        if (first + n < prev->stop) prev->stop = first + n;
+    }
+    /* prev->stop is read at every step: a deeper split_branch may cut the
+     * loop short, handing the steps after this one to another rank */
+    for (int step = first; step < prev->stop; step++) {
         const int k = vis->reverse ? k1 - 1 - step : k0 + step;
-        if (d < f->plen && k != f->path[d]) continue;
+        prev->step = step;
         int pi = vis->cluster_list[k];
         int pw = pi >> 6;
         if (pw < prev->lo || pw >= prev->hi || !vbit_get(prev->might, pi)) continue;
@@ -827,8 +838,8 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
 
 /* A wave's results as they travel between ranks: each portal's see row. */
 typedef struct branch_t {
-    int portal, plen;
-    long item; /* the walk's item in its wave */
+    int portal, plen, span; /* as flow_t's */
+    long item;              /* the walk's item in its wave */
     int path[FLOW_MAX_SPLIT_DEPTH];
 } branch_t;
 
@@ -893,6 +904,7 @@ static void walk_branch(wave_t *w, flow_t *f, branch_t *b)
     long before = f->chains;
     memcpy(f->path, b->path, sizeof f->path);
     f->plen = b->plen;
+    f->span = b->span;
     f->item = b->item;
     portal_flow(f, b->portal);
     f->plen = 0;
@@ -903,6 +915,9 @@ static void walk_branch(wave_t *w, flow_t *f, branch_t *b)
 }
 
 static int wave_portal(const wave_t *w, long k);
+
+/* A spilled part: the walk's item, plen and span, the path, the row. */
+enum { SPILL_HEAD = 3 };
 
 /* Whether this rank may spill a branch now: at most one per
  * FLOW_SPILL_GAP_S, so that a rank busy with a long walk offers work to
@@ -925,16 +940,18 @@ static bool spill_due(wave_t *w)
 static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
 {
     const size_t words = (size_t)w->vis->portalwords;
-    size_t len = sizeof(int32_t) * (2 + (size_t)b->plen) + words * sizeof(uint64_t);
+    const size_t nh = SPILL_HEAD + (size_t)b->plen;
+    size_t len = sizeof(int32_t) * nh + words * sizeof(uint64_t);
     uint8_t *buf = q2_malloc(len);
-    int32_t head[2 + FLOW_MAX_SPLIT_DEPTH];
+    int32_t head[SPILL_HEAD + FLOW_MAX_SPLIT_DEPTH];
     head[0] = (int32_t)f->item;
     head[1] = b->plen;
-    for (int j = 0; j < b->plen; j++) head[2 + j] = b->path[j];
-    memcpy(buf, head, sizeof(int32_t) * (2 + (size_t)b->plen));
+    head[2] = b->span;
+    for (int j = 0; j < b->plen; j++) head[SPILL_HEAD + j] = b->path[j];
+    memcpy(buf, head, sizeof(int32_t) * nh);
     for (size_t i = 0; i < words; i++) {
         uint64_t v = seen_word(f->seen, (int)i);
-        memcpy(buf + sizeof(int32_t) * (2 + (size_t)b->plen) + i * sizeof v, &v, sizeof v);
+        memcpy(buf + sizeof(int32_t) * nh + i * sizeof v, &v, sizeof v);
     }
     dist_loop_spill(w->dl, buf, len);
     free(buf);
@@ -949,19 +966,19 @@ static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
 static bool walk_spilled(wave_t *w, flow_t *f, const uint8_t *part, size_t len)
 {
     const size_t words = (size_t)w->vis->portalwords;
-    int32_t head[2];
+    int32_t head[SPILL_HEAD];
     if (len < sizeof head) return false;
     memcpy(head, part, sizeof head);
     long k = head[0];
-    int plen = head[1];
-    if (k < 0 || k >= w->n || plen < 1 || plen >= FLOW_MAX_SPLIT_DEPTH ||
-        len != sizeof(int32_t) * (2 + (size_t)plen) + words * sizeof(uint64_t))
+    int plen = head[1], span = head[2];
+    if (k < 0 || k >= w->n || plen < 1 || plen >= FLOW_MAX_SPLIT_DEPTH || span < 1 ||
+        len != sizeof(int32_t) * (SPILL_HEAD + (size_t)plen) + words * sizeof(uint64_t))
         return false;
     int32_t path[FLOW_MAX_SPLIT_DEPTH];
-    memcpy(path, part + 2 * sizeof(int32_t), sizeof(int32_t) * (size_t)plen);
+    memcpy(path, part + SPILL_HEAD * sizeof(int32_t), sizeof(int32_t) * (size_t)plen);
     int pi = wave_portal(w, k);
     uint64_t *row = w->vis->see + (size_t)pi * words;
-    const uint8_t *bits = part + sizeof(int32_t) * (2 + (size_t)plen);
+    const uint8_t *bits = part + sizeof(int32_t) * (SPILL_HEAD + (size_t)plen);
     for (size_t i = 0; i < words; i++) {
         uint64_t v;
         memcpy(&v, bits + i * sizeof v, sizeof v);
@@ -971,6 +988,7 @@ static bool walk_spilled(wave_t *w, flow_t *f, const uint8_t *part, size_t len)
     long before = f->chains;
     for (int j = 0; j < plen; j++) f->path[j] = path[j];
     f->plen = plen;
+    f->span = span;
     f->item = k;
     portal_flow(f, pi);
     f->plen = 0;
@@ -1021,14 +1039,33 @@ static bool split_branch(flow_t *f, int d)
     branch_t *b = q2_malloc(sizeof *b);
     b->portal = (int)(f->base - w->vis->portals);
     b->item = f->item;
-    b->plen = d + 1;
-    for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
     if (spill) {
+        /* to another rank, a part worth the trip: the steps still ahead in
+         * the shallowest frame that has any, which this walk then leaves
+         * out; it goes on into the step at hand */
+        int j = 0;
+        while (j <= d && f->frames[j]->step + 1 >= f->frames[j]->stop) j++;
+        if (j > d) {
+            free(b);
+            return false;
+        }
+        frame_t *fj = f->frames[j];
+        const int c = w->vis->portals[fj->last].leaf; /* the cluster frame j walks out of */
+        const int k0 = w->vis->cluster_first[c], k1 = w->vis->cluster_first[c + 1];
+        const int s1 = fj->step + 1;
+        for (int i = 0; i < j; i++) b->path[i] = f->frames[i]->k;
+        b->path[j] = w->vis->reverse ? k1 - 1 - s1 : k0 + s1;
+        b->plen = j + 1;
+        b->span = fj->stop - s1;
+        fj->stop = s1;
         spill_branch(w, f, b);
         free(b);
         f->start = f->chains;
-        return true;
+        return false;
     }
+    b->plen = d + 1;
+    b->span = 1;
+    for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
     __atomic_fetch_add(&w->outstanding, 1, __ATOMIC_RELAXED);
     __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
     /* the next hand-over only after as many steps again: each branch

@@ -63,7 +63,10 @@ def read_trace(path):
     return segs
 
 
-def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.0)):
+def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.0), spill=None):
+    """One loop on R ranks of T threads; returns (seconds, of which exchange).
+    split: qvis's walks (see --split); spill: (part, gap, long) for their
+    hand-over to other ranks (see --spill-part)."""
     n = len(costs)
     if n == 0:
         return 0.0, 0.0
@@ -81,8 +84,15 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.
     heapq.heapify(ev)
     busy_until = [0.0] * R  # a rank waiting for a reply holds its lock
     pool = [0.0] * R  # qvis: work of handed-over branches not yet taken
-    pending = [0] * R  # qvis: walks still in their first piece (they will add to the pool)
+    pending = [0] * R  # qvis: walks still in their first piece, parts on their way (they will add to the pool)
     waiting = [[] for _ in range(R)]  # qvis: threads with nothing to take, waiting for branches
+    # qvis with other ranks: parts spilled to rank 0 (time available, work),
+    # threads of any rank waiting for one, each rank's last spill, and
+    # whether a rank's pool holds a long walk
+    gpool = []
+    gwaiting = []
+    last_spill = [-1.0] * R
+    long_active = [False] * R
     end = 0.0
 
     def grant():
@@ -94,24 +104,41 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.
         nxt += b
         return blk
 
+    def push(t, r, th, add=0.0):
+        nonlocal seq
+        heapq.heappush(ev, (t, seq, r, th, add))
+        seq += 1
+
     while ev:
         t, _, r, th, add = heapq.heappop(ev)
         end = max(end, t)
         if add > 0:
             # a long walk, after its first piece, hands the rest to its
-            # rank's threads (split_branch); the waiting ones wake up
+            # rank's threads (split_branch), or a spilled part arrived; the
+            # waiting threads wake up
             pending[r] -= 1
             pool[r] += add
             for w in waiting[r]:
-                heapq.heappush(ev, (t, seq, r, w, 0.0))
-                seq += 1
+                push(t, r, w)
             waiting[r] = []
+        if spill is not None and R > 1 and pool[r] > T * piece and (nxt >= n or long_active[r]) \
+                and t - last_spill[r] >= spill[1]:
+            # its threads all have branches waiting: one part goes to rank 0
+            # for another rank (spill_due), there a latency later
+            amt = min(spill[0], pool[r] - T * piece)
+            pool[r] -= amt
+            last_spill[r] = t
+            gpool.append((t + lat, amt))
+            for (wr, wth) in gwaiting:
+                push(t + lat, wr, wth)
+            gwaiting = []
         if pool[r] > 1e-12:
             # branches first, before new walks (portalflow.c's thread loop)
             p = min(piece, pool[r])
             pool[r] -= p
-            heapq.heappush(ev, (t + p, seq, r, th, 0.0))
-            seq += 1
+            if pool[r] <= 1e-12 and pending[r] == 0:
+                long_active[r] = False
+            push(t + p, r, th)
             continue
         i = None
         if r == 0:
@@ -131,18 +158,32 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0012, zw=(0.0, 0.
                 i = lo
                 block[r][0] = lo + 1
         if i is None:
+            if spill is not None and R > 1 and gpool:
+                avail, amt = gpool[0]
+                if avail <= t:
+                    # a spilled part, a request's round trip away (rank 0
+                    # itself takes it at once)
+                    gpool.pop(0)
+                    pending[r] += 1
+                    push(t + (0 if r == 0 else 2 * lat), r, th, amt * (1 + split))
+                else:
+                    push(avail, r, th)
+                continue
             if pending[r] > 0:
                 waiting[r].append(th)
+            elif spill is not None and R > 1:
+                gwaiting.append((r, th))
             continue
         c = costs[i]
         if split is not None and c > piece:
             # the walk alone for its first piece; the rest, costing `split`
             # more for the paths the branches re-walk, goes to the pool
             pending[r] += 1
-            heapq.heappush(ev, (t + piece, seq, r, th, (c - piece) * (1 + split)))
+            if spill is not None and c > spill[2]:
+                long_active[r] = True
+            push(t + piece, r, th, (c - piece) * (1 + split))
         else:
-            heapq.heappush(ev, (t + c, seq, r, th, 0.0))
-        seq += 1
+            push(t + c, r, th)
     comm = 0.0
     if R > 1:
         # the lengths first (an allgather of one int: log2 R steps), then
@@ -164,7 +205,7 @@ def sim_local(costs, T):
     return max(free)
 
 
-def simulate(segs, R, T, lat, bw, split=None, piece=0.0012):
+def simulate(segs, R, T, lat, bw, split=None, piece=0.0006, spill=None):
     total = comm = 0.0
     for s in segs:
         if s[0] == "gap":
@@ -172,7 +213,7 @@ def simulate(segs, R, T, lat, bw, split=None, piece=0.0012):
         elif s[0] == "local":
             total += sim_local(s[1], T)
         else:
-            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4])
+            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4], spill if s[3] else None)
             total += t
             comm += c
     return total, comm
@@ -194,6 +235,13 @@ def main():
     ap.add_argument("--split", type=float, default=None, metavar="OVERHEAD",
                     help="model qvis's hand-over of walk branches to a rank's other threads (see sim_loop); "
                          "OVERHEAD is the extra cost of the work that moves (e.g. 0.02)")
+    ap.add_argument("--spill-part", type=float, default=0.0008, metavar="S",
+                    help="with --split: walks also hand parts of S seconds of work to other ranks (portalflow.c's "
+                         "spills; default 0.0008, the mean part measured on retrojam1; 0: no spills)")
+    ap.add_argument("--spill-gap", type=float, default=0.0001, metavar="S",
+                    help="a rank spills at most one part per S seconds (FLOW_SPILL_GAP_S)")
+    ap.add_argument("--long-walk", type=float, default=0.012, metavar="S",
+                    help="walks over S seconds spill before the loop's tail (FLOW_LONG_WALK steps of retrojam1)")
     ap.add_argument("--split-after", type=float, default=0.0006, metavar="S",
                     help="with --split: a walk hands branches over after S seconds of its own steps, and "
                          "branches are taken in pieces of S (default 0.0006: FLOW_SPLIT_CHAINS steps of retrojam1)")
@@ -224,7 +272,8 @@ def main():
     print(f"{'ranks':>5} {'seconds':>9} {'exchange_s':>10} {'speedup':>8} {'of_linear':>9}")
     base = None
     for R in [int(x) for x in a.ranks.split(",")]:
-        t, c = simulate(segs, R, a.threads, lat, bw, a.split, a.split_after)
+        spill = None if a.split is None or a.spill_part <= 0 else (a.spill_part, a.spill_gap, a.long_walk)
+        t, c = simulate(segs, R, a.threads, lat, bw, a.split, a.split_after, spill)
         if base is None:
             base = (R, t)
         sp = base[1] / t * base[0]

@@ -497,7 +497,7 @@ static bool dropped_on_chain(flow_t *f, int d, int pi)
     return false;
 }
 
-static bool split_branch(flow_t *f, int d);
+static void split_branch(flow_t *f, int d);
 
 static void recurse(flow_t *f, int leaf, int d)
 {
@@ -627,7 +627,7 @@ static void recurse(flow_t *f, int leaf, int d)
         st->plane = p->plane;
         st->last = pi;
         prev->k = k;
-        if (split_branch(f, d)) continue; /* another thread walks on from here */
+        split_branch(f, d); /* another thread may take the steps after this one */
         recurse(f, p->leaf, d + 1);
         /* the deeper call reused the frames below; refetch ours */
         prev = f->frames[d];
@@ -1006,24 +1006,26 @@ static branch_t *take_branch(wave_t *w)
     return b;
 }
 
-/* Hands the branch about to be entered from frame d (through the portal at
- * cluster_list position frames[d]->k) to this rank's other threads, once
- * this walk has run long enough to be worth splitting and while few
- * branches wait. A thread that finishes a walk takes a waiting branch
- * before it asks for a new walk, so one long walk is shared by all the
- * rank's threads as soon as it proves long, not only at the end of the
- * wave. The branch marks into the same row. Whether a branch is handed
+/* Called at frame d before the walk enters the step at hand: once this
+ * walk has run long enough to be worth splitting, hands the steps still
+ * ahead in its shallowest unfinished frame to this rank's other threads
+ * while few branches wait, or else (with other ranks, in the wave's tail
+ * or from a long walk) to another rank. A thread that finishes a walk
+ * takes a waiting branch before it asks for a new walk, so one long walk
+ * is shared by all the rank's threads as soon as it proves long, not only
+ * at the end of the wave. The branch marks into the same row (another
+ * rank's into its copy, ORed at the exchange). Whether a branch is handed
  * over depends on timing, but the row does not (see recurse). */
-static bool split_branch(flow_t *f, int d)
+static void split_branch(flow_t *f, int d)
 {
     wave_t *w = f->wave;
     /* a branch re-walking its own path hands nothing over there: the step
      * at path[d] is the branch itself */
-    if (!w || d < f->plen || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return false;
+    if (!w || d < f->plen || d + 1 >= FLOW_MAX_SPLIT_DEPTH || f->chains - f->start < w->split_chains) return;
     /* one thread has nobody to share with (split_force, for tests, hands
      * over anyway: the branches wait for the end of the walk) */
     const bool ranks = dist_size(w->vis->dist) > 1;
-    if (w->vis->threads < 2 && !w->vis->split_force && !ranks) return false;
+    if (w->vis->threads < 2 && !w->vis->split_force && !ranks) return;
     /* one waiting branch per thread keeps every thread fed (with
      * split_force, four); with more waiting, in the wave's tail, the
      * branch goes to another rank instead, if one asks for work */
@@ -1033,48 +1035,41 @@ static bool split_branch(flow_t *f, int d)
         /* only in the wave's tail, or from a walk long enough to hold the
          * wave up: spilling earlier would only move work about */
         if (!ranks || !(f->chains - f->began > FLOW_LONG_WALK || dist_loop_in_tail(w->dl)) || !spill_due(w))
-            return false;
+            return;
         spill = true;
     }
+    /* The part handed over: the steps still ahead in the walk's shallowest
+     * frame that has any (the most work, for one re-walk of a short path),
+     * which this walk then leaves out; it goes on into the step at hand. */
+    int j = 0;
+    while (j <= d && f->frames[j]->step + 1 >= f->frames[j]->stop) j++;
+    if (j > d) return;
     branch_t *b = q2_malloc(sizeof *b);
     b->portal = (int)(f->base - w->vis->portals);
     b->item = f->item;
-    if (spill) {
-        /* to another rank, a part worth the trip: the steps still ahead in
-         * the shallowest frame that has any, which this walk then leaves
-         * out; it goes on into the step at hand */
-        int j = 0;
-        while (j <= d && f->frames[j]->step + 1 >= f->frames[j]->stop) j++;
-        if (j > d) {
-            free(b);
-            return false;
-        }
-        frame_t *fj = f->frames[j];
-        const int c = w->vis->portals[fj->last].leaf; /* the cluster frame j walks out of */
-        const int k0 = w->vis->cluster_first[c], k1 = w->vis->cluster_first[c + 1];
-        const int s1 = fj->step + 1;
-        for (int i = 0; i < j; i++) b->path[i] = f->frames[i]->k;
-        b->path[j] = w->vis->reverse ? k1 - 1 - s1 : k0 + s1;
-        b->plen = j + 1;
-        b->span = fj->stop - s1;
-        fj->stop = s1;
-        spill_branch(w, f, b);
-        free(b);
-        f->start = f->chains;
-        return false;
-    }
-    b->plen = d + 1;
-    b->span = 1;
-    for (int j = 0; j <= d; j++) b->path[j] = f->frames[j]->k;
-    __atomic_fetch_add(&w->outstanding, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
+    frame_t *fj = f->frames[j];
+    const int c = w->vis->portals[fj->last].leaf; /* the cluster frame j walks out of */
+    const int k0 = w->vis->cluster_first[c], k1 = w->vis->cluster_first[c + 1];
+    const int s1 = fj->step + 1;
+    for (int i = 0; i < j; i++) b->path[i] = f->frames[i]->k;
+    b->path[j] = w->vis->reverse ? k1 - 1 - s1 : k0 + s1;
+    b->plen = j + 1;
+    b->span = fj->stop - s1;
+    fj->stop = s1;
     /* the next hand-over only after as many steps again: each branch
      * handed over costs the re-walk of its path */
     f->start = f->chains;
+    if (spill) {
+        spill_branch(w, f, b);
+        free(b);
+        return;
+    }
+    __atomic_fetch_add(&w->outstanding, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&w->handovers, 1, __ATOMIC_RELAXED);
     pthread_mutex_lock(&w->lock);
     ARRAY_PUSH(w->queue, w->nqueue, w->capqueue, b);
     pthread_mutex_unlock(&w->lock);
-    return true;
+    return;
 }
 
 static int wave_portal(const wave_t *w, long k) { return w->order[w->hi - 1 - k].index; }

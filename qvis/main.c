@@ -183,28 +183,40 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
         return 1;
     }
     /* rank 0 reads the files and sends them to the other ranks */
-    uint8_t *data;
-    size_t size;
-    bool read_ok = dist_read_file(dist, bsppath, BSP_MAX_FILE_SIZE, &data, &size, &err) &&
-                   bsp_read_memory(data, size, bsppath, &bsp, &err);
-    free(data);
-    if (!read_ok || !bsp_validate(&bsp, bsppath, &err)) {
-        log_error(log, "%s", err.msg);
-        bsp_free(&bsp);
-        return 1;
-    }
+    uint8_t *bdata = NULL, *pdata = NULL;
+    size_t bsize = 0, psize = 0;
+    q2err_t perr;
+    q2err_clear(&perr);
+    bool bsp_read = dist_read_file(dist, bsppath, BSP_MAX_FILE_SIZE, &bdata, &bsize, &err);
+    bool prt_exists = dist_root_bool(dist, file_exists(prtpath));
+    bool prt_read = prt_exists && dist_read_file(dist, prtpath, PRT_FILE_MAX, &pdata, &psize, &perr);
+    /* the two files parse at once, on two threads: every rank waits for
+     * this before the first loop (errors are reported in the same order as
+     * one after the other: the bsp's first) */
     prt_t prt;
     memset(&prt, 0, sizeof prt);
-    if (!dist_root_bool(dist, file_exists(prtpath))) {
-        log_error(log, "%s: portal file not found (run qbsp first)", prtpath);
-        bsp_free(&bsp);
-        return 1;
+    bool bsp_ok = false, prt_ok = false;
+    dist_local_t *lt = dist_local_begin(dist, 2);
+#pragma omp parallel for num_threads(threads > 1 ? 2 : 1) schedule(dynamic)
+    for (int i = 0; i < 2; i++) {
+        double t0 = dist_local_start(lt);
+        if (i == 0)
+            bsp_ok = bsp_read && bsp_read_memory(bdata, bsize, bsppath, &bsp, &err) && bsp_validate(&bsp, bsppath, &err);
+        else
+            prt_ok = prt_read && prt_read_memory((const char *)pdata, psize, prtpath, &prt, &perr);
+        dist_local_done(lt, i, t0);
     }
-    read_ok = dist_read_file(dist, prtpath, PRT_FILE_MAX, &data, &size, &err) &&
-              prt_read_memory((const char *)data, size, prtpath, &prt, &err);
-    free(data);
-    if (!read_ok) {
-        log_error(log, "%s", err.msg);
+    dist_local_end(lt);
+    free(bdata);
+    free(pdata);
+    if (!bsp_ok || !prt_exists || !prt_ok) {
+        if (!bsp_ok)
+            log_error(log, "%s", err.msg);
+        else if (!prt_exists)
+            log_error(log, "%s: portal file not found (run qbsp first)", prtpath);
+        else
+            log_error(log, "%s", perr.msg);
+        if (prt_ok) prt_free(&prt);
         bsp_free(&bsp);
         return 1;
     }

@@ -14,10 +14,25 @@ The model follows common/dist.c:
     during which its threads wait) and gets max(T, left / (4 R)) items (a
     quarter of its even share, as serve_blocks hands out); a thread takes the
     next item of its rank's block as soon as it is free;
-  - at the end of the loop the ranks exchange their results (an allgather:
-    modelled as a ring of R - 1 steps of one latency, each rank receiving
-    the (R - 1) / R of the payload it did not compute over its link);
+  - qvis's walks (loops the trace marks "split", modelled with --split):
+    a walk longer than one piece (--split-after) runs alone for that piece,
+    then the rest of it, costing --split more, is a pool of work its rank's
+    threads take in pieces before they take new walks (portalflow.c's
+    branch queue); once the walks have all been handed out (or from a walk
+    longer than --long-walk), a rank whose pool holds more than a piece per
+    thread spills a part of --spill-part seconds to rank 0, at most one per
+    --spill-gap, and a thread of any rank with nothing else to do takes it
+    a round trip later (rank 0's own at once) into its rank's pool;
+  - at the end of the loop the ranks exchange their results: the lengths
+    (an allgather of one integer, log2 R latencies), then the results (a
+    ring of R - 1 steps of one latency, each rank receiving the (R - 1) / R
+    of the payload it did not compute over its link), the payload being the
+    bytes after zero-word elision; each rank elides its share's zero words
+    and restores the others' at the CPU cost the trace measured;
   - item costs are those measured on one thread of the trace's machine.
+Not modelled: unpacking the results into place (a copy of what arrives),
+memory bandwidth shared by a host's threads, contention beyond one link
+per host.
 Prints, per rank count, the simulated time, the speedup over one rank of T
 threads and its fraction of linear."""
 import argparse

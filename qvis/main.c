@@ -230,7 +230,7 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
     }
     if (prt.format != PRT_FORMAT_PRT1) note_cluster_map(&prt, &bsp, prtpath, log);
     vis_t vis;
-    if (!vis_init(&vis, &prt, threads, level, log, &err)) {
+    if (!vis_init(&vis, &prt, threads, level, dist, log, &err)) {
         log_error(log, "%s: %s", prtpath, err.msg);
         prt_free(&prt);
         bsp_free(&bsp);

@@ -122,8 +122,10 @@ int vbits_count(const uint64_t *v, int words);
 
 /* vportals.c: builds the directed portals. Every .prt portal gives two: the
  * one leading from cluster[0] into cluster[1] and its reverse. Checks
- * cluster numbers and winding sizes. */
-bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, q2err_t *err);
+ * cluster numbers and winding sizes. `dist`: the ranks sharing the flow
+ * (common/dist.h), NULL for this process alone. */
+bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, struct dist_t *dist, log_t *log,
+              q2err_t *err);
 void vis_free(vis_t *vis);
 
 /* basevis.c: fills vis->flood and each portal's nummight. */

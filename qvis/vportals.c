@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 int vbits_count(const uint64_t *v, int words)
@@ -33,9 +34,10 @@ static void set_bounds(vis_portal_t *p)
     p->bhalf = vec_scale(vec_sub(mx, mn), 0.5);
 }
 
-bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, q2err_t *err)
+bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, struct dist_t *dist, log_t *log, q2err_t *err)
 {
     memset(vis, 0, sizeof *vis);
+    vis->dist = dist;
     vis->threads = threads < 1 ? 1 : threads;
     vis->level = level < 0 ? 0 : level > VIS_LEVEL_MAX ? VIS_LEVEL_MAX : level;
     vis->numclusters = prt->numclusters;
@@ -44,58 +46,93 @@ bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, log_t *log, 
 
     /* Degenerate portals (no area) let no line of sight through; their
      * plane would be undefined, so they are left out. */
-    int kept = 0;
-    for (int i = 0; i < prt->numportals; i++) {
+    const int npp = prt->numportals;
+    unsigned char *keep = q2_calloc((size_t)npp + 1, 1);
+    for (int i = 0; i < npp; i++) {
         const prt_portal_t *pp = &prt->portals[i];
         for (int s = 0; s < 2; s++)
-            if (pp->cluster[s] < 0 || pp->cluster[s] >= prt->numclusters)
-                return q2err_set(err, NULL, 0, 0, "portal %d: cluster %d out of range 0..%d", i,
-                                 pp->cluster[s], prt->numclusters - 1);
-        if (!pp->winding) return q2err_set(err, NULL, 0, 0, "portal %d has no winding", i);
-        if (pp->winding->numpoints > VIS_MAXW)
+            if (pp->cluster[s] < 0 || pp->cluster[s] >= prt->numclusters) {
+                free(keep);
+                return q2err_set(err, NULL, 0, 0, "portal %d: cluster %d out of range 0..%d", i, pp->cluster[s],
+                                 prt->numclusters - 1);
+            }
+        if (!pp->winding) {
+            free(keep);
+            return q2err_set(err, NULL, 0, 0, "portal %d has no winding", i);
+        }
+        if (pp->winding->numpoints > VIS_MAXW) {
+            free(keep);
             return q2err_set(err, NULL, 0, 0, "portal %d has %d points, more than the %d qvis handles", i,
                              pp->winding->numpoints, VIS_MAXW);
-        if (winding_is_tiny(pp->winding) || pp->cluster[0] == pp->cluster[1]) {
-            vis->skipped++;
-            continue;
         }
-        kept++;
+    }
+    /* the geometry of each portal on its own, on the threads, in pieces
+     * (traced for scripts/bench_mpi: every rank does this before the first
+     * loop) */
+    enum { INIT_PIECE = 64 };
+    const int npieces = (npp + INIT_PIECE - 1) / INIT_PIECE;
+    dist_local_t *lt = dist_local_begin(dist, npieces);
+#pragma omp parallel for num_threads(vis->threads) schedule(dynamic)
+    for (int piece = 0; piece < npieces; piece++) {
+        double t0 = dist_local_start(lt);
+        for (int i = piece * INIT_PIECE; i < npp && i < (piece + 1) * INIT_PIECE; i++) {
+            const prt_portal_t *pp = &prt->portals[i];
+            keep[i] = !winding_is_tiny(pp->winding) && pp->cluster[0] != pp->cluster[1];
+        }
+        dist_local_done(lt, piece, t0);
+    }
+    dist_local_end(lt);
+    int *slot = q2_malloc(((size_t)npp + 1) * sizeof *slot); /* first directed portal of each kept one */
+    int kept = 0;
+    for (int i = 0; i < npp; i++) {
+        slot[i] = 2 * kept;
+        if (keep[i]) kept++;
+        else vis->skipped++;
     }
 
     vis->numportals = kept * 2;
     vis->portals = q2_calloc((size_t)vis->numportals + 1, sizeof *vis->portals);
-    vwind_t *wbuf = vis->wstore = q2_calloc((size_t)vis->numportals + 1, sizeof *wbuf);
-    int n = 0;
-    for (int i = 0; i < prt->numportals; i++) {
-        const prt_portal_t *pp = &prt->portals[i];
-        if (winding_is_tiny(pp->winding) || pp->cluster[0] == pp->cluster[1]) continue;
-        vec3_t wn;
-        double wd;
-        winding_plane(pp->winding, &wn, &wd);
-        /* qbsp3 writes the winding so that its plane faces cluster[0]; the
-         * portal leading out of cluster[0] faces the other way. */
-        for (int s = 0; s < 2; s++) {
-            vis_portal_t *p = &vis->portals[n];
-            p->w = &wbuf[n];
-            n++;
-            const winding_t *w = pp->winding;
-            p->w->n = w->numpoints;
-            for (int k = 0; k < w->numpoints; k++) p->w->p[k] = w->p[s == 0 ? k : w->numpoints - 1 - k];
-            if (s == 0) {
-                p->plane.normal = vec_neg(wn);
-                p->plane.dist = -wd;
-                p->owner = pp->cluster[0];
-                p->leaf = pp->cluster[1];
-            } else {
-                p->plane.normal = wn;
-                p->plane.dist = wd;
-                p->owner = pp->cluster[1];
-                p->leaf = pp->cluster[0];
+    /* not zeroed: a winding's points past its count are never read */
+    vwind_t *wbuf = vis->wstore = q2_malloc(((size_t)vis->numportals + 1) * sizeof *wbuf);
+    lt = dist_local_begin(dist, npieces);
+#pragma omp parallel for num_threads(vis->threads) schedule(dynamic)
+    for (int piece = 0; piece < npieces; piece++) {
+        double t0 = dist_local_start(lt);
+        for (int i = piece * INIT_PIECE; i < npp && i < (piece + 1) * INIT_PIECE; i++) {
+            if (!keep[i]) continue;
+            const prt_portal_t *pp = &prt->portals[i];
+            vec3_t wn;
+            double wd;
+            winding_plane(pp->winding, &wn, &wd);
+            /* qbsp3 writes the winding so that its plane faces cluster[0]; the
+             * portal leading out of cluster[0] faces the other way. */
+            for (int s = 0; s < 2; s++) {
+                const int n = slot[i] + s;
+                vis_portal_t *p = &vis->portals[n];
+                p->w = &wbuf[n];
+                const winding_t *w = pp->winding;
+                p->w->n = w->numpoints;
+                for (int k = 0; k < w->numpoints; k++) p->w->p[k] = w->p[s == 0 ? k : w->numpoints - 1 - k];
+                if (s == 0) {
+                    p->plane.normal = vec_neg(wn);
+                    p->plane.dist = -wd;
+                    p->owner = pp->cluster[0];
+                    p->leaf = pp->cluster[1];
+                } else {
+                    p->plane.normal = wn;
+                    p->plane.dist = wd;
+                    p->owner = pp->cluster[1];
+                    p->leaf = pp->cluster[0];
+                }
+                p->plane.type = plane_type_for_normal(p->plane.normal);
+                set_bounds(p);
             }
-            p->plane.type = plane_type_for_normal(p->plane.normal);
-            set_bounds(p);
         }
+        dist_local_done(lt, piece, t0);
     }
+    dist_local_end(lt);
+    free(keep);
+    free(slot);
 
     int nc = vis->numclusters;
     vis->cluster_first = q2_calloc((size_t)nc + 1, sizeof(int));

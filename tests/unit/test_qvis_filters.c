@@ -512,7 +512,7 @@ static void run_vis_split(const prt_t *prt, int threads, int level, long split_c
 {
     vis_t vis;
     q2err_t err;
-    if (!vis_init(&vis, prt, threads, level, NULL, &err)) fail_msg("%s", err.msg);
+    if (!vis_init(&vis, prt, threads, level, NULL, NULL, &err)) fail_msg("%s", err.msg);
     vis.split_chains = split_chains;
     vis.reverse = g_reverse;
     /* the conditions portalflow.c and basevis.c test (see VIS_FLOAT_RANGE) */

@@ -73,7 +73,7 @@ static void run_vis_moved(const char *name, int threads, int level, bool fast, v
         for (int k = 0; k < prt.portals[i].winding->numpoints; k++)
             prt.portals[i].winding->p[k] = vec_add(prt.portals[i].winding->p[k], offset);
     vis_t vis;
-    if (!vis_init(&vis, &prt, threads, level, NULL, &err)) fail_msg("%s", err.msg);
+    if (!vis_init(&vis, &prt, threads, level, NULL, NULL, &err)) fail_msg("%s", err.msg);
     prt_free(&prt);
     vis.split_chains = g_split_chains;
     vis.split_force = g_split_chains > 0;

@@ -138,12 +138,16 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.
             waiting[r] = []
         if spill is not None and R > 1 and pool[r] > T * piece and (nxt >= n or long_active[r]) \
                 and t - last_spill[r] >= spill[1]:
-            # its threads all have branches waiting: one part goes to rank 0
-            # for another rank (spill_due), there a latency later
-            amt = min(spill[0], pool[r] - T * piece)
-            pool[r] -= amt
+            # its threads all have branches waiting: a part goes to rank 0
+            # for another rank, there a latency later, one per spill gap
+            # since the last (spill_due: the walks try at every step)
+            k = 1 if last_spill[r] < 0 else int((t - last_spill[r]) / spill[1])
+            while k > 0 and pool[r] > T * piece:
+                amt = min(spill[0], pool[r] - T * piece)
+                pool[r] -= amt
+                gpool.append((t + lat, amt))
+                k -= 1
             last_spill[r] = t
-            gpool.append((t + lat, amt))
             for (wr, wth) in gwaiting:
                 push(t + lat, wr, wth)
             gwaiting = []
@@ -278,8 +282,9 @@ def main():
           f"the rest {'divided by the threads' if a.parallel_gaps else 'charged unparallelised'}), "
           f"{nbytes} bytes of results")
     crit = gaps + sum(max(s[1]) for s in segs if s[0] != "gap" and s[1])
-    print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
-          f"so at most {(gaps + local + work) / crit:.1f} threads in all are busy on average")
+    if crit > 0:
+        print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
+              f"so at most {(gaps + local + work) / crit:.1f} threads in all are busy on average")
     print(f"model: {a.threads} threads per rank, {a.latency_us:g} us latency, {a.gbit:g} Gbit/s"
           + (f", items x{a.scale_items:g} (what-if)" if a.scale_items != 1.0 else "")
           + (f", walks split among a rank's threads after {a.split_after:g} s at {a.split:g} overhead"
@@ -291,7 +296,7 @@ def main():
         t, c = simulate(segs, R, a.threads, lat, bw, a.split, a.split_after, spill)
         if base is None:
             base = (R, t)
-        sp = base[1] / t * base[0]
+        sp = base[1] / t * base[0] if t > 0 else float("nan")
         print(f"{R:>5} {t:>9.3f} {c:>10.3f} {sp:>8.2f} {sp / R:>9.2f}")
 
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/visrle.h"
 
@@ -38,30 +39,9 @@ typedef struct build_item_t {
 } build_item_t;
 
 typedef struct builder_t {
-    build_item_t *items;
     bvh_node_t *nodes;
     int numnodes, cap;
-    int axis;
 } builder_t;
-
-static int cmp_axis_x(const void *a, const void *b)
-{
-    const build_item_t *x = a, *y = b;
-    if (x->c.x != y->c.x) return x->c.x < y->c.x ? -1 : 1;
-    return x->tri - y->tri;
-}
-static int cmp_axis_y(const void *a, const void *b)
-{
-    const build_item_t *x = a, *y = b;
-    if (x->c.y != y->c.y) return x->c.y < y->c.y ? -1 : 1;
-    return x->tri - y->tri;
-}
-static int cmp_axis_z(const void *a, const void *b)
-{
-    const build_item_t *x = a, *y = b;
-    if (x->c.z != y->c.z) return x->c.z < y->c.z ? -1 : 1;
-    return x->tri - y->tri;
-}
 
 static double aabb_area(const aabb_t *b)
 {
@@ -69,46 +49,70 @@ static double aabb_area(const aabb_t *b)
     return d.x * d.y + d.y * d.z + d.z * d.x;
 }
 
-/* Splits by the surface area heuristic over sorted centroids on the longest
- * axis; the sort's tie-break on the triangle index keeps the tree (and so
- * every floating-point result) independent of anything but the input. */
-static int build_r(builder_t *bd, int first, int count)
+/* The hierarchy is the one a plain top-down build makes: at each node the
+ * items sorted on the longest axis of their centroids' box (ties by
+ * triangle index, so the order is unique), split where the surface area
+ * heuristic over the prefix and suffix boxes is least, nodes numbered
+ * depth first with the left child next to its parent. Instead of sorting at
+ * every node, the items are sorted once on each axis and every split
+ * partitions the three lists stably, which keeps each node's lists in the
+ * order a sort would give; and the subtrees under the top levels are built
+ * by the rank's threads, each into its own array, then laid out in the
+ * depth-first order. Every node's box is computed over its items in the
+ * order the plain build sees them (its parent's sort), so the tree, the
+ * triangle order and every ray's answer are the plain build's. */
+typedef struct presort_t {
+    const build_item_t *items; /* by triangle, never moved */
+    int *list[3];              /* per axis: each node's range sorted on that axis */
+    int *tmp;                  /* scratch, at the same positions */
+    uint8_t *left;             /* per triangle: goes to the left child of the node being split */
+    int *order;                /* triangle at each final position */
+} presort_t;
+
+/* The items of [first, first + count) in the order the plain build holds
+ * them on entering the node: its parent's sort (the input order at the root). */
+static inline int node_item(const presort_t *ps, int paxis, int k) { return paxis < 0 ? k : ps->list[paxis][k]; }
+
+/* Fills node `node` for the range; returns its split (0: a leaf) and the
+ * axis its children's ranges are sorted on. */
+static int split_node(presort_t *ps, bvh_node_t *node, int first, int count, int paxis, int *axis_out)
 {
-    int idx = bd->numnodes;
-    bd->nodes = q2_grow(bd->nodes, sizeof *bd->nodes, &bd->cap, bd->numnodes + 1);
-    bd->numnodes++;
     aabb_t box = aabb_empty(), cbox = aabb_empty();
-    for (int i = first; i < first + count; i++) {
-        box.mins = vec_min(box.mins, bd->items[i].b.mins);
-        box.maxs = vec_max(box.maxs, bd->items[i].b.maxs);
-        aabb_add_point(&cbox, bd->items[i].c);
+    for (int k = first; k < first + count; k++) {
+        const build_item_t *it = &ps->items[node_item(ps, paxis, k)];
+        box.mins = vec_min(box.mins, it->b.mins);
+        box.maxs = vec_max(box.maxs, it->b.maxs);
+        aabb_add_point(&cbox, it->c);
     }
     for (int ax = 0; ax < 3; ax++) {
-        bd->nodes[idx].mins[ax] = nextafterf((float)vec_comp(box.mins, ax), -INFINITY);
-        bd->nodes[idx].maxs[ax] = nextafterf((float)vec_comp(box.maxs, ax), INFINITY);
+        node->mins[ax] = nextafterf((float)vec_comp(box.mins, ax), -INFINITY);
+        node->maxs[ax] = nextafterf((float)vec_comp(box.maxs, ax), INFINITY);
     }
     if (count <= BVH_LEAF_MAX) {
-        bd->nodes[idx].first = first;
-        bd->nodes[idx].count = count;
-        return idx;
+        node->first = first;
+        node->count = count;
+        for (int k = first; k < first + count; k++) ps->order[k] = node_item(ps, paxis, k);
+        return 0;
     }
     vec3_t ext = vec_sub(cbox.maxs, cbox.mins);
     int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : ext.y >= ext.z ? 1 : 2;
-    qsort(bd->items + first, count, sizeof *bd->items, axis == 0 ? cmp_axis_x : axis == 1 ? cmp_axis_y : cmp_axis_z);
+    const int *la = ps->list[axis];
     /* SAH over prefix/suffix boxes. */
     double *right = q2_malloc(sizeof(double) * count);
     aabb_t acc = aabb_empty();
     for (int i = count - 1; i > 0; i--) {
-        acc.mins = vec_min(acc.mins, bd->items[first + i].b.mins);
-        acc.maxs = vec_max(acc.maxs, bd->items[first + i].b.maxs);
+        const build_item_t *it = &ps->items[la[first + i]];
+        acc.mins = vec_min(acc.mins, it->b.mins);
+        acc.maxs = vec_max(acc.maxs, it->b.maxs);
         right[i] = aabb_area(&acc) * (count - i);
     }
     acc = aabb_empty();
     double best = DBL_MAX;
     int split = count / 2;
     for (int i = 1; i < count; i++) {
-        acc.mins = vec_min(acc.mins, bd->items[first + i - 1].b.mins);
-        acc.maxs = vec_max(acc.maxs, bd->items[first + i - 1].b.maxs);
+        const build_item_t *it = &ps->items[la[first + i - 1]];
+        acc.mins = vec_min(acc.mins, it->b.mins);
+        acc.maxs = vec_max(acc.maxs, it->b.maxs);
         double cost = aabb_area(&acc) * i + right[i];
         if (cost < best) {
             best = cost;
@@ -116,11 +120,159 @@ static int build_r(builder_t *bd, int first, int count)
         }
     }
     free(right);
-    bd->nodes[idx].count = -1 - axis;
-    build_r(bd, first, split);
-    int r = build_r(bd, first + split, count - split);
+    node->count = -1 - axis;
+    for (int i = 0; i < count; i++) ps->left[la[first + i]] = i < split;
+    for (int ax = 0; ax < 3; ax++) {
+        if (ax == axis) continue;
+        int *l = ps->list[ax], *t = ps->tmp, nl = first, nr = first + split;
+        for (int k = first; k < first + count; k++) t[ps->left[l[k]] ? nl++ : nr++] = l[k];
+        memcpy(l + first, t + first, sizeof(int) * (size_t)count);
+    }
+    *axis_out = axis;
+    return split;
+}
+
+static int build_r(presort_t *ps, builder_t *bd, int first, int count, int paxis)
+{
+    int idx = bd->numnodes;
+    bd->nodes = q2_grow(bd->nodes, sizeof *bd->nodes, &bd->cap, bd->numnodes + 1);
+    bd->numnodes++;
+    bvh_node_t node;
+    int axis = 0, split = split_node(ps, &node, first, count, paxis, &axis);
+    bd->nodes[idx] = node;
+    if (split == 0) return idx;
+    build_r(ps, bd, first, split, axis);
+    int r = build_r(ps, bd, first + split, count - split, axis);
     bd->nodes[idx].first = r;
     return idx;
+}
+
+/* The top levels, split level by level (the nodes of a level by the
+ * rank's threads), before the threads take the subtrees under them: each
+ * entry a node with two child entries, or a subtree of `count` items from
+ * `first`. */
+typedef struct top_entry_t {
+    bool subtree;
+    bvh_node_t node;
+    int child[2];
+    int first, count, paxis;
+    builder_t bd; /* the subtree's nodes, numbered from 0 */
+    int base;     /* its first node's index in the whole tree */
+} top_entry_t;
+
+/* Depth-first numbering: a top node is one node, a subtree its own. */
+static int number_r(top_entry_t *e, int i, int next)
+{
+    e[i].base = next;
+    if (e[i].subtree) return next + e[i].bd.numnodes;
+    next = number_r(e, e[i].child[0], next + 1);
+    return number_r(e, e[i].child[1], next);
+}
+
+/* Sorted on one axis (three of these, one per axis, run at once): the
+ * centroid's coordinate, ties by triangle. */
+typedef struct sort_key_t {
+    double c;
+    int tri;
+} sort_key_t;
+
+static int cmp_key(const void *a, const void *b)
+{
+    const sort_key_t *x = a, *y = b;
+    if (x->c != y->c) return x->c < y->c ? -1 : 1;
+    return x->tri - y->tri;
+}
+
+/* Subtrees of at most this many triangles (or 1/BVH_SUBTREE_SHARE of them
+ * all) go to the threads: enough of them for every thread to find work. */
+#define BVH_SUBTREE_MIN 64
+#define BVH_SUBTREE_SHARE 256
+
+static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t **nodes_out, int *numnodes_out,
+                       int *order)
+{
+    dist_t *d = q->opts->dist;
+    int threads = q->opts->threads > 0 ? q->opts->threads : 1;
+    presort_t ps = {items, {NULL, NULL, NULL}, q2_malloc(sizeof(int) * (size_t)n), q2_calloc((size_t)n, 1), order};
+    for (int ax = 0; ax < 3; ax++) ps.list[ax] = q2_malloc(sizeof(int) * (size_t)n);
+    {
+        dist_local_t *lt = dist_local_begin(d, 3);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads < 3 ? threads : 3)
+        for (int ax = 0; ax < 3; ax++) {
+            double t0 = dist_local_start(lt);
+            sort_key_t *k = q2_malloc(sizeof *k * (size_t)n);
+            for (int i = 0; i < n; i++) k[i] = (sort_key_t){vec_comp(items[i].c, ax), i};
+            qsort(k, (size_t)n, sizeof *k, cmp_key);
+            for (int i = 0; i < n; i++) ps.list[ax][i] = k[i].tri;
+            free(k);
+            dist_local_done(lt, ax, t0);
+        }
+        dist_local_end(lt);
+    }
+    int subtree_max = n / BVH_SUBTREE_SHARE > BVH_SUBTREE_MIN ? n / BVH_SUBTREE_SHARE : BVH_SUBTREE_MIN;
+    top_entry_t *e = NULL;
+    int ne = 0, cap = 0;
+    top_entry_t root = {.first = 0, .count = n, .paxis = -1};
+    ARRAY_PUSH(e, ne, cap, root);
+    /* One level at a time: entries [lo, hi) are split at once. */
+    for (int lo = 0, hi = 1; lo < hi; lo = hi, hi = ne) {
+        dist_local_t *lt = dist_local_begin(d, hi - lo);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int i = lo; i < hi; i++) {
+            double t0 = dist_local_start(lt);
+            top_entry_t *x = &e[i];
+            x->subtree = x->count <= subtree_max;
+            if (!x->subtree) x->child[0] = split_node(&ps, &x->node, x->first, x->count, x->paxis, &x->child[1]);
+            dist_local_done(lt, i - lo, t0);
+        }
+        dist_local_end(lt);
+        for (int i = lo; i < hi; i++) {
+            if (e[i].subtree) continue;
+            /* split_node left the split and the children's axis there */
+            int split = e[i].child[0], axis = e[i].child[1];
+            top_entry_t l = {.first = e[i].first, .count = split, .paxis = axis};
+            top_entry_t r = {.first = e[i].first + split, .count = e[i].count - split, .paxis = axis};
+            e[i].child[0] = ne;
+            ARRAY_PUSH(e, ne, cap, l);
+            e[i].child[1] = ne;
+            ARRAY_PUSH(e, ne, cap, r);
+        }
+    }
+    int *sub = q2_malloc(sizeof(int) * (size_t)ne), nsub = 0;
+    for (int i = 0; i < ne; i++)
+        if (e[i].subtree) sub[nsub++] = i;
+    dist_local_t *lt = dist_local_begin(d, nsub);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int k = 0; k < nsub; k++) {
+        double t0 = dist_local_start(lt);
+        top_entry_t *x = &e[sub[k]];
+        build_r(&ps, &x->bd, x->first, x->count, x->paxis);
+        dist_local_done(lt, k, t0);
+    }
+    dist_local_end(lt);
+    int total = number_r(e, 0, 0);
+    bvh_node_t *nodes = q2_malloc(sizeof *nodes * (size_t)(total > 0 ? total : 1));
+    for (int i = 0; i < ne; i++) {
+        top_entry_t *x = &e[i];
+        if (!x->subtree) {
+            nodes[x->base] = x->node;
+            nodes[x->base].first = e[x->child[1]].base;
+            continue;
+        }
+        for (int k = 0; k < x->bd.numnodes; k++) {
+            bvh_node_t nd = x->bd.nodes[k];
+            if (nd.count < 0) nd.first += x->base;
+            nodes[x->base + k] = nd;
+        }
+        free(x->bd.nodes);
+    }
+    free(e);
+    free(sub);
+    for (int ax = 0; ax < 3; ax++) free(ps.list[ax]);
+    free(ps.tmp);
+    free(ps.left);
+    *nodes_out = nodes;
+    *numnodes_out = total;
 }
 
 static bool face_blocks_light(const qrad_t *q, int f)
@@ -172,26 +324,25 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
         }
     }
     if (t->numtris == 0) return true;
-    builder_t bd = {0};
-    bd.items = q2_malloc(sizeof *bd.items * t->numtris);
+    build_item_t *items = q2_malloc(sizeof *items * t->numtris);
     for (int i = 0; i < t->numtris; i++) {
         const rtri_t *tr = &t->tris[i];
         vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), c = vec_add(tr->v0, tr->e2);
-        bd.items[i].b = aabb_empty();
-        aabb_add_point(&bd.items[i].b, a);
-        aabb_add_point(&bd.items[i].b, b);
-        aabb_add_point(&bd.items[i].b, c);
-        bd.items[i].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
-        bd.items[i].tri = i;
+        items[i].b = aabb_empty();
+        aabb_add_point(&items[i].b, a);
+        aabb_add_point(&items[i].b, b);
+        aabb_add_point(&items[i].b, c);
+        items[i].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
+        items[i].tri = i;
     }
-    build_r(&bd, 0, t->numtris);
+    int *order = q2_malloc(sizeof(int) * t->numtris);
+    build_tree(q, items, t->numtris, &t->nodes, &t->numnodes, order);
     rtri_t *sorted = q2_malloc(sizeof *sorted * t->numtris);
-    for (int i = 0; i < t->numtris; i++) sorted[i] = t->tris[bd.items[i].tri];
+    for (int i = 0; i < t->numtris; i++) sorted[i] = t->tris[order[i]];
     free(t->tris);
     t->tris = sorted;
-    t->nodes = bd.nodes;
-    t->numnodes = bd.numnodes;
-    free(bd.items);
+    free(order);
+    free(items);
     (void)err;
     return true;
 }

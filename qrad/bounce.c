@@ -91,34 +91,42 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     int S = (int)floor(sqrt((double)N));
     if (S < 1) S = 1;
     N = S * S;
-    /* Patch origins, normals and direct light. */
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        rface_t *f = &q->faces[fi];
-        for (int b = 0; b < f->ph; b++)
-            for (int a = 0; a < f->pw; a++) {
-                patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
-                p->face = fi;
-                p->normal = f->normal;
-                vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
-                int cnt = 0;
-                for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
-                    for (int i = a * P; i < (a + 1) * P && i < f->w; i++) {
-                        int idx = j * f->w + i;
-                        o = vec_add(o, f->samples[idx]);
-                        const float *l = f->light + (size_t)idx * 3;
-                        d = vec_add(d, vec3(l[0], l[1], l[2]));
-                        if (f->nobounce) {
-                            const float *nb = f->nobounce + (size_t)idx * 3;
-                            d = vec_sub(d, vec3(nb[0], nb[1], nb[2]));
+    /* Patch origins, normals and direct light, face by face. */
+    int nchunk = (q->bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < q->bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            rface_t *f = &q->faces[fi];
+            for (int b = 0; b < f->ph; b++)
+                for (int a = 0; a < f->pw; a++) {
+                    patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+                    p->face = fi;
+                    p->normal = f->normal;
+                    vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
+                    int cnt = 0;
+                    for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
+                        for (int i = a * P; i < (a + 1) * P && i < f->w; i++) {
+                            int idx = j * f->w + i;
+                            o = vec_add(o, f->samples[idx]);
+                            const float *l = f->light + (size_t)idx * 3;
+                            d = vec_add(d, vec3(l[0], l[1], l[2]));
+                            if (f->nobounce) {
+                                const float *nb = f->nobounce + (size_t)idx * 3;
+                                d = vec_sub(d, vec3(nb[0], nb[1], nb[2]));
+                            }
+                            cnt++;
                         }
-                        cnt++;
-                    }
-                p->origin = vec_scale(o, 1.0 / cnt);
-                int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
-                p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
-                p->direct = vec_scale(d, 1.0 / cnt);
-            }
+                    p->origin = vec_scale(o, 1.0 / cnt);
+                    int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
+                    p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
+                    p->direct = vec_scale(d, 1.0 / cnt);
+                }
+        }
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
     /* Transfers: N rays per patch into fixed slots, then merged. */
     const int Nmax = N;
     int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
@@ -216,36 +224,59 @@ static vec3_t patch_reflect(const qrad_t *q, const patch_t *p)
     return vec_scale(r, q->bouncescale);
 }
 
+/* The sweeps over the patches go to the rank's threads in chunks of this
+ * many patches. */
+#define SOLVE_CHUNK 256
+
 void qrad_bounce_solve(qrad_t *q, int bounces)
 {
     const transfer_t *tr = q->transfers;
-    for (int pi = 0; pi < q->numpatches; pi++) {
-        patch_t *p = &q->patches[pi];
-        vec3_t rf = patch_reflect(q, p);
-        p->incident = vec3(0, 0, 0);
-        p->exitance = vec3(rf.x * p->direct.x, rf.y * p->direct.y, rf.z * p->direct.z);
-    }
-    vec3_t *next = q2_malloc(sizeof(vec3_t) * (q->numpatches > 0 ? q->numpatches : 1));
-    for (int b = 0; b < bounces; b++) {
-#pragma omp parallel for schedule(static) num_threads(q->opts->threads)
-        for (int pi = 0; pi < q->numpatches; pi++) {
-            const patch_t *p = &q->patches[pi];
-            vec3_t h = vec3(0, 0, 0);
-            for (int k = 0; k < p->numtransfers; k++) {
-                const transfer_t *t = &tr[p->firsttransfer + k];
-                h = vec_ma(h, t->count, q->patches[t->patch].exitance);
-            }
-            next[pi] = vec_scale(h, 1.0 / (p->raygrid * p->raygrid));
-        }
-        for (int pi = 0; pi < q->numpatches; pi++) {
+    int np = q->numpatches, nchunk = (np + SOLVE_CHUNK - 1) / SOLVE_CHUNK;
+    dist_t *d = q->opts->dist;
+    vec3_t *rf = q2_malloc(sizeof(vec3_t) * (np > 0 ? np : 1));
+    dist_local_t *lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int c = 0; c < nchunk; c++) {
+        double t0 = dist_local_start(lt);
+        for (int pi = c * SOLVE_CHUNK; pi < np && pi < (c + 1) * SOLVE_CHUNK; pi++) {
             patch_t *p = &q->patches[pi];
-            vec3_t rf = patch_reflect(q, p);
-            p->incident = next[pi];
-            vec3_t tot = vec_add(p->direct, p->incident);
-            p->exitance = vec3(rf.x * tot.x, rf.y * tot.y, rf.z * tot.z);
+            rf[pi] = patch_reflect(q, p);
+            p->incident = vec3(0, 0, 0);
+            p->exitance = vec3(rf[pi].x * p->direct.x, rf[pi].y * p->direct.y, rf[pi].z * p->direct.z);
+        }
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    vec3_t *next = q2_malloc(sizeof(vec3_t) * (np > 0 ? np : 1));
+    for (int b = 0; b < bounces; b++) {
+        /* gather into next (reading every patch's exitance), then update */
+        for (int pass = 0; pass < 2; pass++) {
+            lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+            for (int c = 0; c < nchunk; c++) {
+                double t0 = dist_local_start(lt);
+                for (int pi = c * SOLVE_CHUNK; pi < np && pi < (c + 1) * SOLVE_CHUNK; pi++) {
+                    patch_t *p = &q->patches[pi];
+                    if (pass == 0) {
+                        vec3_t h = vec3(0, 0, 0);
+                        for (int k = 0; k < p->numtransfers; k++) {
+                            const transfer_t *t = &tr[p->firsttransfer + k];
+                            h = vec_ma(h, t->count, q->patches[t->patch].exitance);
+                        }
+                        next[pi] = vec_scale(h, 1.0 / (p->raygrid * p->raygrid));
+                    } else {
+                        p->incident = next[pi];
+                        vec3_t tot = vec_add(p->direct, p->incident);
+                        p->exitance = vec3(rf[pi].x * tot.x, rf[pi].y * tot.y, rf[pi].z * tot.z);
+                    }
+                }
+                dist_local_done(lt, c, t0);
+            }
+            dist_local_end(lt);
         }
     }
     free(next);
+    free(rf);
 }
 
 typedef struct face_key_t {

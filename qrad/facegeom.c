@@ -202,34 +202,43 @@ static void phong_setup(qrad_t *q)
             list[count[v] + fill[v]++] = fi;
         }
     }
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
-        rface_t *f = &q->faces[fi];
-        if (!phong_face(q, f)) continue;
-        double mincos = cos(q->mkeys[f->keys].phong_angle * M_PI / 180.0);
-        /* ericw's _phong_angle_concave: the limit where the neighbour lies
-         * in front of this face (an inside corner). */
-        double concave = q->mkeys[f->keys].phong_concave;
-        double mincos_cc = concave > 0 ? cos(concave * M_PI / 180.0) : mincos;
-        vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
-        bool curved = false;
-        for (int k = 0; k < f->numpoints; k++) {
-            int v = face_vertex(bsp, &bsp->faces[fi], k);
-            vec3_t sum = vec_scale(f->normal, f->area);
-            for (int e = count[v]; e < count[v + 1]; e++) {
-                const rface_t *g = &q->faces[list[e]];
-                if (list[e] == fi || !phong_partners(q, f, g)) continue;
-                double c = vec_dot(g->normal, f->normal);
-                double lim = mincos;
-                if (concave > 0 && vec_dot(f->normal, vec_sub(g->centroid, f->centroid)) > ON_EPSILON) lim = mincos_cc;
-                /* Coplanar neighbours change nothing; facing ones never blend. */
-                if (c >= lim && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
+    /* each face's vertex normals read only the lists and other faces' planes */
+    int nchunk = (bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            rface_t *f = &q->faces[fi];
+            if (!phong_face(q, f)) continue;
+            double mincos = cos(q->mkeys[f->keys].phong_angle * M_PI / 180.0);
+            /* ericw's _phong_angle_concave: the limit where the neighbour lies
+             * in front of this face (an inside corner). */
+            double concave = q->mkeys[f->keys].phong_concave;
+            double mincos_cc = concave > 0 ? cos(concave * M_PI / 180.0) : mincos;
+            vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
+            bool curved = false;
+            for (int k = 0; k < f->numpoints; k++) {
+                int v = face_vertex(bsp, &bsp->faces[fi], k);
+                vec3_t sum = vec_scale(f->normal, f->area);
+                for (int e = count[v]; e < count[v + 1]; e++) {
+                    const rface_t *g = &q->faces[list[e]];
+                    if (list[e] == fi || !phong_partners(q, f, g)) continue;
+                    double c = vec_dot(g->normal, f->normal);
+                    double lim = mincos;
+                    if (concave > 0 && vec_dot(f->normal, vec_sub(g->centroid, f->centroid)) > ON_EPSILON) lim = mincos_cc;
+                    /* Coplanar neighbours change nothing; facing ones never blend. */
+                    if (c >= lim && c < 1 - NORMAL_EPSILON) sum = vec_ma(sum, g->area, g->normal);
+                }
+                vn[k] = vec_normalize(sum, NULL);
+                if (vec_dot(vn[k], f->normal) < 1 - NORMAL_EPSILON) curved = true;
             }
-            vn[k] = vec_normalize(sum, NULL);
-            if (vec_dot(vn[k], f->normal) < 1 - NORMAL_EPSILON) curved = true;
+            if (curved) f->vnormals = vn;
+            else free(vn);
         }
-        if (curved) f->vnormals = vn;
-        else free(vn);
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
     free(count);
     free(list);
     free(fill);
@@ -245,80 +254,106 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
     q->faces = q2_calloc(bsp->numfaces > 0 ? bsp->numfaces : 1, sizeof(rface_t));
     vec3_t *offs = q2_malloc(sizeof(vec3_t) * (bsp->nummodels > 0 ? bsp->nummodels : 1));
     model_offsets(q, offs);
-    bool ok = true;
-    for (int fi = 0; fi < bsp->numfaces && ok; fi++) {
-        rface_t *f = &q->faces[fi];
-        const dface_t *df = &bsp->faces[fi];
-        if (!bsp_face_extents(bsp, fi, &f->ext, err)) {
-            ok = false;
-            break;
-        }
-        if (df->planenum >= (uint32_t)bsp->numplanes) {
-            ok = q2err_set(err, NULL, 0, 0, "face %d: plane %d out of range", fi, df->planenum);
-            break;
-        }
-        const dtexinfo_t *ti = &bsp->texinfo[df->texinfo];
-        f->model = face_model(bsp, fi);
-        f->keys = q->face_keys && q->face_keys[fi] >= 0 ? q->face_keys[fi] : f->model;
-        f->offset = f->model > 0 ? offs[f->model] : vec3(0, 0, 0);
-        f->texflags = ti->flags;
-        f->sky = (ti->flags & SURF_SKY) != 0;
-        f->emits = (ti->flags & SURF_LIGHT) && ti->value > 0;
-        const dplane_t *pl = &bsp->planes[df->planenum];
-        vec3_t pn = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
-        double pd = pl->dist;
-        f->normal = df->side ? vec_neg(pn) : pn;
-        f->dist = df->side ? -pd : pd;
-        f->numpoints = df->numedges;
-        f->points = q2_malloc(sizeof(vec3_t) * f->numpoints);
-        for (int k = 0; k < df->numedges; k++) {
-            int v = face_vertex(bsp, df, k);
-            f->points[k] = vec_add(vec3(bsp->vertexes[v].point[0], bsp->vertexes[v].point[1], bsp->vertexes[v].point[2]),
-                                   f->offset);
-        }
-        f->area = 0;
-        vec3_t c = vec3(0, 0, 0);
-        for (int k = 0; k < f->numpoints; k++) c = vec_add(c, f->points[k]);
-        c = vec_scale(c, 1.0 / f->numpoints);
-        /* Area-weighted centroid of the fan, robust to uneven vertex spacing. */
-        vec3_t ac = vec3(0, 0, 0);
-        for (int k = 1; k + 1 < f->numpoints; k++) {
-            vec3_t a = f->points[0], b = f->points[k], d = f->points[k + 1];
-            double ar = 0.5 * vec_len(vec_cross(vec_sub(b, a), vec_sub(d, a)));
-            f->area += ar;
-            ac = vec_ma(ac, ar / 3.0, vec_add(vec_add(a, b), d));
-        }
-        f->centroid = f->area > 0 ? vec_scale(ac, 1.0 / f->area) : c;
-        f->w = f->ext.size[0];
-        f->h = f->ext.size[1];
-        /* (s, t, n.p) -> local point, then + offset */
-        double m[3][3] = {{ti->vecs[0][0], ti->vecs[0][1], ti->vecs[0][2]},
-                          {ti->vecs[1][0], ti->vecs[1][1], ti->vecs[1][2]},
-                          {pn.x, pn.y, pn.z}};
-        double inv[3][3];
-        if (!mat3_invert(m, inv)) {
-            /* Texture axes parallel to the plane's normal: every luxel maps
-             * to the centre. */
-            memset(f->tex_to_world, 0, sizeof f->tex_to_world);
-            f->tex_to_world[0][2] = f->centroid.x;
-            f->tex_to_world[1][2] = f->centroid.y;
-            f->tex_to_world[2][2] = f->centroid.z;
-        } else {
-            for (int r = 0; r < 3; r++) {
-                f->tex_to_world[r][0] = inv[r][0];
-                f->tex_to_world[r][1] = inv[r][1];
-                f->tex_to_world[r][2] = -inv[r][0] * ti->vecs[0][3] - inv[r][1] * ti->vecs[1][3] + inv[r][2] * pd +
-                                        vec_comp(f->offset, r);
-                f->tex_to_world[r][3] = 0;
+    /* Faces are independent: the rank's threads set them up; a face that
+     * cannot be (the first in face order) is reported after the loop. */
+    int nf = bsp->numfaces, bad = nf;
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads) reduction(min : bad)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            rface_t *f = &q->faces[fi];
+            const dface_t *df = &bsp->faces[fi];
+            q2err_t ferr;
+            if (!bsp_face_extents(bsp, fi, &f->ext, &ferr) || df->planenum >= (uint32_t)bsp->numplanes) {
+                bad = fi < bad ? fi : bad;
+                continue;
             }
+            const dtexinfo_t *ti = &bsp->texinfo[df->texinfo];
+            f->model = face_model(bsp, fi);
+            f->keys = q->face_keys && q->face_keys[fi] >= 0 ? q->face_keys[fi] : f->model;
+            f->offset = f->model > 0 ? offs[f->model] : vec3(0, 0, 0);
+            f->texflags = ti->flags;
+            f->sky = (ti->flags & SURF_SKY) != 0;
+            f->emits = (ti->flags & SURF_LIGHT) && ti->value > 0;
+            const dplane_t *pl = &bsp->planes[df->planenum];
+            vec3_t pn = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+            double pd = pl->dist;
+            f->normal = df->side ? vec_neg(pn) : pn;
+            f->dist = df->side ? -pd : pd;
+            f->numpoints = df->numedges;
+            f->points = q2_malloc(sizeof(vec3_t) * f->numpoints);
+            for (int k = 0; k < df->numedges; k++) {
+                int v = face_vertex(bsp, df, k);
+                f->points[k] = vec_add(vec3(bsp->vertexes[v].point[0], bsp->vertexes[v].point[1], bsp->vertexes[v].point[2]),
+                                       f->offset);
+            }
+            f->area = 0;
+            vec3_t c = vec3(0, 0, 0);
+            for (int k = 0; k < f->numpoints; k++) c = vec_add(c, f->points[k]);
+            c = vec_scale(c, 1.0 / f->numpoints);
+            /* Area-weighted centroid of the fan, robust to uneven vertex spacing. */
+            vec3_t ac = vec3(0, 0, 0);
+            for (int k = 1; k + 1 < f->numpoints; k++) {
+                vec3_t a = f->points[0], b = f->points[k], d = f->points[k + 1];
+                double ar = 0.5 * vec_len(vec_cross(vec_sub(b, a), vec_sub(d, a)));
+                f->area += ar;
+                ac = vec_ma(ac, ar / 3.0, vec_add(vec_add(a, b), d));
+            }
+            f->centroid = f->area > 0 ? vec_scale(ac, 1.0 / f->area) : c;
+            f->w = f->ext.size[0];
+            f->h = f->ext.size[1];
+            /* (s, t, n.p) -> local point, then + offset */
+            double m[3][3] = {{ti->vecs[0][0], ti->vecs[0][1], ti->vecs[0][2]},
+                              {ti->vecs[1][0], ti->vecs[1][1], ti->vecs[1][2]},
+                              {pn.x, pn.y, pn.z}};
+            double inv[3][3];
+            if (!mat3_invert(m, inv)) {
+                /* Texture axes parallel to the plane's normal: every luxel maps
+                 * to the centre. */
+                memset(f->tex_to_world, 0, sizeof f->tex_to_world);
+                f->tex_to_world[0][2] = f->centroid.x;
+                f->tex_to_world[1][2] = f->centroid.y;
+                f->tex_to_world[2][2] = f->centroid.z;
+            } else {
+                for (int r = 0; r < 3; r++) {
+                    f->tex_to_world[r][0] = inv[r][0];
+                    f->tex_to_world[r][1] = inv[r][1];
+                    f->tex_to_world[r][2] = -inv[r][0] * ti->vecs[0][3] - inv[r][1] * ti->vecs[1][3] + inv[r][2] * pd +
+                                            vec_comp(f->offset, r);
+                    f->tex_to_world[r][3] = 0;
+                }
+            }
+            /* Sky faces, and liquid faces too large for any engine to use a
+             * lightmap on, share one constant block (see write.c). */
+            bool big_warp = (ti->flags & SURF_WARP) && (f->w > MAX_LIGHTMAP_DIM || f->h > MAX_LIGHTMAP_DIM);
+            f->lit = !f->sky && !big_warp && f->numpoints >= 3 && f->area > DEGENERATE_EPSILON * DEGENERATE_EPSILON;
         }
-        /* Sky faces, and liquid faces too large for any engine to use a
-         * lightmap on, share one constant block (see write.c). */
-        bool big_warp = (ti->flags & SURF_WARP) && (f->w > MAX_LIGHTMAP_DIM || f->h > MAX_LIGHTMAP_DIM);
-        f->lit = !f->sky && !big_warp && f->numpoints >= 3 && f->area > DEGENERATE_EPSILON * DEGENERATE_EPSILON;
-        double rgb[3] = {0.5, 0.5, 0.5};
-        if (q->texdb) texdb_average_color(q->texdb, ti->texture, rgb);
-        f->reflect = vec3(rgb[0], rgb[1], rgb[2]);
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+    /* Texture colours in face order, each texinfo looked up once, so the
+     * lookups (and their warnings) come in the order they always did. */
+    int8_t *seen = q2_calloc((size_t)(bsp->numtexinfo > 0 ? bsp->numtexinfo : 1), 1);
+    vec3_t *rgbs = q2_malloc(sizeof(vec3_t) * (size_t)(bsp->numtexinfo > 0 ? bsp->numtexinfo : 1));
+    for (int fi = 0; fi < bad; fi++) {
+        int tx = bsp->faces[fi].texinfo;
+        if (!seen[tx]) {
+            double rgb[3] = {0.5, 0.5, 0.5};
+            if (q->texdb) texdb_average_color(q->texdb, bsp->texinfo[tx].texture, rgb);
+            rgbs[tx] = vec3(rgb[0], rgb[1], rgb[2]);
+            seen[tx] = 1;
+        }
+        q->faces[fi].reflect = rgbs[tx];
+    }
+    free(seen);
+    free(rgbs);
+    bool ok = true;
+    if (bad < nf) {
+        const dface_t *df = &bsp->faces[bad];
+        ok = bsp_face_extents(bsp, bad, &q->faces[bad].ext, err) &&
+             q2err_set(err, NULL, 0, 0, "face %d: plane %d out of range", bad, df->planenum);
     }
     free(offs);
     if (!ok) return false;

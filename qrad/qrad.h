@@ -47,6 +47,10 @@
  * is not traced: a quarter of a byte step, small enough that even dozens
  * of dropped contributions stay within a few steps. */
 #define LIGHT_CUTOFF 0.25
+/* The loops every rank runs whole between its shared ones (dist_local_*,
+ * common/dist.h) hand faces to the threads in chunks of this many: enough
+ * work per chunk that timing it for a trace costs little. */
+#define QRAD_LOCAL_CHUNK 64
 
 typedef struct qrad_opts_t {
     int threads;     /* resolved count */

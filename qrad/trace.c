@@ -306,43 +306,89 @@ bool tracer_build_shadows(tracer_t *t, const qrad_t *q, q2err_t *err)
     return build_over(t, q, face_casts_model_shadow, err);
 }
 
+/* Face f's fan triangle k (corners 0, k, k + 1); false when degenerate. */
+static bool fan_tri(const rface_t *rf, int f, int k, rtri_t *tri)
+{
+    tri->v0 = rf->points[0];
+    tri->e1 = vec_sub(rf->points[k], rf->points[0]);
+    tri->e2 = vec_sub(rf->points[k + 1], rf->points[0]);
+    tri->face = f;
+    return vec_len(vec_cross(tri->e1, tri->e2)) >= DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+}
+
+/* Triangles and hierarchy pieces are made by the rank's threads in
+ * chunks of this many faces (or triangles). */
+#define BUILD_CHUNK 256
+
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err)
 {
     memset(t, 0, sizeof *t);
-    int cap = 0;
-    for (int f = 0; f < q->bsp->numfaces; f++) {
-        if (!want(q, f)) continue;
-        const rface_t *rf = &q->faces[f];
-        for (int k = 1; k + 1 < rf->numpoints; k++) {
+    dist_t *d = q->opts->dist;
+    int threads = q->opts->threads > 0 ? q->opts->threads : 1;
+    int nf = q->bsp->numfaces, nchunk = (nf + BUILD_CHUNK - 1) / BUILD_CHUNK;
+    /* Each face's triangles, counted and then made at their place in face
+     * order, the order a sequential pass would give them. */
+    int *start = q2_calloc((size_t)nf + 1, sizeof(int));
+    dist_local_t *lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < nchunk; c++) {
+        double t0 = dist_local_start(lt);
+        for (int f = c * BUILD_CHUNK; f < nf && f < (c + 1) * BUILD_CHUNK; f++) {
+            if (!want(q, f)) continue;
             rtri_t tri;
-            tri.v0 = rf->points[0];
-            tri.e1 = vec_sub(rf->points[k], rf->points[0]);
-            tri.e2 = vec_sub(rf->points[k + 1], rf->points[0]);
-            tri.face = f;
-            if (vec_len(vec_cross(tri.e1, tri.e2)) < DEGENERATE_EPSILON * DEGENERATE_EPSILON) continue;
-            ARRAY_PUSH(t->tris, t->numtris, cap, tri);
+            for (int k = 1; k + 1 < q->faces[f].numpoints; k++) start[f + 1] += fan_tri(&q->faces[f], f, k, &tri);
         }
+        dist_local_done(lt, c, t0);
     }
-    if (t->numtris == 0) return true;
-    build_item_t *items = q2_malloc(sizeof *items * t->numtris);
-    for (int i = 0; i < t->numtris; i++) {
-        const rtri_t *tr = &t->tris[i];
-        vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), c = vec_add(tr->v0, tr->e2);
-        items[i].b = aabb_empty();
-        aabb_add_point(&items[i].b, a);
-        aabb_add_point(&items[i].b, b);
-        aabb_add_point(&items[i].b, c);
-        items[i].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
-        items[i].tri = i;
+    dist_local_end(lt);
+    for (int f = 0; f < nf; f++) start[f + 1] += start[f];
+    t->numtris = start[nf];
+    if (t->numtris == 0) {
+        free(start);
+        return true;
     }
-    int *order = q2_malloc(sizeof(int) * t->numtris);
+    t->tris = q2_malloc(sizeof *t->tris * (size_t)t->numtris);
+    build_item_t *items = q2_malloc(sizeof *items * (size_t)t->numtris);
+    lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < nchunk; c++) {
+        double t0 = dist_local_start(lt);
+        for (int f = c * BUILD_CHUNK; f < nf && f < (c + 1) * BUILD_CHUNK; f++) {
+            if (start[f + 1] == start[f]) continue;
+            int i = start[f];
+            for (int k = 1; k + 1 < q->faces[f].numpoints; k++) {
+                rtri_t *tr = &t->tris[i];
+                if (!fan_tri(&q->faces[f], f, k, tr)) continue;
+                vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), cc = vec_add(tr->v0, tr->e2);
+                items[i].b = aabb_empty();
+                aabb_add_point(&items[i].b, a);
+                aabb_add_point(&items[i].b, b);
+                aabb_add_point(&items[i].b, cc);
+                items[i].c = vec_scale(vec_add(vec_add(a, b), cc), 1.0 / 3.0);
+                items[i].tri = i;
+                i++;
+            }
+        }
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    free(start);
+    int *order = q2_malloc(sizeof(int) * (size_t)t->numtris);
     build_tree(q, items, t->numtris, &t->nodes, &t->numnodes, order);
-    rtri_t *sorted = q2_malloc(sizeof *sorted * t->numtris);
-    for (int i = 0; i < t->numtris; i++) sorted[i] = t->tris[order[i]];
+    free(items);
+    rtri_t *sorted = q2_malloc(sizeof *sorted * (size_t)t->numtris);
+    int ntc = (t->numtris + BUILD_CHUNK - 1) / BUILD_CHUNK;
+    lt = dist_local_begin(d, ntc);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < ntc; c++) {
+        double t0 = dist_local_start(lt);
+        for (int i = c * BUILD_CHUNK; i < t->numtris && i < (c + 1) * BUILD_CHUNK; i++) sorted[i] = t->tris[order[i]];
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
     free(t->tris);
     t->tris = sorted;
     free(order);
-    free(items);
     (void)err;
     return true;
 }

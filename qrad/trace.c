@@ -357,8 +357,10 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
             if (start[f + 1] == start[f]) continue;
             int i = start[f];
             for (int k = 1; k + 1 < q->faces[f].numpoints; k++) {
-                rtri_t *tr = &t->tris[i];
-                if (!fan_tri(&q->faces[f], f, k, tr)) continue;
+                rtri_t tri;
+                if (!fan_tri(&q->faces[f], f, k, &tri)) continue;
+                const rtri_t *tr = &t->tris[i];
+                t->tris[i] = tri;
                 vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), cc = vec_add(tr->v0, tr->e2);
                 items[i].b = aabb_empty();
                 aabb_add_point(&items[i].b, a);

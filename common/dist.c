@@ -40,6 +40,14 @@ struct dist_t {
     double tmark, cpumark;    /* end of the last loop (or the start), for the trace */
     uint8_t *scratch;         /* the exchange's decoded results, kept from loop to loop */
     size_t scratchcap;
+    int loops;                /* loops begun so far (the trace names a loop by its number) */
+};
+
+struct dist_items_t {
+    long n;      /* items of the loop */
+    int loop;    /* its number */
+    long count;  /* this rank's */
+    long *items; /* ascending */
 };
 
 typedef struct spill_t {
@@ -78,6 +86,10 @@ struct dist_loop_t {
     int root_idle, all_done; /* atomic */
     double wait_until;   /* ranks other than 0: the last answer was "wait" */
     long handed, retired; /* items and parts given to this rank's threads, and those finished */
+    int index;             /* this loop's number */
+    const dist_items_t *same; /* dist_loop_begin_same: this rank's items, taken in order */
+    long same_next;
+    bool to_root;          /* results to rank 0 only */
 #ifdef Q2MAP_HAVE_MPI
     pthread_t server;
     bool server_on;
@@ -494,6 +506,7 @@ static dist_loop_t *loop_begin(dist_t *d, long n, const dist_codec_t *codec, voi
     l->spills = spills;
     pthread_mutex_init(&l->lock, NULL);
     l->t0 = l->tlast = time_now();
+    l->index = d ? d->loops++ : 0;
     if (d && d->trace) {
         trace_gap(d, l->t0);
         l->tstart = q2_calloc((size_t)n + 1, sizeof(double));
@@ -567,6 +580,15 @@ static int request(dist_loop_t *l, bool busy, uint8_t **part, size_t *partlen)
 bool dist_loop_next(dist_loop_t *l, long *item)
 {
     dist_t *d = l->d;
+    if (l->same) {
+        pthread_mutex_lock(&l->lock);
+        long k = l->same_next < l->same->count ? l->same_next++ : -1;
+        pthread_mutex_unlock(&l->lock);
+        if (k < 0) return false;
+        *item = l->same->items[k];
+        if (l->tstart) l->tstart[*item] = thread_cpu();
+        return true;
+    }
     if (solo(d) || d->rank == 0) {
         pthread_mutex_lock(&l->lock);
         long i = l->next < l->n ? l->next++ : -1;
@@ -749,6 +771,32 @@ static void unpack_items(dist_loop_t *l, const long *items, long count, const ui
     }
 }
 
+/* One rank's buffer as it travelled (zero words left out): decoded into
+ * the scratch buffer, then its count, item indices, sizes and results. */
+static void unpack_rank(dist_loop_t *l, const uint8_t *enc, size_t enclen)
+{
+    dist_t *d = l->d;
+    size_t rawlen = 0;
+    if (!zw_raw_size(enc, enclen, &rawlen)) die(d, "decoding results (a short buffer)", MPI_ERR_TRUNCATE);
+    if (rawlen + 1 > d->scratchcap) {
+        free(d->scratch);
+        d->scratchcap = rawlen + 1 > 2 * d->scratchcap ? rawlen + 1 : 2 * d->scratchcap;
+        d->scratch = q2_malloc(d->scratchcap);
+    }
+    if (!zw_decode(enc, enclen, d->scratch, rawlen)) die(d, "decoding results (a malformed buffer)", MPI_ERR_TRUNCATE);
+    const uint8_t *p = d->scratch;
+    uint64_t n;
+    memcpy(&n, p, sizeof n);
+    long *its = q2_malloc(sizeof(long) * (size_t)(n + 1));
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t it;
+        memcpy(&it, p + sizeof(uint64_t) * (1 + k), sizeof it);
+        its[k] = (long)it;
+    }
+    unpack_items(l, its, (long)n, p + sizeof(uint64_t) * (1 + n));
+    free(its);
+}
+
 /* Every rank sends its results to every other (an allgather: each rank's
  * packed items once, in rank order, which MPI moves in about the time of
  * one pass of the whole payload over a link, however many ranks), and each
@@ -760,7 +808,11 @@ static void exchange(dist_loop_t *l)
     /* this rank's items, ascending */
     long mine = 0;
     long *items = NULL;
-    if (d->rank == 0) {
+    if (l->same) {
+        mine = l->same->count;
+        items = q2_malloc(sizeof(long) * (size_t)(mine + 1));
+        memcpy(items, l->same->items, sizeof(long) * (size_t)mine);
+    } else if (d->rank == 0) {
         mine = l->nroot;
         items = l->root_items;
         l->root_items = NULL;
@@ -809,6 +861,28 @@ static void exchange(dist_loop_t *l)
     if (blen > (size_t)INT32_MAX) die(d, "packing results (over 2 GiB from one rank in one loop)", MPI_ERR_COUNT);
     int mylen = (int)blen, *lens = q2_malloc(sizeof(int) * (size_t)d->size), *offs = q2_malloc(sizeof(int) * (size_t)d->size);
     MPI_Request rq;
+    if (l->to_root) {
+        /* a gather: rank 0 alone receives, and alone unpacks */
+        CHECK(d, "MPI_Igather", MPI_Igather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, 0, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Igather", &rq);
+        int64_t total = 0;
+        if (d->rank == 0)
+            for (int r = 0; r < d->size; r++) {
+                offs[r] = (int)total;
+                total += lens[r];
+            }
+        if (total > INT32_MAX) die(d, "gathering results (over 2 GiB in one loop)", MPI_ERR_COUNT);
+        uint8_t *all = d->rank == 0 ? q2_malloc((size_t)total + 1) : NULL;
+        CHECK(d, "MPI_Igatherv", MPI_Igatherv(buf, mylen, MPI_BYTE, all, lens, offs, MPI_BYTE, 0, MPI_COMM_WORLD, &rq));
+        wait_req(d, "MPI_Igatherv", &rq);
+        if (d->rank != 0) d->self.bytes_sent += (uint64_t)blen + sizeof mylen;
+        for (int r = 1; d->rank == 0 && r < d->size; r++) unpack_rank(l, all + offs[r], (size_t)lens[r]);
+        free(all);
+        free(buf);
+        free(lens);
+        free(offs);
+        return;
+    }
     CHECK(d, "MPI_Iallgather", MPI_Iallgather(&mylen, 1, MPI_INT, lens, 1, MPI_INT, MPI_COMM_WORLD, &rq));
     wait_req(d, "MPI_Iallgather", &rq);
     int64_t total = 0;
@@ -822,29 +896,8 @@ static void exchange(dist_loop_t *l)
           MPI_Iallgatherv(buf, mylen, MPI_BYTE, all, lens, offs, MPI_BYTE, MPI_COMM_WORLD, &rq));
     wait_req(d, "MPI_Iallgatherv", &rq);
     d->self.bytes_sent += (uint64_t)blen * (uint64_t)(d->size - 1) + sizeof mylen * (size_t)(d->size - 1);
-    for (int r = 0; r < d->size; r++) {
-        if (r == d->rank) continue;
-        size_t rawlen = 0;
-        if (!zw_raw_size(all + offs[r], (size_t)lens[r], &rawlen)) die(d, "decoding results (a short buffer)", MPI_ERR_TRUNCATE);
-        if (rawlen + 1 > d->scratchcap) {
-            free(d->scratch);
-            d->scratchcap = rawlen + 1 > 2 * d->scratchcap ? rawlen + 1 : 2 * d->scratchcap;
-            d->scratch = q2_malloc(d->scratchcap);
-        }
-        if (!zw_decode(all + offs[r], (size_t)lens[r], d->scratch, rawlen))
-            die(d, "decoding results (a malformed buffer)", MPI_ERR_TRUNCATE);
-        const uint8_t *p = d->scratch;
-        uint64_t n;
-        memcpy(&n, p, sizeof n);
-        long *its = q2_malloc(sizeof(long) * (size_t)(n + 1));
-        for (uint64_t k = 0; k < n; k++) {
-            uint64_t it;
-            memcpy(&it, p + sizeof(uint64_t) * (1 + k), sizeof it);
-            its[k] = (long)it;
-        }
-        unpack_items(l, its, (long)n, p + sizeof(uint64_t) * (1 + n));
-        free(its);
-    }
+    for (int r = 0; r < d->size; r++)
+        if (r != d->rank) unpack_rank(l, all + offs[r], (size_t)lens[r]);
     free(all);
     free(buf);
     free(lens);
@@ -889,8 +942,11 @@ void dist_loop_end(dist_loop_t *l)
         free(raw);
         free(enc);
         free(dec);
-        fprintf(d->trace, "loop %ld %.6f %zu%s raw=%zu enc=%.6f dec=%.6f\n", l->n, now - l->t0, enclen,
-                l->spills ? " split" : "", rawlen, c1 - c0, c2 - c1);
+        /* a loop on an earlier loop's items names it; a gather says so */
+        char same[32] = "";
+        if (l->same) snprintf(same, sizeof same, " same %d", l->same->loop);
+        fprintf(d->trace, "loop %ld %.6f %zu%s%s%s raw=%zu enc=%.6f dec=%.6f\n", l->n, now - l->t0, enclen,
+                l->spills ? " split" : "", same, l->to_root ? " root" : "", rawlen, c1 - c0, c2 - c1);
         for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
         fputc('\n', d->trace);
         d->tmark = time_now();
@@ -905,6 +961,59 @@ void dist_loop_end(dist_loop_t *l)
     for (int i = l->poolhead; i < l->npool; i++) free(l->pool[i].data);
     free(l->pool);
     free(l);
+}
+
+dist_items_t *dist_loop_items(const dist_loop_t *l)
+{
+    dist_t *d = l->d;
+    dist_items_t *it = q2_calloc(1, sizeof *it);
+    it->n = l->n;
+    it->loop = l->index;
+    it->items = q2_malloc(sizeof(long) * (size_t)(l->n + 1));
+    if (l->same) {
+        it->count = l->same->count;
+        memcpy(it->items, l->same->items, sizeof(long) * (size_t)it->count);
+    } else if (solo(d)) {
+        for (long i = 0; i < l->n; i++) it->items[i] = i;
+        it->count = l->n;
+    } else if (d->rank == 0) {
+        it->count = l->nroot;
+        memcpy(it->items, l->root_items, sizeof(long) * (size_t)it->count);
+#ifdef Q2MAP_HAVE_MPI
+        qsort(it->items, (size_t)it->count, sizeof(long), cmp_long);
+#endif
+    } else {
+        for (int b = 0; b < l->nblocks; b += 2)
+            for (long i = l->blocks[b]; i < l->blocks[b + 1]; i++) it->items[it->count++] = i;
+    }
+    return it;
+}
+
+void dist_items_free(dist_items_t *it)
+{
+    if (!it) return;
+    free(it->items);
+    free(it);
+}
+
+dist_loop_t *dist_loop_begin_same(dist_t *d, const dist_items_t *it, const dist_codec_t *codec, void *ctx, bool to_root)
+{
+    dist_loop_t *l = q2_calloc(1, sizeof *l);
+    l->d = d;
+    l->n = it->n;
+    l->codec = codec;
+    l->ctx = ctx;
+    l->same = it;
+    l->to_root = to_root;
+    pthread_mutex_init(&l->lock, NULL);
+    l->t0 = l->tlast = time_now();
+    l->index = d ? d->loops++ : 0;
+    if (d && d->trace) {
+        trace_gap(d, l->t0);
+        l->tstart = q2_calloc((size_t)l->n + 1, sizeof(double));
+        l->cost = q2_calloc((size_t)l->n + 1, sizeof(double));
+    }
+    return l;
 }
 
 struct dist_local_t {

@@ -126,6 +126,23 @@ bool dist_spill_test(const dist_t *d);
  * the loop. */
 void dist_loop_end(dist_loop_t *l);
 
+/* The items a rank computed in one loop, for a later loop over the same
+ * items that leaves each item on the same rank (dist_loop_begin_same), so
+ * that what the first loop left in a rank's memory for an item needs never
+ * travel. */
+typedef struct dist_items_t dist_items_t;
+/* This rank's items of loop l (every rank calls it, after the loop's last
+ * dist_loop_next and before dist_loop_end). */
+dist_items_t *dist_loop_items(const dist_loop_t *l);
+void dist_items_free(dist_items_t *it);
+/* A loop over the items of the loop `it` came from, each computed by the
+ * rank that computed it there: no requests, a rank's threads take its own
+ * items in ascending order. With to_root, dist_loop_end sends the results
+ * to rank 0 only (a gather: no other rank unpacks anything), for results
+ * that only rank 0 reads (the output). All ranks begin and end it
+ * together. */
+dist_loop_t *dist_loop_begin_same(dist_t *d, const dist_items_t *it, const dist_codec_t *codec, void *ctx, bool to_root);
+
 /* Work between loops that every rank does whole, on its own threads (an
  * OpenMP loop over n items: building a tracing structure, a sweep over
  * patches). Only for measurement: with Q2MAP_DIST_TRACE the trace records

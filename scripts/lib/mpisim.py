@@ -29,6 +29,13 @@ The model follows common/dist.c:
     of the payload it did not compute over its link), the payload being the
     bytes after zero-word elision; each rank elides its share's zero words
     and restores the others' at the CPU cost the trace measured;
+  - a loop on an earlier loop's items ("same K", dist_loop_begin_same)
+    gives each rank the items it computed in loop K of this simulation, with
+    no requests, its threads taking them in ascending order; one whose
+    results go to rank 0 only ("root") ends with a gather: two latencies
+    (the lengths, then the results) and the (R - 1) / R of the payload the
+    other ranks computed, over rank 0's link, with the zero words' costs as
+    above;
   - item costs are those measured on one thread of the trace's machine.
 Not modelled: unpacking the results into place (a copy of what arrives),
 memory bandwidth shared by a host's threads, contention beyond one link
@@ -71,17 +78,21 @@ def read_trace(path):
             # enc, dec: CPU seconds of eliding and restoring the zero words
             # of all the loop's results (common/zwords.h)
             zw = (float(flags.get("enc", 0)), float(flags.get("dec", 0)))
-            segs.append(("loop", costs, nbytes, "split" in flags, zw))
+            # "same K": on the items of loop K (counted from 0); "root":
+            # results to rank 0 only
+            same = int(w[w.index("same") + 1]) if "same" in w[4:] else None
+            segs.append(("loop", costs, nbytes, "split" in flags, zw, same, "root" in flags))
             i += 2
         else:
             sys.exit(f"{path}: line {i + 1}: unexpected '{w[0]}'")
     return segs
 
 
-def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.0), spill=None):
+def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.0), spill=None, owner=None):
     """One loop on R ranks of T threads; returns (seconds, of which exchange).
     split: qvis's walks (see --split); spill: (part, gap, long) for their
-    hand-over to other ranks (see --spill-part)."""
+    hand-over to other ranks (see --spill-part); owner: a list that gets the
+    rank that took each item."""
     n = len(costs)
     if n == 0:
         return 0.0, 0.0
@@ -194,6 +205,8 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.
                 gwaiting.append((r, th))
             continue
         c = costs[i]
+        if owner is not None:
+            owner[i] = r
         if split is not None and c > piece:
             # the walk alone for its first piece; the rest, costing `split`
             # more for the paths the branches re-walk, goes to the pool
@@ -214,6 +227,27 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.
     return end + comm, comm
 
 
+def sim_same(costs, nbytes, owner, R, T, lat, bw, root, zw=(0.0, 0.0)):
+    """A loop on an earlier loop's items (dist_loop_begin_same): rank r runs
+    the items owner gives it, ascending, each free thread taking the next;
+    no requests. The results go to every rank (the allgather of sim_loop)
+    or, with root, to rank 0: the lengths, then the results gathered over
+    rank 0's link, each rank eliding its share's zero words before and rank
+    0 restoring the others' after."""
+    if not costs:
+        return 0.0, 0.0
+    if len(owner) != len(costs):
+        sys.exit("a 'same' loop names a loop of another size")
+    end = 0.0
+    for r in range(R):
+        end = max(end, sim_local([c for c, o in zip(costs, owner) if o == r], T))
+    comm = 0.0
+    if R > 1:
+        steps = 2 if root else math.ceil(math.log2(R)) + R - 1
+        comm = steps * lat + nbytes * (R - 1) / R / bw + zw[0] / R + zw[1] * (R - 1) / R
+    return end + comm, comm
+
+
 def sim_local(costs, T):
     """A loop every rank runs whole on its own T threads (dist_local_begin):
     each free thread takes the next item, as OpenMP's dynamic schedule."""
@@ -226,13 +260,24 @@ def sim_local(costs, T):
 
 def simulate(segs, R, T, lat, bw, split=None, piece=0.0006, spill=None):
     total = comm = 0.0
+    owners = []  # per loop, the rank that took each item
     for s in segs:
         if s[0] == "gap":
             total += s[1]
         elif s[0] == "local":
             total += sim_local(s[1], T)
+        elif len(s) > 5 and s[5] is not None:
+            if s[5] >= len(owners):
+                sys.exit(f"a loop runs on the items of loop {s[5]}, which comes later")
+            t, c = sim_same(s[1], s[2], owners[s[5]], R, T, lat, bw, s[6], s[4])
+            owners.append(owners[s[5]])
+            total += t
+            comm += c
         else:
-            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4], spill if s[3] else None)
+            owner = [0] * len(s[1])
+            t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4], spill if s[3] else None,
+                            owner)
+            owners.append(owner)
             total += t
             comm += c
     return total, comm
@@ -270,7 +315,7 @@ def main():
         segs = [("gap", s[1] / a.threads) if s[0] == "gap" else s for s in segs]
     if a.scale_items != 1.0:
         segs = [s if s[0] != "loop" else ("loop", [c * a.scale_items for c in s[1]], int(s[2] * a.scale_items), s[3],
-                                           (s[4][0] * a.scale_items, s[4][1] * a.scale_items))
+                                           (s[4][0] * a.scale_items, s[4][1] * a.scale_items)) + tuple(s[5:])
                 for s in segs]
     lat, bw = a.latency_us * 1e-6, a.gbit * 1e9 / 8
     gaps = sum(s[1] for s in segs if s[0] == "gap")

@@ -43,37 +43,97 @@ static uint32_t hash32(uint32_t x)
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-/* A patch's transfers as they travel between ranks (common/dist.h). */
+/* A patch's transfers as they travel between ranks (common/dist.h):
+ * each its patch as the difference from the one before (from the patch's
+ * own index for the first; the list is sorted, so the differences are
+ * small), zigzag-coded, then its ray count less one, both as base-128
+ * varints (a transfer in about 3 bytes instead of 8). */
 typedef struct transfers_t {
     qrad_t *q;
     transfer_t *tr;
     int nmax; /* slots per patch */
 } transfers_t;
 
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    while (v >= 0x80) v >>= 7, n++;
+    return n;
+}
+
+static uint8_t *varint_put(uint8_t *o, uint64_t v)
+{
+    while (v >= 0x80) *o++ = (uint8_t)(v | 0x80), v >>= 7;
+    *o++ = (uint8_t)v;
+    return o;
+}
+
+static const uint8_t *varint_get(const uint8_t *i, const uint8_t *end, uint64_t *v)
+{
+    *v = 0;
+    for (int shift = 0; i < end && shift < 64; shift += 7) {
+        uint8_t b = *i++;
+        *v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) break;
+    }
+    return i;
+}
+
+static uint64_t zigzag(int64_t d) { return d < 0 ? ((uint64_t)(-(d + 1)) << 1) | 1 : (uint64_t)d << 1; }
+static int64_t unzigzag(uint64_t z) { return z & 1 ? -(int64_t)(z >> 1) - 1 : (int64_t)(z >> 1); }
+
 static size_t patch_transfers_size(void *ctx, long pi)
 {
     const transfers_t *x = ctx;
-    return sizeof(transfer_t) * (size_t)x->q->patches[pi].numtransfers;
+    const patch_t *p = &x->q->patches[pi];
+    const transfer_t *t = x->tr + (size_t)pi * x->nmax;
+    size_t n = varint_size((uint64_t)p->numtransfers);
+    for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch)
+        n += varint_size(zigzag((int64_t)t[k].patch - prev)) + varint_size((uint64_t)(t[k].count - 1));
+    return n;
 }
 
 static void patch_transfers_pack(void *ctx, long pi, uint8_t *out)
 {
     const transfers_t *x = ctx;
-    memcpy(out, x->tr + (size_t)pi * x->nmax, patch_transfers_size(ctx, pi));
+    const patch_t *p = &x->q->patches[pi];
+    const transfer_t *t = x->tr + (size_t)pi * x->nmax;
+    out = varint_put(out, (uint64_t)p->numtransfers);
+    for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch) {
+        out = varint_put(out, zigzag((int64_t)t[k].patch - prev));
+        out = varint_put(out, (uint64_t)(t[k].count - 1));
+    }
 }
 
 static void patch_transfers_unpack(void *ctx, long pi, const uint8_t *in, size_t size)
 {
     transfers_t *x = ctx;
     patch_t *p = &x->q->patches[pi];
+    transfer_t *t = x->tr + (size_t)pi * x->nmax;
+    const uint8_t *end = in + size;
+    uint64_t n, v;
+    in = varint_get(in, end, &n);
     p->firsttransfer = (int)pi * x->nmax;
-    p->numtransfers = (int)(size / sizeof(transfer_t));
-    memcpy(x->tr + (size_t)pi * x->nmax, in, size);
+    p->numtransfers = (int)n;
+    for (int k = 0, prev = (int)pi; k < (int)n && k < x->nmax; prev = t[k++].patch) {
+        in = varint_get(in, end, &v);
+        t[k].patch = (int)(prev + unzigzag(v));
+        in = varint_get(in, end, &v);
+        t[k].count = (int)v + 1;
+    }
 }
 
-bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
+/* Rays per patch: bounce_rays rounded down to a square. */
+static int patch_ray_side(const qrad_opts_t *o)
 {
-    int P = patch_luxels(q->opts);
+    int N = o->bounce_rays > 0 ? o->bounce_rays : 64;
+    int S = (int)floor(sqrt((double)N));
+    return S < 1 ? 1 : S;
+}
+
+void qrad_bounce_layout(qrad_t *q)
+{
+    int P = patch_luxels(q->opts), S = patch_ray_side(q->opts);
     int total = 0;
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
@@ -87,46 +147,67 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     }
     q->numpatches = total;
     q->patches = q2_calloc(total > 0 ? total : 1, sizeof(patch_t));
-    int N = q->opts->bounce_rays > 0 ? q->opts->bounce_rays : 64;
-    int S = (int)floor(sqrt((double)N));
-    if (S < 1) S = 1;
-    N = S * S;
-    /* Patch origins, normals and direct light, face by face. */
-    int nchunk = (q->bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < q->bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
-            rface_t *f = &q->faces[fi];
-            for (int b = 0; b < f->ph; b++)
-                for (int a = 0; a < f->pw; a++) {
-                    patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
-                    p->face = fi;
-                    p->normal = f->normal;
-                    vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
-                    int cnt = 0;
-                    for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
-                        for (int i = a * P; i < (a + 1) * P && i < f->w; i++) {
-                            int idx = j * f->w + i;
-                            o = vec_add(o, f->samples[idx]);
-                            const float *l = f->light + (size_t)idx * 3;
-                            d = vec_add(d, vec3(l[0], l[1], l[2]));
-                            if (f->nobounce) {
-                                const float *nb = f->nobounce + (size_t)idx * 3;
-                                d = vec_sub(d, vec3(nb[0], nb[1], nb[2]));
-                            }
-                            cnt++;
-                        }
-                    p->origin = vec_scale(o, 1.0 / cnt);
-                    int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
-                    p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
-                    p->direct = vec_scale(d, 1.0 / cnt);
-                }
-        }
-        dist_local_done(lt, ch, t0);
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
+        const rface_t *f = &q->faces[fi];
+        for (int b = 0; b < f->ph; b++)
+            for (int a = 0; a < f->pw; a++) {
+                patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+                p->face = fi;
+                p->normal = f->normal;
+                /* A patch cut short by its face's edge covers fewer luxels;
+                 * it gets fewer rays (a smaller stratified grid), each
+                 * weighing more. */
+                int cnt = ((b + 1) * P < f->h ? P : f->h - b * P) * ((a + 1) * P < f->w ? P : f->w - a * P);
+                int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
+                p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
+            }
     }
-    dist_local_end(lt);
+}
+
+void qrad_patch_face(qrad_t *q, int fi)
+{
+    int P = patch_luxels(q->opts);
+    rface_t *f = &q->faces[fi];
+    for (int b = 0; b < f->ph; b++)
+        for (int a = 0; a < f->pw; a++) {
+            patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+            vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
+            int cnt = 0;
+            for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
+                for (int i = a * P; i < (a + 1) * P && i < f->w; i++) {
+                    int idx = j * f->w + i;
+                    o = vec_add(o, f->samples[idx]);
+                    const float *l = f->light + (size_t)idx * 3;
+                    d = vec_add(d, vec3(l[0], l[1], l[2]));
+                    if (f->nobounce) {
+                        const float *nb = f->nobounce + (size_t)idx * 3;
+                        d = vec_sub(d, vec3(nb[0], nb[1], nb[2]));
+                    }
+                    cnt++;
+                }
+            p->origin = vec_scale(o, 1.0 / cnt);
+            p->direct = vec_scale(d, 1.0 / cnt);
+        }
+}
+
+bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
+{
+    if (!q->patches) {
+        /* Not laid out before the direct pass (tests): the patches now. */
+        qrad_bounce_layout(q);
+        int nchunk = (q->bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+        dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+        for (int ch = 0; ch < nchunk; ch++) {
+            double t0 = dist_local_start(lt);
+            for (int fi = ch * QRAD_LOCAL_CHUNK; fi < q->bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++)
+                qrad_patch_face(q, fi);
+            dist_local_done(lt, ch, t0);
+        }
+        dist_local_end(lt);
+    }
+    int P = patch_luxels(q->opts), total = q->numpatches;
+    int S = patch_ray_side(q->opts), N = S * S;
     /* Transfers: N rays per patch into fixed slots, then merged. */
     const int Nmax = N;
     int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
@@ -143,8 +224,6 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
         vec3_t u = vec_normalize(vec_cross(up, nrm), NULL), v = vec_cross(nrm, u);
         int *h = hits + (size_t)pi * Nmax;
-        /* A patch cut short by its face's edge covers fewer luxels; it gets
-         * fewer rays (a smaller stratified grid), each weighing more. */
         int S = p->raygrid, N = S * S;
         uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
         double rot = (seed & 0xffffff) / 16777216.0;
@@ -413,6 +492,30 @@ static void apply_face(const qrad_t *q, const neighbours_t *nb, int fi, float *o
     free(cand);
 }
 
+struct qrad_gather_t {
+    neighbours_t nb;
+};
+
+qrad_gather_t *qrad_gather_begin(const qrad_t *q)
+{
+    qrad_gather_t *g = q2_calloc(1, sizeof *g);
+    neighbours_build(q, &g->nb);
+    return g;
+}
+
+void qrad_gather_face(const qrad_t *q, const qrad_gather_t *g, int fi)
+{
+    rface_t *f = &q->faces[fi];
+    if (f->numpatches > 0) apply_face(q, &g->nb, fi, f->light);
+}
+
+void qrad_gather_end(qrad_gather_t *g)
+{
+    if (!g) return;
+    neighbours_free(&g->nb);
+    free(g);
+}
+
 typedef struct apply_ctx_t {
     qrad_t *q;
     const neighbours_t *nb;
@@ -530,6 +633,9 @@ bool qrad_bounce(qrad_t *q, q2err_t *err)
     if (q->bounces <= 0) return true;
     if (!qrad_bounce_setup(q, err)) return false;
     qrad_bounce_solve(q, q->bounces);
+    /* else each face gathers its bounced light in qrad_finish, on the rank
+     * that has its samples and light */
+    if (!q->full_exchange) return true;
     qrad_bounce_apply(q);
     const entity_t *ws = qrad_worldspawn(q);
     int dflt = q->opts->bouncestyled >= 0 ? q->opts->bouncestyled : 0;

@@ -246,7 +246,7 @@ bool qrad_decoupled_light(qrad_t *q, q2err_t *err)
      * stand in for the vanilla ones for its duration. */
     rface_t *vanilla = q->faces;
     q->faces = dc->faces;
-    bool ok = qrad_direct(q, err);
+    bool ok = qrad_direct_decoupled(q, err);
     q->faces = vanilla;
     if (!ok) return false;
     /* What the vanilla luxels got after the direct pass (bounces,

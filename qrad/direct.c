@@ -561,18 +561,16 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
  * then numstyles * w*h * 3 floats and those buffers. */
 #define FACE_LIGHT_HEAD (sizeof(int) * (4 + MAXLIGHTMAPS))
 
-static size_t face_light_size(void *ctx, long fi)
+static size_t face_light_size(const rface_t *f)
 {
-    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
     size_t n = (size_t)f->w * f->h;
     return FACE_LIGHT_HEAD + sizeof(float) * n *
                                  ((size_t)f->numstyles * 3 + (f->dirtmap ? 1 : 0) + (f->localmin ? 3 : 0) +
                                   (f->nobounce ? 3 : 0));
 }
 
-static void face_light_pack(void *ctx, long fi, uint8_t *out)
+static void face_light_pack(const rface_t *f, uint8_t *out)
 {
-    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
     size_t n = (size_t)f->w * f->h;
     int head[4 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL};
     memcpy(head + 4, f->styles, sizeof(int) * MAXLIGHTMAPS);
@@ -593,12 +591,10 @@ static float *unpack_floats(const uint8_t **p, size_t count)
     return v;
 }
 
-static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+static void face_light_unpack(rface_t *f, const uint8_t *in)
 {
-    rface_t *f = &((qrad_t *)ctx)->faces[fi];
     size_t n = (size_t)f->w * f->h;
     int head[4 + MAXLIGHTMAPS];
-    (void)size;
     memcpy(head, in, FACE_LIGHT_HEAD);
     f->numstyles = head[0];
     memcpy(f->styles, head + 4, sizeof(int) * MAXLIGHTMAPS);
@@ -613,7 +609,64 @@ static void face_light_unpack(void *ctx, long fi, const uint8_t *in, size_t size
     f->nobounce = head[3] ? unpack_floats(&p, n * 3) : NULL;
 }
 
-bool qrad_direct(qrad_t *q, q2err_t *err)
+/* What a face's item of the direct pass sends: its samples (made in the
+ * item) and light when every rank needs them (q->full_exchange), and its
+ * patches' origins and direct light (every rank's bounces read them). */
+typedef struct direct_pass_t {
+    qrad_t *q;
+    bool samples, light, patches;
+} direct_pass_t;
+
+#define PATCH_BYTES (2 * sizeof(vec3_t))
+
+static size_t direct_size(void *ctx, long fi)
+{
+    const direct_pass_t *x = ctx;
+    const rface_t *f = &x->q->faces[fi];
+    return (x->samples ? qrad_samples_size(f) : 0) + (x->light ? face_light_size(f) : 0) +
+           (x->patches ? PATCH_BYTES * (size_t)f->numpatches : 0);
+}
+
+static void direct_pack(void *ctx, long fi, uint8_t *out)
+{
+    const direct_pass_t *x = ctx;
+    const rface_t *f = &x->q->faces[fi];
+    if (x->samples) {
+        qrad_samples_pack(f, out);
+        out += qrad_samples_size(f);
+    }
+    if (x->light) {
+        face_light_pack(f, out);
+        out += face_light_size(f);
+    }
+    for (int k = 0; x->patches && k < f->numpatches; k++, out += PATCH_BYTES) {
+        const patch_t *p = &x->q->patches[f->firstpatch + k];
+        memcpy(out, &p->origin, sizeof(vec3_t));
+        memcpy(out + sizeof(vec3_t), &p->direct, sizeof(vec3_t));
+    }
+}
+
+static void direct_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    const direct_pass_t *x = ctx;
+    rface_t *f = &x->q->faces[fi];
+    (void)size;
+    if (x->samples) {
+        qrad_samples_unpack(f, in);
+        in += qrad_samples_size(f);
+    }
+    if (x->light) {
+        face_light_unpack(f, in);
+        in += face_light_size(f);
+    }
+    for (int k = 0; x->patches && k < f->numpatches; k++, in += PATCH_BYTES) {
+        patch_t *p = &x->q->patches[f->firstpatch + k];
+        memcpy(&p->origin, in, sizeof(vec3_t));
+        memcpy(&p->direct, in + sizeof(vec3_t), sizeof(vec3_t));
+    }
+}
+
+static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
 {
     direct_ctx_t dc;
     make_patterns(q, &dc);
@@ -621,17 +674,29 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
     long rays = 0, dropped_faces = 0;
-    static const dist_codec_t codec = {face_light_size, face_light_pack, face_light_unpack};
-    dist_loop_t *dl = dist_loop_begin(q->opts->dist, q->bsp->numfaces, &codec, q);
+    /* The decoupled faces have their samples (every rank made them) and
+     * no patches; only their light travels. */
+    bool patches = vanilla && q->patches;
+    direct_pass_t x = {q, vanilla && q->full_exchange, q->full_exchange, patches};
+    static const dist_codec_t codec = {direct_size, direct_pack, direct_unpack};
+    dist_loop_t *dl = dist_loop_begin(q->opts->dist, q->bsp->numfaces, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
     {
         long fi;
         while (dist_loop_next(dl, &fi)) {
             long r = 0;
+            rface_t *f = &q->faces[fi];
+            if (vanilla && f->lit && !f->samples) qrad_face_samples(q, f);
             if (light_face(q, &dc, (int)fi, &r) > 0) dropped_faces++;
+            if (patches && f->numpatches > 0) qrad_patch_face(q, (int)fi);
             rays += r;
             progress_update(&pr, dist_loop_finished(dl, fi));
         }
+    }
+    /* the faces this rank lit keep their samples and light: it finishes them */
+    if (vanilla && !q->full_exchange) {
+        dist_items_free(q->direct_items);
+        q->direct_items = dist_loop_items(dl);
     }
     dist_loop_end(dl);
     progress_end(&pr);
@@ -647,3 +712,7 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
     (void)err;
     return true;
 }
+
+bool qrad_direct(qrad_t *q, q2err_t *err) { return direct_pass(q, true, err); }
+
+bool qrad_direct_decoupled(qrad_t *q, q2err_t *err) { return direct_pass(q, false, err); }

@@ -244,10 +244,6 @@ static void phong_setup(qrad_t *q)
     free(fill);
 }
 
-static size_t face_samples_size(void *ctx, long fi);
-static void face_samples_pack(void *ctx, long fi, uint8_t *out);
-static void face_samples_unpack(void *ctx, long fi, const uint8_t *in, size_t size);
-
 bool qrad_faces_setup(qrad_t *q, q2err_t *err)
 {
     const bsp_t *bsp = q->bsp;
@@ -358,15 +354,9 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
     free(offs);
     if (!ok) return false;
     phong_setup(q);
+    /* The sample points are made face by face in the direct pass (direct.c),
+     * on the rank that lights the face, so they never travel. */
     long total = 0;
-    static const dist_codec_t codec = {face_samples_size, face_samples_pack, face_samples_unpack};
-    dist_loop_t *dl = dist_loop_begin(q->opts->dist, bsp->numfaces, &codec, q);
-#pragma omp parallel num_threads(q->opts->threads)
-    for (long fi; dist_loop_next(dl, &fi); dist_loop_finished(dl, fi)) {
-        rface_t *f = &q->faces[fi];
-        if (f->lit) qrad_face_samples(q, f);
-    }
-    dist_loop_end(dl);
     for (int fi = 0; fi < bsp->numfaces; fi++)
         if (q->faces[fi].lit) total += (long)q->faces[fi].w * q->faces[fi].h;
     q->luxels = total;
@@ -374,29 +364,27 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
 }
 
 /* A face's sample points, clusters and phong normals as they travel
- * between ranks (common/dist.h); nothing for a face without a lightmap. */
-static size_t face_samples_size(void *ctx, long fi)
+ * between ranks (common/dist.h) when every rank needs them; nothing for a
+ * face without a lightmap. */
+size_t qrad_samples_size(const rface_t *f)
 {
-    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
     if (!f->lit) return 0;
     size_t n = (size_t)f->w * f->h;
-    return n * (sizeof(vec3_t) + sizeof(int) + (f->lnormals ? sizeof(vec3_t) : 0));
+    return n * (sizeof(vec3_t) + sizeof(int) + (f->vnormals ? sizeof(vec3_t) : 0));
 }
 
-static void face_samples_pack(void *ctx, long fi, uint8_t *out)
+void qrad_samples_pack(const rface_t *f, uint8_t *out)
 {
-    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
     if (!f->lit) return;
     size_t n = (size_t)f->w * f->h;
     memcpy(out, f->samples, n * sizeof(vec3_t));
     memcpy(out + n * sizeof(vec3_t), f->clusters, n * sizeof(int));
-    if (f->lnormals) memcpy(out + n * (sizeof(vec3_t) + sizeof(int)), f->lnormals, n * sizeof(vec3_t));
+    if (f->vnormals) memcpy(out + n * (sizeof(vec3_t) + sizeof(int)), f->lnormals, n * sizeof(vec3_t));
 }
 
-static void face_samples_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+void qrad_samples_unpack(rface_t *f, const uint8_t *in)
 {
-    rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    if (!f->lit || size == 0) return;
+    if (!f->lit) return;
     size_t n = (size_t)f->w * f->h;
     f->samples = q2_malloc(sizeof(vec3_t) * n);
     f->clusters = q2_malloc(sizeof(int) * n);
@@ -422,6 +410,7 @@ void qrad_faces_free(qrad_t *q)
         free(q->faces[i].dirtraw);
         free(q->faces[i].localmin);
         free(q->faces[i].nobounce);
+        free(q->faces[i].bytes);
     }
     free(q->faces);
     q->faces = NULL;

@@ -100,47 +100,57 @@ static void finish_face(const qrad_t *q, rface_t *f, double gamma)
         }
 }
 
+bool qrad_minlight_begin(qrad_t *q, qrad_minlight_t *m)
+{
+    m->ambient = q->ambient.x > 0 || q->ambient.y > 0 || q->ambient.z > 0;
+    const entity_t *ws = qrad_worldspawn(q);
+    m->gamma = ws ? qrad_key_float(q, ws, "_gamma", 1, 0.01, 10) : 1;
+    m->any = m->ambient || q->any_localmin;
+    m->finish = m->gamma != 1 || q->opts->soft > 0;
+    for (int k = 0; k < q->nummkeys; k++) {
+        m->any |= q->mkeys[k].minlight > 0 || q->mkeys[k].lightignore;
+        m->finish |= q->mkeys[k].maxlight > 0;
+    }
+    return m->any || m->finish;
+}
+
+void qrad_minlight_face(qrad_t *q, const qrad_minlight_t *m, int fi)
+{
+    rface_t *f = &q->faces[fi];
+    if (!f->lit || !f->light) return;
+    const model_keys_t *k = &q->mkeys[f->keys];
+    const char *tex = q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture;
+    bool floor = k->minlight > 0 && !(k->minlight_exclude[0] && !strcasecmp(k->minlight_exclude, tex));
+    int n = f->w * f->h;
+    if (k->lightignore) {
+        /* Bounced light too: the floor is all it gets. */
+        f->numstyles = 1;
+        memset(f->light, 0, sizeof(float) * (size_t)n * 3);
+    }
+    for (int i = 0; i < n; i++) {
+        float *o = f->light + (size_t)i * 3;
+        if (m->ambient) {
+            o[0] += (float)q->ambient.x;
+            o[1] += (float)q->ambient.y;
+            o[2] += (float)q->ambient.z;
+        }
+        if (f->localmin && !k->lightignore)
+            for (int c = 0; c < 3; c++) o[c] = fmaxf(o[c], f->localmin[(size_t)i * 3 + c]);
+        if (floor) {
+            double s = k->minlight * (k->minlight_dirt && f->dirtmap ? f->dirtmap[i] : 1.0);
+            if (k->mottle) s += mottle(f->samples[i]);
+            o[0] = fmaxf(o[0], (float)(s * k->minlight_color.x));
+            o[1] = fmaxf(o[1], (float)(s * k->minlight_color.y));
+            o[2] = fmaxf(o[2], (float)(s * k->minlight_color.z));
+        }
+    }
+    if (m->finish) finish_face(q, f, m->gamma);
+}
+
 void qrad_minlight(qrad_t *q)
 {
-    bool ambient = q->ambient.x > 0 || q->ambient.y > 0 || q->ambient.z > 0;
-    const entity_t *ws = qrad_worldspawn(q);
-    double gamma = ws ? qrad_key_float(q, ws, "_gamma", 1, 0.01, 10) : 1;
-    bool any = ambient || q->any_localmin, finish = gamma != 1 || q->opts->soft > 0;
-    for (int m = 0; m < q->nummkeys; m++) {
-        any |= q->mkeys[m].minlight > 0 || q->mkeys[m].lightignore;
-        finish |= q->mkeys[m].maxlight > 0;
-    }
-    if (!any && !finish) return;
+    qrad_minlight_t m;
+    if (!qrad_minlight_begin(q, &m)) return;
 #pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        rface_t *f = &q->faces[fi];
-        if (!f->lit || !f->light) continue;
-        const model_keys_t *k = &q->mkeys[f->keys];
-        const char *tex = q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture;
-        bool floor = k->minlight > 0 && !(k->minlight_exclude[0] && !strcasecmp(k->minlight_exclude, tex));
-        int n = f->w * f->h;
-        if (k->lightignore) {
-            /* Bounced light too: the floor is all it gets. */
-            f->numstyles = 1;
-            memset(f->light, 0, sizeof(float) * (size_t)n * 3);
-        }
-        for (int i = 0; i < n; i++) {
-            float *o = f->light + (size_t)i * 3;
-            if (ambient) {
-                o[0] += (float)q->ambient.x;
-                o[1] += (float)q->ambient.y;
-                o[2] += (float)q->ambient.z;
-            }
-            if (f->localmin && !k->lightignore)
-                for (int c = 0; c < 3; c++) o[c] = fmaxf(o[c], f->localmin[(size_t)i * 3 + c]);
-            if (floor) {
-                double s = k->minlight * (k->minlight_dirt && f->dirtmap ? f->dirtmap[i] : 1.0);
-                if (k->mottle) s += mottle(f->samples[i]);
-                o[0] = fmaxf(o[0], (float)(s * k->minlight_color.x));
-                o[1] = fmaxf(o[1], (float)(s * k->minlight_color.y));
-                o[2] = fmaxf(o[2], (float)(s * k->minlight_color.z));
-            }
-        }
-        if (finish) finish_face(q, f, gamma);
-    }
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) qrad_minlight_face(q, &m, fi);
 }

@@ -214,6 +214,7 @@ typedef struct rface_t {
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
     float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain during the direct pass (dirt.custom), else NULL */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
+    uint8_t *bytes;    /* numstyles * w*h * 3 lightmap bytes from qrad_finish; NULL: write.c makes them */
 } rface_t;
 
 typedef struct bvh_node_t bvh_node_t;
@@ -284,6 +285,13 @@ typedef struct qrad_t {
     long luxels, rays;
     int surface_pieces;
     vec3_t *surf_floor;        /* per face: _surflight_minlight_scale floor (surflights.c); NULL = none */
+    /* Ranks (common/dist.h): whether every rank needs every face's samples
+     * and light after the direct pass (the decoupled lightmaps, the light
+     * grid and _bouncestyled read other faces' light); else a face's
+     * samples and light stay on the rank that lit it, which also finishes
+     * it (qrad_finish) on the direct pass's items, kept here. */
+    bool full_exchange;
+    struct dist_items_t *direct_items;
 } qrad_t;
 
 typedef struct patch_t {
@@ -331,6 +339,14 @@ double qrad_dirt_factor(const struct qrad_t *q, const rface_t *f, int idx, doubl
 
 /* minlight.c: after direct and bounce, style 0 only. */
 void qrad_minlight(struct qrad_t *q);
+/* The same face by face: qrad_minlight_begin reads the keys (false: there
+ * is nothing to do), qrad_minlight_face does one face. */
+typedef struct qrad_minlight_t {
+    bool ambient, any, finish;
+    double gamma;
+} qrad_minlight_t;
+bool qrad_minlight_begin(struct qrad_t *q, qrad_minlight_t *m);
+void qrad_minlight_face(struct qrad_t *q, const qrad_minlight_t *m, int fi);
 
 /* trace.c */
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err);
@@ -373,20 +389,41 @@ vec3_t rface_clamp(const rface_t *f, vec3_t p);
 /* Luxel sample points, clusters and phong normals of a face whose w, h,
  * ext.texturemins and tex_to_world are set (one luxel per LIGHTMAP_SCALE). */
 void qrad_face_samples(const qrad_t *q, rface_t *f);
+/* A face's samples, clusters and phong normals as bytes (for ranks). */
+size_t qrad_samples_size(const rface_t *f);
+void qrad_samples_pack(const rface_t *f, uint8_t *out);
+void qrad_samples_unpack(rface_t *f, const uint8_t *in);
 
 /* direct.c */
 /* Luxels are lit in two passes: first those with both coordinates even,
  * then the rest, each between 2 or 4 luxels of the first pass. Stores the
  * traced neighbours of luxel (i, j) in nb and returns their count. */
 int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
+/* The direct pass over q->faces: each face's sample points (when it has
+ * none yet), its light and, with bounce patches laid out
+ * (qrad_bounce_layout), its patches' origins and direct light. */
 bool qrad_direct(qrad_t *q, q2err_t *err);
+/* The same over decoupled.c's faces, which have their samples already. */
+bool qrad_direct_decoupled(qrad_t *q, q2err_t *err);
 /* Irradiance factor of a uniformly emitting polygon at point p with normal
  * n: the form factor times pi (Lambert's contour integral), with the polygon
  * clipped to the receiver's hemisphere. */
 double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal);
 
 /* bounce.c */
+/* With q->full_exchange the whole radiosity; else up to the solved
+ * patches, the rest being qrad_finish's. */
 bool qrad_bounce(qrad_t *q, q2err_t *err);
+/* The patch grid of every face (before the direct pass fills it). */
+void qrad_bounce_layout(qrad_t *q);
+/* Origins and average direct light of face fi's patches, from its samples
+ * and light. */
+void qrad_patch_face(qrad_t *q, int fi);
+/* Bounced light into one face's style-0 luxels, after the solve. */
+typedef struct qrad_gather_t qrad_gather_t;
+qrad_gather_t *qrad_gather_begin(const qrad_t *q);
+void qrad_gather_face(const qrad_t *q, const qrad_gather_t *g, int fi);
+void qrad_gather_end(qrad_gather_t *g);
 /* ericw's _tex_saturation_boost of a texture colour (0..1 channels): the
  * colour squared, doubled, brought back under 1, mixed in by boost. */
 vec3_t qrad_saturation_boost(vec3_t c, double boost);
@@ -398,6 +435,10 @@ void qrad_bounce_apply(qrad_t *q);
 void qrad_bounce_free(qrad_t *q);
 
 /* write.c */
+/* Without q->full_exchange, after the bounces: each face's bounced light,
+ * minimum light and final touches and its lightmap bytes, on the rank that
+ * lit it; the bytes go to rank 0, which alone goes on to write. */
+bool qrad_finish(qrad_t *q, q2err_t *err);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
 /* Fills bytes of lightmap with the ambient level: the block that the faces

@@ -4,6 +4,7 @@
 
 #include "qrad.h"
 #include "surflights.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 void qrad_opts_default(qrad_opts_t *o)
@@ -51,12 +52,20 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     if (!tracer_build_shadows(&q->shadows, q, err)) return false;
     if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
     if (!qrad_lights_setup(q, err)) return false;
+    /* Stages after the bounces that read other faces' light (on every
+     * rank): then every face's samples and light go to every rank. A key
+     * merely present counts, whatever its value. */
+    const entity_t *ws = qrad_worldspawn(q);
+    q->full_exchange = opts->world_units_per_luxel > 0 || opts->lightgrid || opts->bouncestyled > 0 ||
+                       (ws && (entity_get(ws, "_lightgrid") || entity_get(ws, "_bouncestyled")));
     return true;
 }
 
 void qrad_end(qrad_t *q)
 {
     qrad_decoupled_free(q);
+    dist_items_free(q->direct_items);
+    q->direct_items = NULL;
     qrad_bounce_free(q);
     qrad_lights_free(q);
     qrad_surflights_free(q);
@@ -79,6 +88,8 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         log_verbose(log, "%d faces, %ld luxels, %d lights (%d surface-light pieces), %d triangles, sun %s",
                     bsp->numfaces, q.luxels, q.numlights, q.surface_pieces, q.tracer.numtris, q.sun.on ? "on" : "off");
         if (st) stages_mark(st, "direct");
+        /* the patches are filled in the direct pass, face by face */
+        if (q.bounces > 0) qrad_bounce_layout(&q);
         ok = qrad_direct(&q, err);
     }
     if (ok) ok = qrad_decoupled_keep_direct(&q, err);
@@ -86,19 +97,28 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
         if (st) stages_mark(st, "bounce");
         ok = qrad_bounce(&q, err);
     }
-    if (ok) qrad_minlight(&q);
-    if (ok) qrad_surflights_floor(&q);
+    /* Without the full exchange each rank finishes the faces it lit and
+     * rank 0 gets their bytes; the other ranks are done. */
+    bool done = false;
+    if (ok && !q.full_exchange) {
+        if (st) stages_mark(st, "lightmaps");
+        ok = qrad_finish(&q, err);
+        done = !dist_is_root(opts->dist);
+    } else if (ok) {
+        qrad_minlight(&q);
+        qrad_surflights_floor(&q);
+    }
     if (ok && q.decoupled) {
         if (st) stages_mark(st, "decoupled");
         ok = qrad_decoupled_light(&q, err);
     }
-    if (ok) {
-        if (st) stages_mark(st, "lightmaps");
+    if (ok && !done) {
+        if (st && q.full_exchange) stages_mark(st, "lightmaps");
         ok = qrad_write_lighting(&q, err);
     }
     /* BSPX lumps (each a no-op unless asked for). */
-    if (ok) ok = qrad_drop_stale_lumps(&q, err) && qrad_decoupled_write(&q, err) && qrad_facenormals(&q, err);
-    if (ok) {
+    if (ok && !done) ok = qrad_drop_stale_lumps(&q, err) && qrad_decoupled_write(&q, err) && qrad_facenormals(&q, err);
+    if (ok && !done) {
         if (st && opts->lightgrid) stages_mark(st, "lightgrid");
         ok = qrad_lightgrid(&q, err);
     }

@@ -449,21 +449,25 @@ double qrad_surflight_rescaled(const light_t *l, double dist, double dot, vec3_t
     return l->area * (0.5 + 0.5 * dot) * (0.5 + 0.5 * dot2) / (M_PI * d * d);
 }
 
+void qrad_surflights_floor_face(qrad_t *q, int fi)
+{
+    if (!q->surf_floor) return;
+    rface_t *f = &q->faces[fi];
+    vec3_t c = q->surf_floor[fi];
+    if (!f->lit || !f->light || (c.x <= 0 && c.y <= 0 && c.z <= 0)) return;
+    int n = f->w * f->h;
+    for (int i = 0; i < n; i++) {
+        float *o = f->light + (size_t)i * 3;
+        o[0] = fmaxf(o[0], (float)c.x);
+        o[1] = fmaxf(o[1], (float)c.y);
+        o[2] = fmaxf(o[2], (float)c.z);
+    }
+}
+
 void qrad_surflights_floor(qrad_t *q)
 {
     if (!q->surf_floor) return;
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        rface_t *f = &q->faces[fi];
-        vec3_t c = q->surf_floor[fi];
-        if (!f->lit || !f->light || (c.x <= 0 && c.y <= 0 && c.z <= 0)) continue;
-        int n = f->w * f->h;
-        for (int i = 0; i < n; i++) {
-            float *o = f->light + (size_t)i * 3;
-            o[0] = fmaxf(o[0], (float)c.x);
-            o[1] = fmaxf(o[1], (float)c.y);
-            o[2] = fmaxf(o[2], (float)c.z);
-        }
-    }
+    for (int fi = 0; fi < q->bsp->numfaces; fi++) qrad_surflights_floor_face(q, fi);
 }
 
 void qrad_surflights_free(qrad_t *q)

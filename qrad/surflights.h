@@ -18,6 +18,7 @@ double qrad_surflight_rescaled(const light_t *l, double dist, double dot, vec3_t
 /* _surflight_minlight_scale floors on emitting faces (style 0), after the
  * bounces; then qrad_surflights_free. */
 void qrad_surflights_floor(qrad_t *q);
+void qrad_surflights_floor_face(qrad_t *q, int fi);
 void qrad_surflights_free(qrad_t *q);
 
 #endif

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "surflights.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])
@@ -37,6 +39,74 @@ void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
     uint8_t c[3];
     qrad_final_color(o, zero, true, c);
     for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
+}
+
+/* A lit face's lightmap bytes, from its light after the floors. */
+static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)
+{
+    int n = f->w * f->h;
+    for (int s = 0; s < f->numstyles; s++) {
+        const float *src = f->light + (size_t)s * n * 3;
+        for (int k = 0; k < n; k++) qrad_final_color(o, src + k * 3, s == 0, out + ((size_t)s * n + k) * 3);
+    }
+}
+
+/* A finished face as it travels to rank 0: its style count and styles,
+ * then its bytes; nothing for a face without a lightmap. */
+#define FINISH_HEAD (sizeof(int) * (1 + MAXLIGHTMAPS))
+
+static size_t finish_size(void *ctx, long fi)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    return f->lit ? FINISH_HEAD + (size_t)f->numstyles * f->w * f->h * 3 : 0;
+}
+
+static void finish_pack(void *ctx, long fi, uint8_t *out)
+{
+    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    if (!f->lit) return;
+    int head[1 + MAXLIGHTMAPS] = {f->numstyles};
+    memcpy(head + 1, f->styles, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(out, head, FINISH_HEAD);
+    memcpy(out + FINISH_HEAD, f->bytes, (size_t)f->numstyles * f->w * f->h * 3);
+}
+
+static void finish_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    rface_t *f = &((qrad_t *)ctx)->faces[fi];
+    if (!f->lit || size < FINISH_HEAD) return;
+    int head[1 + MAXLIGHTMAPS];
+    memcpy(head, in, FINISH_HEAD);
+    f->numstyles = head[0];
+    memcpy(f->styles, head + 1, sizeof(int) * MAXLIGHTMAPS);
+    free(f->bytes);
+    f->bytes = q2_malloc(size - FINISH_HEAD + 1);
+    memcpy(f->bytes, in + FINISH_HEAD, size - FINISH_HEAD);
+}
+
+bool qrad_finish(qrad_t *q, q2err_t *err)
+{
+    (void)err;
+    qrad_gather_t *g = q->bounces > 0 && q->patches ? qrad_gather_begin(q) : NULL;
+    qrad_minlight_t m;
+    bool floors = qrad_minlight_begin(q, &m);
+    static const dist_codec_t codec = {finish_size, finish_pack, finish_unpack};
+    dist_loop_t *dl = dist_loop_begin_same(q->opts->dist, q->direct_items, &codec, q, true);
+#pragma omp parallel num_threads(q->opts->threads)
+    for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
+        int fi = (int)item;
+        rface_t *f = &q->faces[fi];
+        /* in the order the whole-map stages run: bounces, floors, lump */
+        if (g) qrad_gather_face(q, g, fi);
+        if (floors) qrad_minlight_face(q, &m, fi);
+        qrad_surflights_floor_face(q, fi);
+        if (!f->lit) continue;
+        f->bytes = q2_malloc((size_t)f->numstyles * f->w * f->h * 3 + 1);
+        face_bytes(q->opts, f, f->bytes);
+    }
+    dist_loop_end(dl);
+    qrad_gather_end(g);
+    return true;
 }
 
 bool qrad_write_lighting(qrad_t *q, q2err_t *err)
@@ -69,12 +139,10 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
             continue;
         }
         df->lightofs = (int32_t)ofs;
-        for (int s = 0; s < f->numstyles; s++) {
-            df->styles[s] = (uint8_t)f->styles[s];
-            const float *src = f->light + (size_t)s * n * 3;
-            for (int k = 0; k < n; k++) qrad_final_color(q->opts, src + k * 3, s == 0, data + ofs + (size_t)k * 3);
-            ofs += (size_t)n * 3;
-        }
+        for (int s = 0; s < f->numstyles; s++) df->styles[s] = (uint8_t)f->styles[s];
+        if (f->bytes) memcpy(data + ofs, f->bytes, (size_t)f->numstyles * n * 3);
+        else face_bytes(q->opts, f, data + ofs);
+        ofs += (size_t)f->numstyles * n * 3;
     }
     if (ofs != size) {
         free(data);

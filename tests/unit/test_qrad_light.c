@@ -315,6 +315,9 @@ static void test_samples_leave_solid(void **state)
     q2err_t err;
     qrad_t q;
     assert_true(qrad_begin(&q, &b.bsp, &o, NULL, &log, &err));
+    /* the direct pass makes each face's samples on the rank that lights it */
+    assert_null(q.faces[floor].samples);
+    assert_true(qrad_direct(&q, &err));
     const rface_t *f = &q.faces[floor];
     int moved = 0;
     for (int k = 0; k < f->w * f->h; k++) {

@@ -146,22 +146,32 @@ void qrad_bounce_layout(qrad_t *q)
         total += f->numpatches;
     }
     q->numpatches = total;
+    /* the rank's threads fill the patches (and so take the page faults of
+     * the fresh memory), face by face */
     q->patches = q2_calloc(total > 0 ? total : 1, sizeof(patch_t));
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        const rface_t *f = &q->faces[fi];
-        for (int b = 0; b < f->ph; b++)
-            for (int a = 0; a < f->pw; a++) {
-                patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
-                p->face = fi;
-                p->normal = f->normal;
-                /* A patch cut short by its face's edge covers fewer luxels;
-                 * it gets fewer rays (a smaller stratified grid), each
-                 * weighing more. */
-                int cnt = ((b + 1) * P < f->h ? P : f->h - b * P) * ((a + 1) * P < f->w ? P : f->w - a * P);
-                int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
-                p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
-            }
+    int nchunk = (q->bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < q->bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            const rface_t *f = &q->faces[fi];
+            for (int b = 0; b < f->ph; b++)
+                for (int a = 0; a < f->pw; a++) {
+                    patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+                    p->face = fi;
+                    p->normal = f->normal;
+                    /* A patch cut short by its face's edge covers fewer luxels;
+                     * it gets fewer rays (a smaller stratified grid), each
+                     * weighing more. */
+                    int cnt = ((b + 1) * P < f->h ? P : f->h - b * P) * ((a + 1) * P < f->w ? P : f->w - a * P);
+                    int g = (int)ceil(S * sqrt((double)cnt / (P * P)));
+                    p->raygrid = g < 4 ? (S < 4 ? S : 4) : g > S ? S : g;
+                }
+        }
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
 }
 
 void qrad_patch_face(qrad_t *q, int fi)

@@ -100,9 +100,24 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
         if (g) qrad_gather_face(q, g, fi);
         if (floors) qrad_minlight_face(q, &m, fi);
         qrad_surflights_floor_face(q, fi);
-        if (!f->lit) continue;
-        f->bytes = q2_malloc((size_t)f->numstyles * f->w * f->h * 3 + 1);
-        face_bytes(q->opts, f, f->bytes);
+        if (f->lit) {
+            f->bytes = q2_malloc((size_t)f->numstyles * f->w * f->h * 3 + 1);
+            face_bytes(q->opts, f, f->bytes);
+        }
+        /* nothing reads the face's luxels after its bytes: freed here, on
+         * the rank's threads, not one by one at the end */
+        free(f->light);
+        free(f->samples);
+        free(f->clusters);
+        free(f->lnormals);
+        free(f->dirtmap);
+        free(f->localmin);
+        free(f->nobounce);
+        f->light = NULL;
+        f->samples = NULL;
+        f->clusters = NULL;
+        f->lnormals = NULL;
+        f->dirtmap = f->localmin = f->nobounce = NULL;
     }
     dist_loop_end(dl);
     qrad_gather_end(g);

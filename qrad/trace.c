@@ -169,18 +169,43 @@ static int number_r(top_entry_t *e, int i, int next)
     return number_r(e, e[i].child[1], next);
 }
 
-/* Sorted on one axis (three of these, one per axis, run at once): the
- * centroid's coordinate, ties by triangle. */
-typedef struct sort_key_t {
-    double c;
-    int tri;
-} sort_key_t;
-
-static int cmp_key(const void *a, const void *b)
+/* Sorted on one axis (three of these, one per axis, run at once): by the
+ * centroid's coordinate, ties by triangle, as a least-significant-digit
+ * radix sort of the coordinates' bit patterns made monotonic (negative
+ * values flipped whole, the others' sign bit set; -0 counted as +0, which
+ * compares equal), stable over the input's triangle order. */
+static uint64_t order_key(double c)
 {
-    const sort_key_t *x = a, *y = b;
-    if (x->c != y->c) return x->c < y->c ? -1 : 1;
-    return x->tri - y->tri;
+    if (c == 0) c = 0; /* -0 == +0 */
+    uint64_t u;
+    memcpy(&u, &c, sizeof u);
+    return u >> 63 ? ~u : u | (1ull << 63);
+}
+
+static void sort_axis(const build_item_t *items, int n, int axis, int *out)
+{
+    uint64_t *key = q2_malloc(sizeof(uint64_t) * (size_t)n * 2 + 1);
+    int *tmp = q2_malloc(sizeof(int) * (size_t)n + 1);
+    uint64_t *k2 = key + n;
+    for (int i = 0; i < n; i++) {
+        key[i] = order_key(vec_comp(items[i].c, axis));
+        out[i] = i;
+    }
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t count[257] = {0};
+        for (int i = 0; i < n; i++) count[((key[i] >> shift) & 0xff) + 1]++;
+        if (count[((key[0] >> shift) & 0xff) + 1] == (size_t)n) continue; /* one digit: order unchanged */
+        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
+        for (int i = 0; i < n; i++) {
+            size_t at = count[(key[i] >> shift) & 0xff]++;
+            k2[at] = key[i];
+            tmp[at] = out[i];
+        }
+        memcpy(key, k2, sizeof(uint64_t) * (size_t)n);
+        memcpy(out, tmp, sizeof(int) * (size_t)n);
+    }
+    free(key);
+    free(tmp);
 }
 
 /* Subtrees of at most this many triangles (or 1/BVH_SUBTREE_SHARE of them
@@ -200,11 +225,7 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads < 3 ? threads : 3)
         for (int ax = 0; ax < 3; ax++) {
             double t0 = dist_local_start(lt);
-            sort_key_t *k = q2_malloc(sizeof *k * (size_t)n);
-            for (int i = 0; i < n; i++) k[i] = (sort_key_t){vec_comp(items[i].c, ax), i};
-            qsort(k, (size_t)n, sizeof *k, cmp_key);
-            for (int i = 0; i < n; i++) ps.list[ax][i] = k[i].tri;
-            free(k);
+            sort_axis(items, n, ax, ps.list[ax]);
             dist_local_done(lt, ax, t0);
         }
         dist_local_end(lt);

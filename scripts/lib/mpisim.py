@@ -299,9 +299,9 @@ def main():
     ap.add_argument("--split", type=float, default=None, metavar="OVERHEAD",
                     help="model qvis's hand-over of walk branches to a rank's other threads (see sim_loop); "
                          "OVERHEAD is the extra cost of the work that moves (e.g. 0.02)")
-    ap.add_argument("--spill-part", type=float, default=0.0008, metavar="S",
+    ap.add_argument("--spill-part", type=float, default=0.0006, metavar="S",
                     help="with --split: walks also hand parts of S seconds of work to other ranks (portalflow.c's "
-                         "spills; default 0.0008, the mean part measured on retrojam1; 0: no spills)")
+                         "spills; default 0.0006: the mean part measured on retrojam1, 460-600 steps; 0: no spills)")
     ap.add_argument("--spill-gap", type=float, default=0.0001, metavar="S",
                     help="a rank spills at most one part per S seconds (FLOW_SPILL_GAP_S)")
     ap.add_argument("--long-walk", type=float, default=0.012, metavar="S",

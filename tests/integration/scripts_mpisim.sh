@@ -47,9 +47,9 @@ shared=$(run "$TMP/walk.trace" --ranks 1 --split 0 | at 1)
 near "$shared" 0.104 0.003 || bad "a long walk on 16 threads: $shared s, not about 0.104"
 nospill=$(run "$TMP/walk.trace" --ranks 4 --split 0 --spill-part 0 --latency-us 0 | at 4)
 near "$nospill" 0.1 0.005 || bad "a long walk, 4 ranks without spills: $nospill s, not about 0.1"
-spill=$(run "$TMP/walk.trace" --ranks 4 --split 0 --latency-us 0 | at 4)
+spill=$(run "$TMP/walk.trace" --ranks 4 --split 0 --latency-us 0 --spill-part 0.0008 | at 4)
 near "$spill" 0.067 0.005 || bad "a long walk, 4 ranks with spills: $spill s, not about 0.067"
-fast=$(run "$TMP/walk.trace" --ranks 4 --split 0 --latency-us 0 --spill-gap 0.00001 | at 4)
+fast=$(run "$TMP/walk.trace" --ranks 4 --split 0 --latency-us 0 --spill-part 0.0008 --spill-gap 0.00001 | at 4)
 python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.03 else 1)" "$fast" ||
     bad "a long walk, 4 ranks spilling fast: $fast s, not under 0.03"
 

@@ -107,6 +107,7 @@ bool dist_available(void)
 
 int dist_rank(const dist_t *d) { return d ? d->rank : 0; }
 bool dist_spill_test(const dist_t *d) { return d && d->spill_test; }
+bool dist_tracing(const dist_t *d) { return d && d->trace; }
 /* A NULL dist_t is one rank, for callers (tests, -checkpvs) without a job. */
 static inline bool solo(const dist_t *d) { return !d || d->size == 1; }
 int dist_size(const dist_t *d) { return d ? d->size : 1; }
@@ -763,6 +764,21 @@ static int cmp_long(const void *a, const void *b)
 static void unpack_items(dist_loop_t *l, const long *items, long count, const uint8_t *buf)
 {
     const uint8_t *p = buf + sizeof(uint64_t) * (size_t)count;
+    if (l->codec->parallel_unpack && l->d && l->d->threads > 1 && count > 1) {
+        size_t *off = q2_malloc(sizeof(size_t) * (size_t)(count + 1));
+        size_t at = 0;
+        for (long k = 0; k < count; k++) {
+            uint64_t s;
+            memcpy(&s, buf + sizeof(uint64_t) * (size_t)k, sizeof s);
+            off[k] = at;
+            at += s;
+        }
+        off[count] = at;
+#pragma omp parallel for num_threads(l->d->threads) schedule(dynamic, 16)
+        for (long k = 0; k < count; k++) l->codec->unpack(l->ctx, items[k], p + off[k], off[k + 1] - off[k]);
+        free(off);
+        return;
+    }
     for (long k = 0; k < count; k++) {
         uint64_t s;
         memcpy(&s, buf + sizeof(uint64_t) * (size_t)k, sizeof s);

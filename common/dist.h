@@ -78,6 +78,9 @@ typedef struct dist_codec_t {
     size_t (*size)(void *ctx, long item);
     void (*pack)(void *ctx, long item, uint8_t *out);
     void (*unpack)(void *ctx, long item, const uint8_t *in, size_t size);
+    /* unpack may run for different items at once, on the rank's threads
+     * (a codec whose unpack decodes much) */
+    bool parallel_unpack;
 } dist_codec_t;
 
 /* A loop over items 0..n-1. All ranks begin and end it together. */
@@ -119,6 +122,10 @@ void dist_loop_part_done(dist_loop_t *l);
 /* Whether this rank has found the loop's items run out: the tail, where
  * spilling lets the other ranks help. */
 bool dist_loop_in_tail(dist_loop_t *l);
+/* Whether this run writes a trace (Q2MAP_DIST_TRACE): stages that encode
+ * results only for other ranks encode them then too, so that the trace
+ * counts the bytes that would travel. */
+bool dist_tracing(const dist_t *d);
 /* Tests: Q2MAP_DIST_SPILL=1 (under MPI) asks stages to spill every part
  * they could, whatever the timing, so that the path is always taken. */
 bool dist_spill_test(const dist_t *d);

@@ -224,7 +224,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
     long rays = 0;
     transfers_t tx = {q, tr, Nmax};
-    static const dist_codec_t codec = {patch_transfers_size, patch_transfers_pack, patch_transfers_unpack};
+    static const dist_codec_t codec = {patch_transfers_size, patch_transfers_pack, patch_transfers_unpack, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, total, &codec, &tx);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
@@ -544,7 +544,7 @@ void qrad_bounce_apply(qrad_t *q)
     neighbours_build(q, &nb);
     int nf = q->bsp->numfaces;
     apply_ctx_t ac = {q, &nb};
-    static const dist_codec_t codec = {face_bounce_size_ctx, face_bounce_pack_ctx, face_bounce_unpack_ctx};
+    static const dist_codec_t codec = {face_bounce_size_ctx, face_bounce_pack_ctx, face_bounce_unpack_ctx, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &ac);
 #pragma omp parallel num_threads(q->opts->threads)
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {

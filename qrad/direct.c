@@ -678,7 +678,7 @@ static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
      * no patches; only their light travels. */
     bool patches = vanilla && q->patches;
     direct_pass_t x = {q, vanilla && q->full_exchange, q->full_exchange, patches};
-    static const dist_codec_t codec = {direct_size, direct_pack, direct_unpack};
+    static const dist_codec_t codec = {direct_size, direct_pack, direct_unpack, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, q->bsp->numfaces, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
     {

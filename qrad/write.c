@@ -90,7 +90,7 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
     qrad_gather_t *g = q->bounces > 0 && q->patches ? qrad_gather_begin(q) : NULL;
     qrad_minlight_t m;
     bool floors = qrad_minlight_begin(q, &m);
-    static const dist_codec_t codec = {finish_size, finish_pack, finish_unpack};
+    static const dist_codec_t codec = {finish_size, finish_pack, finish_unpack, false};
     dist_loop_t *dl = dist_loop_begin_same(q->opts->dist, q->direct_items, &codec, q, true);
 #pragma omp parallel num_threads(q->opts->threads)
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {

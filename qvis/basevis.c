@@ -198,7 +198,7 @@ void vis_base(vis_t *vis, log_t *log)
             a.fr[g][l] = -1e30f; /* padding: far behind every plane */
         }
     }
-    static const dist_codec_t codec = {flood_row_size, flood_row_pack, flood_row_unpack};
+    static const dist_codec_t codec = {flood_row_size, flood_row_pack, flood_row_unpack, false};
     dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, vis);
 #pragma omp parallel num_threads(vis->threads)
     {

@@ -111,6 +111,10 @@ typedef struct passages_t {
     size_t *first;   /* per portal q: index of passage (q, first portal of q's leaf) */
     passage_t *pass;
     uint64_t **store; /* per portal q: the words of q's passages */
+    /* per portal q computed here: its passages as they travel to other
+     * ranks (passages_encode), freed after the exchange */
+    uint8_t **enc;
+    size_t *enclen;
 } passages_t;
 
 typedef struct flow_t {
@@ -669,48 +673,132 @@ static int cmp_rank(const void *a, const void *b)
 }
 
 /* Portal q's passages as they travel between ranks (common/dist.h): lo and
- * hi of each, then their words. */
+ * hi of each, then for each its words lo..hi-1 coded two bits apiece
+ * against the candidates the receiver has (the might-see words of q and p
+ * ANDed, which a passage's words lie within): zero, the candidate word
+ * itself (70% of the non-zero words on retrojam1: nothing behind the
+ * separators), or a word that follows, and those words. The codes are
+ * packed 32 to a uint64, each passage's starting on a new one. */
+enum { PASS_ZERO = 0, PASS_SAME = 1, PASS_WORD = 2 };
+
 typedef struct passage_ctx_t {
     const vis_t *vis;
     passages_t *pg;
 } passage_ctx_t;
 
+/* The portal of q's k-th passage (p leads out of the cluster q leads into). */
+static int passage_portal(const vis_t *vis, int q, size_t k)
+{
+    int c = vis->portals[q].leaf;
+    return vis->cluster_list[vis->cluster_first[c] + (int)k];
+}
+
+static void passages_encode(const vis_t *vis, passages_t *pg, int q)
+{
+    const size_t words = (size_t)vis->portalwords, nk = pg->first[q + 1] - pg->first[q];
+    const uint64_t *fq = vis->flood + (size_t)q * words;
+    size_t n = nk * 2 * sizeof(int32_t);
+    for (size_t k = 0; k < nk; k++) {
+        const passage_t *ps = &pg->pass[pg->first[q] + k];
+        const uint64_t *fp = vis->flood + (size_t)passage_portal(vis, q, k) * words;
+        size_t m = (size_t)(ps->hi - ps->lo);
+        n += (m + 31) / 32 * sizeof(uint64_t);
+        for (size_t i = 0; i < m; i++) {
+            uint64_t b = ps->bits[i], c = fq[ps->lo + (int)i] & fp[ps->lo + (int)i];
+            if (b && b != c) n += sizeof(uint64_t);
+        }
+    }
+    uint8_t *out = pg->enc[q] = q2_malloc(n + 1), *o = out;
+    pg->enclen[q] = n;
+    for (size_t k = 0; k < nk; k++) {
+        const passage_t *ps = &pg->pass[pg->first[q] + k];
+        int32_t lh[2] = {ps->lo, ps->hi};
+        memcpy(o, lh, sizeof lh);
+        o += sizeof lh;
+    }
+    for (size_t k = 0; k < nk; k++) {
+        const passage_t *ps = &pg->pass[pg->first[q] + k];
+        const uint64_t *fp = vis->flood + (size_t)passage_portal(vis, q, k) * words;
+        size_t m = (size_t)(ps->hi - ps->lo), ncode = (m + 31) / 32;
+        uint8_t *codes = o, *lit = o + ncode * sizeof(uint64_t);
+        memset(codes, 0, ncode * sizeof(uint64_t));
+        for (size_t i = 0; i < m; i++) {
+            uint64_t b = ps->bits[i], c = fq[ps->lo + (int)i] & fp[ps->lo + (int)i];
+            uint64_t code = !b ? PASS_ZERO : b == c ? PASS_SAME : PASS_WORD;
+            uint64_t cw;
+            memcpy(&cw, codes + (i / 32) * sizeof cw, sizeof cw);
+            cw |= code << (2 * (i % 32));
+            memcpy(codes + (i / 32) * sizeof cw, &cw, sizeof cw);
+            if (code == PASS_WORD) {
+                memcpy(lit, &b, sizeof b);
+                lit += sizeof b;
+            }
+        }
+        o = lit;
+    }
+}
+
 static size_t passages_size(void *ctx, long q)
 {
     const passages_t *pg = ((passage_ctx_t *)ctx)->pg;
-    size_t n = 0;
-    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) n += (size_t)(pg->pass[k].hi - pg->pass[k].lo);
-    return (pg->first[q + 1] - pg->first[q]) * 2 * sizeof(int) + n * sizeof(uint64_t);
+    return pg->enclen[q];
 }
 
 static void passages_pack(void *ctx, long q, uint8_t *out)
 {
     const passages_t *pg = ((passage_ctx_t *)ctx)->pg;
-    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
-        memcpy(out, &pg->pass[k].lo, sizeof(int));
-        memcpy(out + sizeof(int), &pg->pass[k].hi, sizeof(int));
-        out += 2 * sizeof(int);
-    }
-    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
-        size_t n = (size_t)(pg->pass[k].hi - pg->pass[k].lo) * sizeof(uint64_t);
-        memcpy(out, pg->pass[k].bits, n);
-        out += n;
-    }
+    memcpy(out, pg->enc[q], pg->enclen[q]);
 }
 
+/* Decodes portal q's passages (on any thread: q's own slots only). A
+ * buffer that does not decode is a bug, not bad input: every rank runs the
+ * same program. */
 static void passages_unpack(void *ctx, long q, const uint8_t *in, size_t size)
 {
+    const vis_t *vis = ((passage_ctx_t *)ctx)->vis;
     passages_t *pg = ((passage_ctx_t *)ctx)->pg;
-    size_t nk = pg->first[q + 1] - pg->first[q], head = nk * 2 * sizeof(int);
-    uint64_t *st = pg->store[q] = q2_malloc(size - head + sizeof(uint64_t));
-    memcpy(st, in + head, size - head);
-    for (size_t k = pg->first[q]; k < pg->first[q + 1]; k++) {
-        memcpy(&pg->pass[k].lo, in, sizeof(int));
-        memcpy(&pg->pass[k].hi, in + sizeof(int), sizeof(int));
-        in += 2 * sizeof(int);
-        pg->pass[k].bits = st;
-        st += pg->pass[k].hi - pg->pass[k].lo;
+    const size_t words = (size_t)vis->portalwords, nk = pg->first[q + 1] - pg->first[q];
+    const uint8_t *end = in + size, *p = in;
+    if ((size_t)(end - p) < nk * 2 * sizeof(int32_t)) abort();
+    size_t total = 0;
+    for (size_t k = 0; k < nk; k++) {
+        int32_t lh[2];
+        memcpy(lh, p + k * sizeof lh, sizeof lh);
+        if (lh[0] < 0 || lh[1] < lh[0] || (size_t)lh[1] > words) abort();
+        pg->pass[pg->first[q] + k].lo = lh[0];
+        pg->pass[pg->first[q] + k].hi = lh[1];
+        total += (size_t)(lh[1] - lh[0]);
     }
+    p += nk * 2 * sizeof(int32_t);
+    const uint64_t *fq = vis->flood + (size_t)q * words;
+    uint64_t *st = pg->store[q] = q2_malloc((total + 1) * sizeof *st);
+    for (size_t k = 0; k < nk; k++) {
+        passage_t *ps = &pg->pass[pg->first[q] + k];
+        const uint64_t *fp = vis->flood + (size_t)passage_portal(vis, q, k) * words;
+        size_t m = (size_t)(ps->hi - ps->lo), ncode = (m + 31) / 32;
+        if ((size_t)(end - p) < ncode * sizeof(uint64_t)) abort();
+        const uint8_t *codes = p;
+        p += ncode * sizeof(uint64_t);
+        ps->bits = st;
+        for (size_t i = 0; i < m; i++) {
+            uint64_t cw;
+            memcpy(&cw, codes + (i / 32) * sizeof cw, sizeof cw);
+            unsigned code = (unsigned)(cw >> (2 * (i % 32))) & 3;
+            uint64_t v = 0;
+            if (code == PASS_SAME) {
+                v = fq[ps->lo + (int)i] & fp[ps->lo + (int)i];
+            } else if (code == PASS_WORD) {
+                if ((size_t)(end - p) < sizeof v) abort();
+                memcpy(&v, p, sizeof v);
+                p += sizeof v;
+            } else if (code != PASS_ZERO) {
+                abort();
+            }
+            st[i] = v;
+        }
+        st += m;
+    }
+    if (p != end) abort();
 }
 
 static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
@@ -727,10 +815,12 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
     pg->first[np] = n;
     pg->pass = q2_calloc(n + 1, sizeof *pg->pass);
     pg->store = q2_calloc((size_t)np + 1, sizeof *pg->store);
+    pg->enc = q2_calloc((size_t)np + 1, sizeof *pg->enc);
+    pg->enclen = q2_calloc((size_t)np + 1, sizeof *pg->enclen);
     int deg = 0; /* most portals leading out of one cluster */
     for (int c = 0; c < vis->numclusters; c++)
         if (vis->cluster_first[c + 1] - vis->cluster_first[c] > deg) deg = vis->cluster_first[c + 1] - vis->cluster_first[c];
-    static const dist_codec_t codec = {passages_size, passages_pack, passages_unpack};
+    static const dist_codec_t codec = {passages_size, passages_pack, passages_unpack, true};
     passage_ctx_t pc = {vis, pg};
     dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, &pc);
 #pragma omp parallel num_threads(vis->threads)
@@ -783,12 +873,19 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
                 ps->bits = st;
                 st += ps->hi - ps->lo;
             }
+            /* for the other ranks (and the trace's byte count) */
+            if (dist_size(vis->dist) > 1 || dist_tracing(vis->dist)) passages_encode(vis, pg, q);
         }
         free(tmp);
         free(pk);
         free(idx);
     }
     dist_loop_end(dl);
+    for (int q = 0; q < np; q++) free(pg->enc[q]);
+    free(pg->enc);
+    free(pg->enclen);
+    pg->enc = NULL;
+    pg->enclen = NULL;
 }
 
 /* After a wave, the masks of every portal narrow by what its portals found.
@@ -1141,7 +1238,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     long chains = 0, done = 0, handovers = 0, spills = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
-    static const dist_codec_t codec = {wave_row_size, wave_row_pack, wave_row_unpack};
+    static const dist_codec_t codec = {wave_row_size, wave_row_pack, wave_row_unpack, false};
     for (int wv = 0; wv < nwaves; wv++) {
         int lo = (int)((long)np * wv / nwaves), hi = (int)((long)np * (wv + 1) / nwaves);
         /* item k of the wave is order[hi - 1 - k]: the hardest portals first */

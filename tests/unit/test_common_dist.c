@@ -46,7 +46,7 @@ static void w_unpack(void *ctx, long i, const uint8_t *in, size_t size)
 /* The two loops; returns the items dist_loop_items listed. */
 static long run_loops(dist_t *d, work_t *w, int threads)
 {
-    static const dist_codec_t codec = {w_size, w_pack, w_unpack};
+    static const dist_codec_t codec = {w_size, w_pack, w_unpack, false};
     memset(w, 0, sizeof *w);
     dist_loop_t *l = dist_loop_begin(d, N, &codec, w);
 #pragma omp parallel num_threads(threads)

@@ -76,7 +76,7 @@ struct dist_loop_t {
     double *tstart, *cost; /* per item, when tracing */
     /* dist_loop_begin_spilling: parts of items travel between ranks */
     bool spills;
-    bool tail;            /* this rank saw the items run out */
+    bool tail;            /* ranks other than 0: rank 0 said the items ran out (rank 0 knows by next) */
     long *contrib;        /* items this rank has parts of results for */
     int ncontrib, capcontrib;
     /* rank 0: the parts spilled and not yet taken (a FIFO), whether its
@@ -640,7 +640,6 @@ dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **p
             __atomic_store_n(&l->root_idle, !busy, __ATOMIC_SEQ_CST);
             r = DIST_WAIT;
         }
-        l->tail = l->tail || r != DIST_ITEM;
         if (r == DIST_ITEM || r == DIST_SPILL) l->handed++;
         pthread_mutex_unlock(&l->lock);
         if (r == DIST_ITEM && l->tstart) l->tstart[*item] = thread_cpu();

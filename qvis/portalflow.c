@@ -31,7 +31,6 @@
  *    machine of many cores, nor the other hosts of an MPI job. */
 #include "qvis.h"
 
-#include <omp.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>

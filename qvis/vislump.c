@@ -42,7 +42,7 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
     uint8_t *raw = q2_calloc((size_t)nc * res->rowbytes + 1, 1);
     /* every cluster's row on its own: what its portals see, as clusters */
     dist_local_t *lt = dist_local_begin(vis->dist, nc);
-#pragma omp parallel num_threads(vis->threads > 0 ? vis->threads : 1)
+#pragma omp parallel num_threads(vis->threads)
     {
         uint64_t *pv = q2_malloc((size_t)vis->portalwords * sizeof *pv + 1);
 #pragma omp for schedule(dynamic, 8)
@@ -74,7 +74,7 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
     /* then only what both clusters of a pair see of each other */
     long asym = 0;
     lt = dist_local_begin(vis->dist, nc);
-#pragma omp parallel for num_threads(vis->threads > 0 ? vis->threads : 1) schedule(dynamic, 8) reduction(+ : asym)
+#pragma omp parallel for num_threads(vis->threads) schedule(dynamic, 8) reduction(+ : asym)
     for (int c = 0; c < nc; c++) {
         double t0 = dist_local_start(lt);
         const uint8_t *row = raw + (size_t)c * res->rowbytes;

@@ -26,8 +26,6 @@
 #include "../../formats/q2defs.h"
 #include "test_util.h"
 
-static char tmpdir[256];
-
 #include "test_qbsp_maps.h"
 
 /* ------------------------------------------------------------ bsp queries */
@@ -645,20 +643,6 @@ static void test_keytable_map_keys(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/q2map_qbsp_keys_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    if (getenv("Q2MAP_KEEP_TMP")) return 0;
-    return tu_rm_rf(tmpdir) ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -671,5 +655,5 @@ int main(void)
         cmocka_unit_test(test_key_bad_values),     cmocka_unit_test(test_keytable_docs),
         cmocka_unit_test(test_keytable_tests_exist), cmocka_unit_test(test_keytable_map_keys),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
 }

@@ -27,8 +27,6 @@
 #include "../../formats/q2defs.h"
 #include "test_util.h"
 
-static char tmpdir[256];
-
 #include "test_qbsp_maps.h"
 
 static const vec3_t UP = {0, 0, 1}, DOWN = {0, 0, -1};
@@ -617,7 +615,6 @@ static void test_group_keys_minlight(void **state)
     result_free(&r);
 }
 
-
 /* With qrad -world_units_per_luxel 16, a func_detail's own
  * _world_units_per_luxel 4 makes its faces' decoupled lightmaps four times
  * as fine as those of the same box without the key. */
@@ -713,7 +710,6 @@ static void test_group_keys_phong(void **state)
     bsp_free(&l.bsp);
 }
 
-
 /* ------------------------------------------- func_illusionary_visblocker */
 
 /* Two rooms joined by a corridor that a brush of class `cls` fills. */
@@ -805,7 +801,6 @@ static void test_visblocker(void **state)
     result_free(&ill);
 }
 
-
 /* ---------------------------------------------------- func_detail_wall */
 
 /* A box standing on the floor in the middle of the room and one against
@@ -857,7 +852,6 @@ static void test_detail_wall(void **state)
     result_free(&wall);
     result_free(&detail);
 }
-
 
 /* ------------------------------------------------ light targetname */
 
@@ -921,20 +915,6 @@ static void test_keys2_threads(void **state)
     }
 }
 
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/q2map_qbsp_keys2_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    if (getenv("Q2MAP_KEEP_TMP")) return 0;
-    return tu_rm_rf(tmpdir) ? 0 : -1;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -957,5 +937,5 @@ int main(void)
         cmocka_unit_test(test_light_targetname_style),
         cmocka_unit_test(test_keys2_threads),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
 }

@@ -15,21 +15,6 @@
 #include "qrad.h"
 #include "test_util.h"
 
-static char tmpdir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/q2map_qrad_keys_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_rm_rf(tmpdir) ? 0 : -1;
-}
-
 #include "test_qrad_maps.h"
 
 /* ------------------------------------------------------------ minlight */
@@ -639,5 +624,5 @@ int main(void)
         cmocka_unit_test(test_shadow_worldonly), cmocka_unit_test(test_minlight_dirt),
         cmocka_unit_test(test_bounce_keys),    cmocka_unit_test(test_bad_values),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
 }

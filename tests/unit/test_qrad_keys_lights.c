@@ -20,22 +20,7 @@
 #include "test_qrad_util.h"
 #include "test_util.h"
 
-static char tmpdir[256];
-
 #include "test_qrad_maps.h"
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/q2map_qrad_lights_XXXXXX");
-    return mkdtemp(tmpdir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    return tu_rm_rf(tmpdir) ? 0 : -1;
-}
 
 static const vec3_t DOWN = {0, 0, -1};
 
@@ -1019,5 +1004,5 @@ int main(void)
         cmocka_unit_test(test_qrad_scale_options),   cmocka_unit_test(test_lights_determinism),
         cmocka_unit_test(test_light_key_bad_values),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
 }

@@ -1,8 +1,8 @@
 /* Small maps for qrad's key tests: map text written by the test (rooms,
  * boxes, prisms), compiled with the qbsp program and lit with qrad_run in
- * memory, then luxels read back by world position. The including file
- * defines `tmpdir` (its setup makes the directory) before including this.
- * Shared by the qrad key tests. */
+ * memory, then luxels read back by world position, all in the scratch
+ * directory `tmpdir` (maps_setup, maps_teardown). Shared by the qrad key
+ * tests. */
 #ifndef Q2M_TEST_QRAD_MAPS_H
 #define Q2M_TEST_QRAD_MAPS_H
 
@@ -13,6 +13,27 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "test_util.h"
+
+/* The scratch directory of the including file's tests: made by
+ * maps_setup and removed with all it holds by maps_teardown, the group's
+ * fixtures (Q2MAP_KEEP_TMP=1 keeps it, to look at what a test wrote). */
+static char *tmpdir;
+
+static int maps_setup(void **state)
+{
+    (void)state;
+    tmpdir = tu_make_tmpdir("q2map_qrad_maps");
+    return 0;
+}
+
+static int maps_teardown(void **state)
+{
+    (void)state;
+    bool ok = getenv("Q2MAP_KEEP_TMP") || tu_rm_rf(tmpdir);
+    free(tmpdir);
+    return ok ? 0 : -1;
+}
 
 /* ------------------------------------------------------------ map text */
 
@@ -229,6 +250,22 @@ static inline int find_face(const bsp_t *bsp, int m, vec3_t p, vec3_t n)
     return -1;
 }
 
+/* The RGB of face f's luxel nearest p in its lightmap of slot `slot` (the
+ * slot-th of its styles). */
+static inline const uint8_t *luxel_rgb(const bsp_t *bsp, int f, vec3_t p, int slot)
+{
+    face_extents_t e;
+    assert_true(bsp_face_extents(bsp, f, &e, NULL));
+    const dtexinfo_t *ti = &bsp->texinfo[bsp->faces[f].texinfo];
+    double s = p.x * ti->vecs[0][0] + p.y * ti->vecs[0][1] + p.z * ti->vecs[0][2] + ti->vecs[0][3];
+    double t = p.x * ti->vecs[1][0] + p.y * ti->vecs[1][1] + p.z * ti->vecs[1][2] + ti->vecs[1][3];
+    int i = (int)floor((s - e.texturemins[0]) / 16.0 + 0.5), j = (int)floor((t - e.texturemins[1]) / 16.0 + 0.5);
+    i = i < 0 ? 0 : i >= e.size[0] ? e.size[0] - 1 : i;
+    j = j < 0 ? 0 : j >= e.size[1] ? e.size[1] - 1 : j;
+    size_t n3 = (size_t)e.size[0] * e.size[1] * 3;
+    return bsp->lightdata + bsp->faces[f].lightofs + (size_t)slot * n3 + ((size_t)j * e.size[0] + i) * 3;
+}
+
 /* Mean channel of the style-0 luxel nearest p on the face of model m
  * facing n. */
 static inline double luxel(const lit_t *l, int m, vec3_t p, vec3_t n, int channel)
@@ -245,15 +282,7 @@ static inline double luxel(const lit_t *l, int m, vec3_t p, vec3_t n, int channe
         }
         fail_msg("no face of model %d at (%g %g %g)", m, p.x, p.y, p.z);
     }
-    face_extents_t e;
-    assert_true(bsp_face_extents(bsp, f, &e, NULL));
-    const dtexinfo_t *ti = &bsp->texinfo[bsp->faces[f].texinfo];
-    double s = p.x * ti->vecs[0][0] + p.y * ti->vecs[0][1] + p.z * ti->vecs[0][2] + ti->vecs[0][3];
-    double t = p.x * ti->vecs[1][0] + p.y * ti->vecs[1][1] + p.z * ti->vecs[1][2] + ti->vecs[1][3];
-    int i = (int)floor((s - e.texturemins[0]) / 16.0 + 0.5), j = (int)floor((t - e.texturemins[1]) / 16.0 + 0.5);
-    i = i < 0 ? 0 : i >= e.size[0] ? e.size[0] - 1 : i;
-    j = j < 0 ? 0 : j >= e.size[1] ? e.size[1] - 1 : j;
-    const uint8_t *px = bsp->lightdata + bsp->faces[f].lightofs + ((size_t)j * e.size[0] + i) * 3;
+    const uint8_t *px = luxel_rgb(bsp, f, p, 0);
     if (channel >= 0) return px[channel];
     return (px[0] + px[1] + px[2]) / 3.0;
 }

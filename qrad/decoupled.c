@@ -12,14 +12,18 @@
  *
  * Lighting reuses the direct pass unchanged: each face gets a second rface_t
  * whose "texture space" is the decoupled lightmap at LIGHTMAP_SCALE units
- * per luxel, and qrad_direct runs over those. Bounced light (and the
- * minimum light) is smooth, so it is not computed again: each fine luxel
- * gets what the vanilla lightmap gained after its direct pass (final minus
- * direct) interpolated at its position. */
+ * per luxel, lit in the same direct-pass item as the vanilla face (so the
+ * pass's work division sees the whole cost of a face). Bounced light (and
+ * the minimum light) is smooth, so it is not computed again: each fine
+ * luxel gets what the vanilla lightmap gained after its direct pass (final
+ * minus direct) interpolated at its position, when the face is finished on
+ * the rank that lit it; only the finished bytes travel, to rank 0. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
+#include "../common/log.h"
 #include "../common/mem.h"
 #include "../formats/bspx.h"
 #include "../formats/bytes.h"
@@ -37,7 +41,7 @@ typedef struct dface_geo_t {
 typedef struct decoupled_t {
     rface_t *faces;     /* the decoupled counterpart of every face */
     dface_geo_t *geo;
-    float **direct;     /* per face: vanilla style-0 direct light (w*h*3), NULL when unlit */
+    float **direct;     /* per face: vanilla style-0 direct light (w*h*3), on the rank that lit it */
     long luxels;
 } decoupled_t;
 
@@ -173,22 +177,63 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
     return true;
 }
 
-bool qrad_decoupled_keep_direct(qrad_t *q, q2err_t *err)
+bool qrad_decoupled_setup(qrad_t *q, q2err_t *err)
 {
-    (void)err;
     if (q->opts->world_units_per_luxel <= 0) return true;
+    const bsp_t *bsp = q->bsp;
+    int nf = bsp->numfaces;
     decoupled_t *dc = q2_calloc(1, sizeof *dc);
     q->decoupled = dc;
-    int nf = q->bsp->numfaces;
+    dc->faces = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(rface_t));
+    dc->geo = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(dface_geo_t));
     dc->direct = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(float *));
-    for (int fi = 0; fi < nf; fi++) {
-        const rface_t *f = &q->faces[fi];
-        if (!f->lit || !f->light) continue;
-        size_t n = (size_t)f->w * f->h * 3;
-        dc->direct[fi] = q2_malloc(sizeof(float) * n);
-        memcpy(dc->direct[fi], f->light, sizeof(float) * n);
+    double *upl = q2_malloc(sizeof(double) * (size_t)(bsp->nummodels > 0 ? bsp->nummodels : 1));
+    model_upl_table(q, upl);
+    /* Faces are independent: set up on the rank's threads; the first face
+     * (in face order) that cannot be is reported after the loop. */
+    int bad = nf;
+    long total = 0;
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads) reduction(min : bad) reduction(+ : total)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            /* A func_group/func_detail keyset's own density first (models.c). */
+            double group = q->mkeys[q->faces[fi].keys].upl;
+            q2err_t ferr;
+            if (!setup_face(q, fi, group > 0 ? group : face_upl(q, q->faces[fi].model, upl), &dc->faces[fi],
+                            &dc->geo[fi], &ferr))
+                bad = fi < bad ? fi : bad;
+            else if (dc->faces[fi].lit)
+                total += (long)dc->faces[fi].w * dc->faces[fi].h;
+        }
+        dist_local_done(lt, ch, t0);
     }
-    return true;
+    dist_local_end(lt);
+    dc->luxels = total;
+    bool ok = true;
+    if (bad < nf) {
+        double group = q->mkeys[q->faces[bad].keys].upl;
+        ok = setup_face(q, bad, group > 0 ? group : face_upl(q, q->faces[bad].model, upl), &dc->faces[bad],
+                        &dc->geo[bad], err);
+    }
+    free(upl);
+    if (ok) log_verbose(q->log, "decoupled lightmaps: %ld luxels (vanilla %ld)", dc->luxels, q->luxels);
+    return ok;
+}
+
+rface_t *qrad_decoupled_face(const qrad_t *q, int fi) { return q->decoupled ? &q->decoupled->faces[fi] : NULL; }
+
+void qrad_decoupled_keep_face(qrad_t *q, int fi)
+{
+    const rface_t *f = &q->faces[fi];
+    if (!q->decoupled || !f->lit || !f->light) return;
+    size_t n = (size_t)f->w * f->h * 3;
+    float **kept = &q->decoupled->direct[fi];
+    free(*kept);
+    *kept = q2_malloc(sizeof(float) * n);
+    memcpy(*kept, f->light, sizeof(float) * n);
 }
 
 /* Bounced light of vanilla face fi at world point p: bilinear over its
@@ -213,57 +258,97 @@ static void bounce_at(const qrad_t *q, const decoupled_t *dc, int fi, vec3_t p, 
             out[c] += (float)(wt[k] * (f->light[(size_t)idx[k] * 3 + c] - dc->direct[fi][(size_t)idx[k] * 3 + c]));
 }
 
-bool qrad_decoupled_light(qrad_t *q, q2err_t *err)
+static void free_face_buffers(rface_t *d)
+{
+    /* points/vnormals stay shared with the vanilla face (not freed here). */
+    free(d->samples);
+    free(d->clusters);
+    free(d->lnormals);
+    free(d->light);
+    free(d->nobounce);
+    free(d->dirtmap);
+    free(d->localmin);
+    d->samples = NULL;
+    d->clusters = NULL;
+    d->lnormals = NULL;
+    d->light = NULL;
+    d->nobounce = d->dirtmap = d->localmin = NULL;
+}
+
+size_t qrad_decoupled_bytes_size(const qrad_t *q, int fi)
+{
+    const rface_t *d = qrad_decoupled_face(q, fi);
+    return d && d->lit ? (size_t)q->faces[fi].numstyles * d->w * d->h * 3 : 0;
+}
+
+void qrad_decoupled_finish_face(qrad_t *q, int fi)
 {
     decoupled_t *dc = q->decoupled;
-    if (!dc) return true;
-    const bsp_t *bsp = q->bsp;
-    int nf = bsp->numfaces;
-    dc->faces = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(rface_t));
-    dc->geo = q2_calloc(nf > 0 ? (size_t)nf : 1, sizeof(dface_geo_t));
-    double *upl = q2_malloc(sizeof(double) * (size_t)(bsp->nummodels > 0 ? bsp->nummodels : 1));
-    model_upl_table(q, upl);
-    for (int fi = 0; fi < nf; fi++) {
-        /* A func_group/func_detail keyset's own density first (models.c). */
-        double group = q->mkeys[q->faces[fi].keys].upl;
-        if (!setup_face(q, fi, group > 0 ? group : face_upl(q, q->faces[fi].model, upl), &dc->faces[fi], &dc->geo[fi], err)) {
-            free(upl);
-            return false;
+    rface_t *d = &dc->faces[fi];
+    const rface_t *f = &q->faces[fi];
+    if (d->lit && d->light) {
+        /* What the vanilla luxels got after the direct pass (bounces,
+         * minimum light) is smooth: added under each fine luxel. */
+        int n = d->w * d->h;
+        for (int k = 0; k < n; k++) {
+            float add[3];
+            bounce_at(q, dc, fi, d->samples[k], add);
+            for (int c = 0; c < 3; c++) d->light[(size_t)k * 3 + c] += add[c];
         }
-    }
-    free(upl);
-    long total = 0;
-#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads) reduction(+ : total)
-    for (int fi = 0; fi < nf; fi++) {
-        rface_t *d = &dc->faces[fi];
-        if (d->lit) {
-            qrad_face_samples(q, d);
-            total += (long)d->w * d->h;
-        }
-    }
-    dc->luxels = total;
-    /* The direct pass over the decoupled faces: it reads q->faces, so they
-     * stand in for the vanilla ones for its duration. */
-    rface_t *vanilla = q->faces;
-    q->faces = dc->faces;
-    bool ok = qrad_direct_decoupled(q, err);
-    q->faces = vanilla;
-    if (!ok) return false;
-    /* What the vanilla luxels got after the direct pass (bounces,
-     * minimum light) is smooth: added under each fine luxel. */
-    {
-#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
-        for (int fi = 0; fi < nf; fi++) {
-            rface_t *d = &dc->faces[fi];
-            if (!d->lit) continue;
-            for (int k = 0; k < d->w * d->h; k++) {
-                float add[3];
-                bounce_at(q, dc, fi, d->samples[k], add);
-                for (int c = 0; c < 3; c++) d->light[(size_t)k * 3 + c] += add[c];
+        /* The bytes of the vanilla face's styles (engines read its styles
+         * for both lightmaps); a style the decoupled face lacks is dark. */
+        free(d->bytes);
+        d->bytes = q2_malloc((size_t)f->numstyles * n * 3 + 1);
+        for (int s = 0; s < f->numstyles; s++) {
+            int slot = -1;
+            for (int k = 0; k < d->numstyles; k++)
+                if (d->styles[k] == f->styles[s]) slot = k;
+            static const float zero[3] = {0, 0, 0};
+            for (int k = 0; k < n; k++) {
+                const float *src = slot >= 0 ? d->light + ((size_t)slot * n + k) * 3 : zero;
+                qrad_final_color(q->opts, src, s == 0, d->bytes + ((size_t)s * n + k) * 3);
             }
         }
     }
-    log_verbose(q->log, "decoupled lightmaps: %ld luxels (vanilla %ld)", dc->luxels, q->luxels);
+    free_face_buffers(d);
+    free(dc->direct[fi]);
+    dc->direct[fi] = NULL;
+}
+
+void qrad_decoupled_pack(const qrad_t *q, int fi, uint8_t *out)
+{
+    const rface_t *d = qrad_decoupled_face(q, fi);
+    size_t n = qrad_decoupled_bytes_size(q, fi);
+    if (n) memcpy(out, d->bytes, n);
+}
+
+void qrad_decoupled_unpack(qrad_t *q, int fi, const uint8_t *in, size_t size)
+{
+    rface_t *d = qrad_decoupled_face(q, fi);
+    if (!d || !d->lit) return;
+    free(d->bytes);
+    d->bytes = q2_malloc(size + 1);
+    memcpy(d->bytes, in, size);
+}
+
+/* With q->full_exchange: the faces each rank lit, finished there, their
+ * bytes to rank 0. */
+static size_t finish_size(void *ctx, long fi) { return qrad_decoupled_bytes_size(ctx, (int)fi); }
+static void finish_pack(void *ctx, long fi, uint8_t *out) { qrad_decoupled_pack(ctx, (int)fi, out); }
+static void finish_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    qrad_decoupled_unpack(ctx, (int)fi, in, size);
+}
+
+bool qrad_decoupled_finish(qrad_t *q, q2err_t *err)
+{
+    (void)err;
+    if (!q->decoupled) return true;
+    static const dist_codec_t codec = {finish_size, finish_pack, finish_unpack, false};
+    dist_loop_t *dl = dist_loop_begin_same(q->opts->dist, q->direct_items, &codec, q, true);
+#pragma omp parallel num_threads(q->opts->threads)
+    for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) qrad_decoupled_finish_face(q, (int)item);
+    dist_loop_end(dl);
     return true;
 }
 
@@ -305,18 +390,16 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
             }
             at = (int32_t)shared_ofs;
         } else {
-            at = (int32_t)ofs;
-            for (int s = 0; s < MAXLIGHTMAPS && df->styles[s] != 255; s++) {
-                int slot = -1;
-                for (int k = 0; k < d->numstyles; k++)
-                    if (d->styles[k] == df->styles[s]) slot = k;
-                static const float zero[3] = {0, 0, 0};
-                for (int k = 0; k < n; k++) {
-                    const float *src = slot >= 0 ? d->light + ((size_t)slot * n + k) * 3 : zero;
-                    qrad_final_color(q->opts, src, s == 0, data + ofs + (size_t)k * 3);
-                }
-                ofs += (size_t)n * 3;
+            int ns = 0;
+            while (ns < MAXLIGHTMAPS && df->styles[ns] != 255) ns++;
+            if (!d->bytes) {
+                free(data);
+                free(lump);
+                return q2err_set(err, NULL, 0, 0, "internal error: face %d's decoupled lightmap was not finished", fi);
             }
+            at = (int32_t)ofs;
+            memcpy(data + ofs, d->bytes, (size_t)ns * n * 3);
+            ofs += (size_t)ns * n * 3;
         }
         uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
         wr_u16(e, (uint16_t)d->w);
@@ -346,13 +429,8 @@ void qrad_decoupled_free(qrad_t *q)
     int nf = q->bsp->numfaces;
     for (int fi = 0; fi < nf; fi++) {
         if (dc->faces) {
-            free(dc->faces[fi].samples);
-            free(dc->faces[fi].clusters);
-            free(dc->faces[fi].lnormals);
-            free(dc->faces[fi].light);
-            free(dc->faces[fi].nobounce);
-            free(dc->faces[fi].dirtmap);
-            free(dc->faces[fi].localmin);
+            free_face_buffers(&dc->faces[fi]);
+            free(dc->faces[fi].bytes);
         }
         if (dc->direct) free(dc->direct[fi]);
     }

@@ -138,9 +138,8 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
     }
 }
 
-static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const aabb_t *fb)
+static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const rface_t *f, const aabb_t *fb)
 {
-    const rface_t *f = &q->faces[fi];
     if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
         if (l->face == fi) return false;
@@ -423,9 +422,10 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
 /* Lights one face; returns the number of styles that were dropped. */
-static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *rays)
+/* Lights f, face fi's vanilla rface or its decoupled one (decoupled.c):
+ * both have fi's geometry and keys. */
+static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *f, long *rays)
 {
-    rface_t *f = &q->faces[fi];
     int n = f->w * f->h;
     f->numstyles = 1;
     f->styles[0] = 0;
@@ -443,7 +443,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, long *ray
      * clears what the bounces bring). */
     bool ignore = q->mkeys[f->keys].lightignore;
     for (int i = 0; i < q->numlights && !ignore; i++) {
-        if (!light_reaches_face(q, &q->lights[i], fi, &fb)) continue;
+        if (!light_reaches_face(q, &q->lights[i], fi, f, &fb)) continue;
         cand[ncand++] = i;
         int st = q->lights[i].style;
         if (st == 0) continue;
@@ -611,7 +611,8 @@ static void face_light_unpack(rface_t *f, const uint8_t *in)
 
 /* What a face's item of the direct pass sends: its samples (made in the
  * item) and light when every rank needs them (q->full_exchange), and its
- * patches' origins and direct light (every rank's bounces read them). */
+ * patches' origins and direct light (every rank's bounces read them); its
+ * decoupled light never travels. */
 typedef struct direct_pass_t {
     qrad_t *q;
     bool samples, light, patches;
@@ -666,7 +667,7 @@ static void direct_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
     }
 }
 
-static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
+bool qrad_direct(qrad_t *q, q2err_t *err)
 {
     direct_ctx_t dc;
     make_patterns(q, &dc);
@@ -674,10 +675,8 @@ static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
     long rays = 0, dropped_faces = 0;
-    /* The decoupled faces have their samples (every rank made them) and
-     * no patches; only their light travels. */
-    bool patches = vanilla && q->patches;
-    direct_pass_t x = {q, vanilla && q->full_exchange, q->full_exchange, patches};
+    bool patches = q->patches != NULL;
+    direct_pass_t x = {q, q->full_exchange, q->full_exchange, patches};
     static const dist_codec_t codec = {direct_size, direct_pack, direct_unpack, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, q->bsp->numfaces, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays, dropped_faces)
@@ -686,15 +685,25 @@ static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
         while (dist_loop_next(dl, &fi)) {
             long r = 0;
             rface_t *f = &q->faces[fi];
-            if (vanilla && f->lit && !f->samples) qrad_face_samples(q, f);
-            if (light_face(q, &dc, (int)fi, &r) > 0) dropped_faces++;
+            if (f->lit && !f->samples) qrad_face_samples(q, f);
+            if (light_face(q, &dc, (int)fi, f, &r) > 0) dropped_faces++;
             if (patches && f->numpatches > 0) qrad_patch_face(q, (int)fi);
+            /* The decoupled lightmap's direct light, in the same item (it
+             * stays on this rank, which finishes the face). Its dropped
+             * styles are the vanilla face's, counted once. */
+            rface_t *d = qrad_decoupled_face(q, (int)fi);
+            if (d && d->lit) {
+                qrad_decoupled_keep_face(q, (int)fi);
+                qrad_face_samples(q, d);
+                light_face(q, &dc, (int)fi, d, &r);
+            }
             rays += r;
             progress_update(&pr, dist_loop_finished(dl, fi));
         }
     }
-    /* the faces this rank lit keep their samples and light: it finishes them */
-    if (vanilla && !q->full_exchange) {
+    /* the faces this rank lit keep their samples and light (and their
+     * decoupled light): it finishes them */
+    if (!q->full_exchange || q->decoupled) {
         dist_items_free(q->direct_items);
         q->direct_items = dist_loop_items(dl);
     }
@@ -712,7 +721,3 @@ static bool direct_pass(qrad_t *q, bool vanilla, q2err_t *err)
     (void)err;
     return true;
 }
-
-bool qrad_direct(qrad_t *q, q2err_t *err) { return direct_pass(q, true, err); }
-
-bool qrad_direct_decoupled(qrad_t *q, q2err_t *err) { return direct_pass(q, false, err); }

@@ -286,10 +286,11 @@ typedef struct qrad_t {
     int surface_pieces;
     vec3_t *surf_floor;        /* per face: _surflight_minlight_scale floor (surflights.c); NULL = none */
     /* Ranks (common/dist.h): whether every rank needs every face's samples
-     * and light after the direct pass (the decoupled lightmaps, the light
-     * grid and _bouncestyled read other faces' light); else a face's
-     * samples and light stay on the rank that lit it, which also finishes
-     * it (qrad_finish) on the direct pass's items, kept here. */
+     * and light after the direct pass (the light grid and _bouncestyled
+     * read other faces' light); else a face's samples and light stay on
+     * the rank that lit it, which also finishes it (qrad_finish) on the
+     * direct pass's items, kept here (also with full_exchange when there
+     * are decoupled lightmaps, which are finished there too). */
     bool full_exchange;
     struct dist_items_t *direct_items;
 } qrad_t;
@@ -401,10 +402,9 @@ void qrad_samples_unpack(rface_t *f, const uint8_t *in);
 int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
 /* The direct pass over q->faces: each face's sample points (when it has
  * none yet), its light and, with bounce patches laid out
- * (qrad_bounce_layout), its patches' origins and direct light. */
+ * (qrad_bounce_layout), its patches' origins and direct light; with
+ * decoupled lightmaps, the decoupled face's samples and direct light too. */
 bool qrad_direct(qrad_t *q, q2err_t *err);
-/* The same over decoupled.c's faces, which have their samples already. */
-bool qrad_direct_decoupled(qrad_t *q, q2err_t *err);
 /* Irradiance factor of a uniformly emitting polygon at point p with normal
  * n: the form factor times pi (Lambert's contour integral), with the polygon
  * clipped to the receiver's hemisphere. */
@@ -446,12 +446,23 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes);
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
 
-/* decoupled.c: DECOUPLED_LM. keep_direct runs after the direct pass (the
- * vanilla luxels' direct light, so the bounce can be told apart), light
- * after the bounces (the finer luxels' direct light plus the vanilla
- * luxels' bounced light under them), write after qrad_write_lighting. */
-bool qrad_decoupled_keep_direct(qrad_t *q, q2err_t *err);
-bool qrad_decoupled_light(qrad_t *q, q2err_t *err);
+/* decoupled.c: DECOUPLED_LM. setup before the direct pass (every face's
+ * decoupled geometry); in face fi's direct-pass item keep_face (the
+ * vanilla luxels' direct light, so the bounce can be told apart) and the
+ * decoupled face's own direct light; finish_face after the vanilla face's
+ * bounces and floors, on the same rank (the bounced light under each fine
+ * luxel, then the bytes); write on rank 0 after qrad_write_lighting. With
+ * q->full_exchange qrad_decoupled_finish finishes every face, on the rank
+ * that lit it. The bytes travel to rank 0 with pack and unpack. */
+bool qrad_decoupled_setup(qrad_t *q, q2err_t *err);
+/* Face fi's decoupled rface, NULL when there are no decoupled lightmaps. */
+rface_t *qrad_decoupled_face(const qrad_t *q, int fi);
+void qrad_decoupled_keep_face(qrad_t *q, int fi);
+void qrad_decoupled_finish_face(qrad_t *q, int fi);
+bool qrad_decoupled_finish(qrad_t *q, q2err_t *err);
+size_t qrad_decoupled_bytes_size(const qrad_t *q, int fi);
+void qrad_decoupled_pack(const qrad_t *q, int fi, uint8_t *out);
+void qrad_decoupled_unpack(qrad_t *q, int fi, const uint8_t *in, size_t size);
 bool qrad_decoupled_write(qrad_t *q, q2err_t *err);
 void qrad_decoupled_free(qrad_t *q);
 /* lightgrid.c: LIGHTGRID_OCTREE, after the lighting is written. */

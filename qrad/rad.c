@@ -56,7 +56,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
      * rank): then every face's samples and light go to every rank. A key
      * merely present counts, whatever its value. */
     const entity_t *ws = qrad_worldspawn(q);
-    q->full_exchange = opts->world_units_per_luxel > 0 || opts->lightgrid || opts->bouncestyled > 0 ||
+    q->full_exchange = opts->lightgrid || opts->bouncestyled > 0 ||
                        (ws && (entity_get(ws, "_lightgrid") || entity_get(ws, "_bouncestyled")));
     return true;
 }
@@ -87,18 +87,21 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
     if (ok) {
         log_verbose(log, "%d faces, %ld luxels, %d lights (%d surface-light pieces), %d triangles, sun %s",
                     bsp->numfaces, q.luxels, q.numlights, q.surface_pieces, q.tracer.numtris, q.sun.on ? "on" : "off");
+        ok = qrad_decoupled_setup(&q, err);
+    }
+    if (ok) {
         if (st) stages_mark(st, "direct");
         /* the patches are filled in the direct pass, face by face */
         if (q.bounces > 0) qrad_bounce_layout(&q);
         ok = qrad_direct(&q, err);
     }
-    if (ok) ok = qrad_decoupled_keep_direct(&q, err);
     if (ok && q.bounces > 0) {
         if (st) stages_mark(st, "bounce");
         ok = qrad_bounce(&q, err);
     }
     /* Without the full exchange each rank finishes the faces it lit and
-     * rank 0 gets their bytes; the other ranks are done. */
+     * rank 0 gets their bytes; the other ranks are done (with it too,
+     * after the decoupled lightmaps: only rank 0 writes). */
     bool done = false;
     if (ok && !q.full_exchange) {
         if (st) stages_mark(st, "lightmaps");
@@ -107,10 +110,11 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
     } else if (ok) {
         qrad_minlight(&q);
         qrad_surflights_floor(&q);
-    }
-    if (ok && q.decoupled) {
-        if (st) stages_mark(st, "decoupled");
-        ok = qrad_decoupled_light(&q, err);
+        if (q.decoupled) {
+            if (st) stages_mark(st, "decoupled");
+            ok = qrad_decoupled_finish(&q, err);
+        }
+        done = !dist_is_root(opts->dist);
     }
     if (ok && !done) {
         if (st && q.full_exchange) stages_mark(st, "lightmaps");

@@ -52,13 +52,15 @@ static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)
 }
 
 /* A finished face as it travels to rank 0: its style count and styles,
- * then its bytes; nothing for a face without a lightmap. */
+ * then its bytes and its decoupled lightmap's (decoupled.c); nothing for a
+ * face without a lightmap. */
 #define FINISH_HEAD (sizeof(int) * (1 + MAXLIGHTMAPS))
 
 static size_t finish_size(void *ctx, long fi)
 {
-    const rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    return f->lit ? FINISH_HEAD + (size_t)f->numstyles * f->w * f->h * 3 : 0;
+    const qrad_t *q = ctx;
+    const rface_t *f = &q->faces[fi];
+    return f->lit ? FINISH_HEAD + (size_t)f->numstyles * f->w * f->h * 3 + qrad_decoupled_bytes_size(q, (int)fi) : 0;
 }
 
 static void finish_pack(void *ctx, long fi, uint8_t *out)
@@ -68,7 +70,9 @@ static void finish_pack(void *ctx, long fi, uint8_t *out)
     int head[1 + MAXLIGHTMAPS] = {f->numstyles};
     memcpy(head + 1, f->styles, sizeof(int) * MAXLIGHTMAPS);
     memcpy(out, head, FINISH_HEAD);
-    memcpy(out + FINISH_HEAD, f->bytes, (size_t)f->numstyles * f->w * f->h * 3);
+    size_t n = (size_t)f->numstyles * f->w * f->h * 3;
+    memcpy(out + FINISH_HEAD, f->bytes, n);
+    qrad_decoupled_pack(ctx, (int)fi, out + FINISH_HEAD + n);
 }
 
 static void finish_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
@@ -79,9 +83,11 @@ static void finish_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
     memcpy(head, in, FINISH_HEAD);
     f->numstyles = head[0];
     memcpy(f->styles, head + 1, sizeof(int) * MAXLIGHTMAPS);
+    size_t n = (size_t)f->numstyles * f->w * f->h * 3;
     free(f->bytes);
-    f->bytes = q2_malloc(size - FINISH_HEAD + 1);
-    memcpy(f->bytes, in + FINISH_HEAD, size - FINISH_HEAD);
+    f->bytes = q2_malloc(n + 1);
+    memcpy(f->bytes, in + FINISH_HEAD, n);
+    qrad_decoupled_unpack(ctx, (int)fi, in + FINISH_HEAD + n, size - FINISH_HEAD - n);
 }
 
 bool qrad_finish(qrad_t *q, q2err_t *err)
@@ -100,6 +106,7 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
         if (g) qrad_gather_face(q, g, fi);
         if (floors) qrad_minlight_face(q, &m, fi);
         qrad_surflights_floor_face(q, fi);
+        if (q->decoupled) qrad_decoupled_finish_face(q, fi);
         if (f->lit) {
             f->bytes = q2_malloc((size_t)f->numstyles * f->w * f->h * 3 + 1);
             face_bytes(q->opts, f, f->bytes);

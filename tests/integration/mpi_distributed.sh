@@ -2,7 +2,7 @@
 # qvis and qrad under mpirun (docs/distributed.md): at -np 1, 2 and 3 ranks
 # (oversubscribed on this machine) the bsp is byte-identical to a run at
 # -threads 2 without MPI, for qvis on three bsps and qrad on two with
-# bounces, also when walks hand every branch they can to other ranks; the
+# bounces (one also with decoupled lightmaps), also when walks hand every branch they can to other ranks; the
 # -json report has one entry per rank whose items add up; a
 # rank killed mid-job gives a non-zero exit, an error naming the rank and
 # the host, and a bsp left exactly as it was.
@@ -75,6 +75,11 @@ EOF
 R=$DATA/qrad
 check qrad light_sun "$R/ericw-q2_light_sun.bsp" "" -bounce 4
 check qrad q2t_liquids "$R/q2tools-220-q2_liquids.bsp" "" -bounce 4
+# Decoupled lightmaps are lit in the direct pass's items and finished on the
+# rank that lit the face; only their bytes travel, to rank 0 (with the
+# light grid, every face's light also goes to every rank).
+check qrad light_sun-decoupled "$R/ericw-q2_light_sun.bsp" "" -bounce 4 -world_units_per_luxel 8
+check qrad light_sun-decoupled-grid "$R/ericw-q2_light_sun.bsp" "" -bounce 2 -world_units_per_luxel 8 -lightgrid
 
 # Every rank computed the same total of items, and on E1M1 (thousands of
 # portals in some twenty loops) at least two ranks took a share.

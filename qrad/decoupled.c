@@ -372,15 +372,16 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
     size_t base = q->opts->novanilla ? 0 : (size_t)bsp->lightdatasize;
     size_t size = base + total + shared;
     if (size > 0x7fffffff) return q2err_set(err, NULL, 0, 0, "decoupled lightmaps need %zu bytes, over 2 GB", size);
-    uint8_t *data = q2_malloc(size > 0 ? size : 1);
-    if (base) memcpy(data, bsp->lightdata, base);
+    /* after the vanilla lightmaps (grown in place, not copied) */
+    uint8_t *data = base ? q2_realloc(bsp->lightdata, size) : q2_malloc(size > 0 ? size : 1);
+    if (base) bsp->lightdata = data;
     uint8_t *lump = q2_calloc(nf > 0 ? (size_t)nf : 1, DECOUPLED_LM_ENTRY);
+    /* The layout first (face order), then the bytes on the threads. */
     size_t ofs = base;
     long shared_ofs = -1;
     for (int fi = 0; fi < nf; fi++) {
         const rface_t *d = &dc->faces[fi];
         dface_t *df = &bsp->faces[fi];
-        int n = d->w * d->h;
         int32_t at;
         if (!d->lit) {
             if (shared_ofs < 0) {
@@ -390,16 +391,15 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
             }
             at = (int32_t)shared_ofs;
         } else {
-            int ns = 0;
-            while (ns < MAXLIGHTMAPS && df->styles[ns] != 255) ns++;
             if (!d->bytes) {
-                free(data);
+                if (!base) free(data);
                 free(lump);
                 return q2err_set(err, NULL, 0, 0, "internal error: face %d's decoupled lightmap was not finished", fi);
             }
+            int ns = 0;
+            while (ns < MAXLIGHTMAPS && df->styles[ns] != 255) ns++;
             at = (int32_t)ofs;
-            memcpy(data + ofs, d->bytes, (size_t)ns * n * 3);
-            ofs += (size_t)ns * n * 3;
+            ofs += (size_t)ns * d->w * d->h * 3;
         }
         uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
         wr_u16(e, (uint16_t)d->w);
@@ -407,15 +407,37 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         wr_i32(e + 4, at);
         for (int r = 0; r < 2; r++)
             for (int c = 0; c < 4; c++) wr_f32(e + 8 + 16 * r + 4 * c, dc->geo[fi].world_to_lm[r][c]);
-        if (q->opts->novanilla) df->lightofs = -1;
     }
     if (ofs != size) {
-        free(data);
+        if (!base) free(data);
         free(lump);
         return q2err_set(err, NULL, 0, 0, "internal error: decoupled lighting size %zu != %zu", ofs, size);
     }
-    free(bsp->lightdata);
-    bsp->lightdata = data;
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            rface_t *d = &dc->faces[fi];
+            if (!d->lit) continue;
+            const uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
+            int32_t at = rd_i32(e + 4);
+            int ns = 0;
+            while (ns < MAXLIGHTMAPS && bsp->faces[fi].styles[ns] != 255) ns++;
+            memcpy(data + at, d->bytes, (size_t)ns * d->w * d->h * 3);
+            free(d->bytes);
+            d->bytes = NULL;
+        }
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+    if (q->opts->novanilla)
+        for (int fi = 0; fi < nf; fi++) bsp->faces[fi].lightofs = -1;
+    if (!base) {
+        free(bsp->lightdata);
+        bsp->lightdata = data;
+    }
     bsp->lightdatasize = (int)size;
     bool ok = bspx_put_lump(bsp, "DECOUPLED_LM", lump, (size_t)nf * DECOUPLED_LM_ENTRY, err);
     free(lump);

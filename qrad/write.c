@@ -134,21 +134,23 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
 bool qrad_write_lighting(qrad_t *q, q2err_t *err)
 {
     bsp_t *bsp = q->bsp;
+    int nf = bsp->numfaces;
     size_t total = 0, shared = 0;
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
+    for (int fi = 0; fi < nf; fi++) {
         const rface_t *f = &q->faces[fi];
         size_t n = (size_t)f->w * f->h * 3;
         if (f->lit) total += n * f->numstyles;
         else if (n > shared) shared = n;
     }
     size_t size = total + shared;
+    if (size > 0x7fffffff) return q2err_set(err, NULL, 0, 0, "lightmaps need %zu bytes, over 2 GB", size);
     uint8_t *data = q2_malloc(size > 0 ? size : 1);
+    /* The layout first (face order), then the bytes on the threads. */
     size_t ofs = 0;
     long shared_ofs = -1;
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
+    for (int fi = 0; fi < nf; fi++) {
         rface_t *f = &q->faces[fi];
         dface_t *df = &bsp->faces[fi];
-        int n = f->w * f->h;
         memset(df->styles, 255, sizeof df->styles);
         if (!f->lit) {
             if (shared_ofs < 0) {
@@ -162,10 +164,26 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         }
         df->lightofs = (int32_t)ofs;
         for (int s = 0; s < f->numstyles; s++) df->styles[s] = (uint8_t)f->styles[s];
-        if (f->bytes) memcpy(data + ofs, f->bytes, (size_t)f->numstyles * n * 3);
-        else face_bytes(q->opts, f, data + ofs);
-        ofs += (size_t)f->numstyles * n * 3;
+        ofs += (size_t)f->numstyles * f->w * f->h * 3;
     }
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            rface_t *f = &q->faces[fi];
+            if (!f->lit) continue;
+            uint8_t *out = data + bsp->faces[fi].lightofs;
+            if (f->bytes) memcpy(out, f->bytes, (size_t)f->numstyles * f->w * f->h * 3);
+            else face_bytes(q->opts, f, out);
+            /* nothing reads them after the lump */
+            free(f->bytes);
+            f->bytes = NULL;
+        }
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
     if (ofs != size) {
         free(data);
         return q2err_set(err, NULL, 0, 0, "internal error: lighting size %zu != %zu", ofs, size);

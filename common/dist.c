@@ -530,6 +530,13 @@ dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void 
     return loop_begin(d, n, codec, ctx, false);
 }
 
+dist_loop_t *dist_loop_begin_to_root(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
+{
+    dist_loop_t *l = loop_begin(d, n, codec, ctx, false);
+    l->to_root = true;
+    return l;
+}
+
 dist_loop_t *dist_loop_begin_spilling(dist_t *d, long n, const dist_codec_t *codec, void *ctx)
 {
     return loop_begin(d, n, codec, ctx, true);

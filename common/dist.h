@@ -85,6 +85,9 @@ typedef struct dist_codec_t {
 
 /* A loop over items 0..n-1. All ranks begin and end it together. */
 dist_loop_t *dist_loop_begin(dist_t *d, long n, const dist_codec_t *codec, void *ctx);
+/* The same, but dist_loop_end sends the results to rank 0 only (a gather:
+ * no other rank unpacks anything), for results only rank 0 reads. */
+dist_loop_t *dist_loop_begin_to_root(dist_t *d, long n, const dist_codec_t *codec, void *ctx);
 /* The next item for the calling thread (any thread, any number of them);
  * false when the loop has no more work for this rank. */
 bool dist_loop_next(dist_loop_t *l, long *item);

@@ -22,11 +22,15 @@
  * Options: -lightgrid, -lightgrid_dist X Y Z (default 32 32 32); the
  * worldspawn keys "_lightgrid" "1" and "_lightgrid_dist" "X Y Z" (ericw-tools
  * reads worldspawn keys as its options with a leading underscore; the
- * command line wins). Work is per sample, written to its own slot. */
+ * command line wins). Work is per sample, written to its own slot; the
+ * ranks share it out row by row (common/dist.h), each pass's samples going
+ * to every rank (the next pass interpolates between them) and the last
+ * pass's to rank 0 only, which alone builds the octree. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/bspx.h"
 
@@ -104,20 +108,34 @@ static void cluster_lights_build(const qrad_t *q, cluster_lights_t *cl)
 {
     int nc = q->pvs ? q->numclusters : 0;
     cl->first = q2_calloc((size_t)nc + 1, sizeof(int));
-    size_t n = 0, cap = 0;
-    cl->list = NULL;
-    for (int c = 0; c < nc; c++) {
-        cl->first[c] = (int)n;
-        for (int i = 0; i < q->numlights; i++) {
-            if (!qrad_cluster_visible(q, c, q->lights[i].cluster)) continue;
-            if (n == cap) {
-                cap = cap * 2 + 1024;
-                cl->list = q2_realloc(cl->list, sizeof(int) * cap);
+    /* each cluster's count on the threads, the offsets, then the lists */
+    int *count = q2_calloc((size_t)nc + 1, sizeof(int));
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass == 1) {
+            long n = 0;
+            for (int c = 0; c < nc; c++) {
+                cl->first[c] = (int)n;
+                n += count[c];
             }
-            cl->list[n++] = i;
+            cl->first[nc] = (int)n;
+            cl->list = q2_malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
         }
+        dist_local_t *lt = dist_local_begin(q->opts->dist, nc);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
+        for (int c = 0; c < nc; c++) {
+            double t0 = dist_local_start(lt);
+            int k = 0;
+            for (int i = 0; i < q->numlights; i++) {
+                if (!qrad_cluster_visible(q, c, q->lights[i].cluster)) continue;
+                if (pass == 1) cl->list[cl->first[c] + k] = i;
+                k++;
+            }
+            count[c] = k;
+            dist_local_done(lt, c, t0);
+        }
+        dist_local_end(lt);
     }
-    cl->first[nc] = (int)n;
+    free(count);
     cl->all = q2_malloc(sizeof(int) * (size_t)(q->numlights > 0 ? q->numlights : 1));
     for (int i = 0; i < q->numlights; i++) cl->all[i] = i;
 }
@@ -433,6 +451,107 @@ static bool interpolate(const lightgrid_t *g, const lg_sample_t *grid, const uin
     return true;
 }
 
+/* One pass over the grid, a row of points along x per item. */
+typedef struct lg_pass_t {
+    const qrad_t *q;
+    const lightgrid_t *g;
+    const cluster_lights_t *cl;
+    lg_sample_t *grid;
+    uint8_t *occluded;
+    int pass;
+} lg_pass_t;
+
+/* Three passes, as the direct pass lights luxels in two: first the points
+ * whose coordinates are all multiples of 4, then those of 2, then the
+ * rest; each later point lies between 2, 4 or 8 points of the pass before
+ * (step 2, then 1 away), and one whose neighbours are all open and agree
+ * takes their mean, any other is traced. */
+static int point_pass(int x, int y, int z)
+{
+    int any = x | y | z;
+    return (any & 1) ? 2 : (any & 2) ? 1 : 0;
+}
+
+static void light_row(const lg_pass_t *x, long row, long *rays, long *traced)
+{
+    const lightgrid_t *g = x->g;
+    int y = (int)(row % g->size[1]), z = (int)(row / g->size[1]);
+    for (int cx = 0; cx < g->size[0]; cx++) {
+        if (point_pass(cx, y, z) != x->pass) continue;
+        int c[3] = {cx, y, z};
+        size_t idx = (size_t)row * g->size[0] + cx;
+        vec3_t p = vec3(g->mins[0] + c[0] * (double)g->dist[0], g->mins[1] + c[1] * (double)g->dist[1],
+                        g->mins[2] + c[2] * (double)g->dist[2]);
+        if (!locate_open(x->q->bsp, &p)) {
+            x->occluded[idx] = 1;
+            x->grid[idx].count = LG_OCCLUDED_MARK;
+        } else if (x->pass > 0 && interpolate(g, x->grid, x->occluded, c, x->pass == 1 ? 2 : 1, &x->grid[idx])) {
+            /* taken from the neighbours */
+        } else {
+            lg_acc_t acc = {0};
+            long r = 0;
+            sample_point(x->q, x->cl, p, &acc, &r);
+            *rays += r;
+            (*traced)++;
+            finish_sample(x->q, &acc, &x->grid[idx]);
+        }
+    }
+}
+
+/* A row's samples as they travel: per point of the pass, its count byte
+ * (LG_OCCLUDED_MARK: occluded), then, when open, the rest of the sample as
+ * it is in memory (unused slots zero), so every rank holds the same bytes. */
+#define LG_SAMPLE_REST (sizeof(lg_sample_t) - 1)
+
+static size_t row_size(void *ctx, long row)
+{
+    const lg_pass_t *x = ctx;
+    const lightgrid_t *g = x->g;
+    int y = (int)(row % g->size[1]), z = (int)(row / g->size[1]);
+    size_t n = 0;
+    for (int cx = 0; cx < g->size[0]; cx++)
+        if (point_pass(cx, y, z) == x->pass)
+            n += 1 + (x->occluded[(size_t)row * g->size[0] + cx] ? 0 : LG_SAMPLE_REST);
+    return n;
+}
+
+static void row_pack(void *ctx, long row, uint8_t *out)
+{
+    const lg_pass_t *x = ctx;
+    const lightgrid_t *g = x->g;
+    int y = (int)(row % g->size[1]), z = (int)(row / g->size[1]);
+    for (int cx = 0; cx < g->size[0]; cx++) {
+        if (point_pass(cx, y, z) != x->pass) continue;
+        size_t idx = (size_t)row * g->size[0] + cx;
+        const lg_sample_t *sm = &x->grid[idx];
+        *out++ = x->occluded[idx] ? LG_OCCLUDED_MARK : sm->count;
+        if (x->occluded[idx]) continue;
+        memcpy(out, sm->style, sizeof sm->style);
+        memcpy(out + sizeof sm->style, sm->rgb, sizeof sm->rgb);
+        out += LG_SAMPLE_REST;
+    }
+}
+
+static void row_unpack(void *ctx, long row, const uint8_t *in, size_t size)
+{
+    const lg_pass_t *x = ctx;
+    const lightgrid_t *g = x->g;
+    const uint8_t *end = in + size;
+    int y = (int)(row % g->size[1]), z = (int)(row / g->size[1]);
+    for (int cx = 0; cx < g->size[0] && in < end; cx++) {
+        if (point_pass(cx, y, z) != x->pass) continue;
+        size_t idx = (size_t)row * g->size[0] + cx;
+        lg_sample_t *sm = &x->grid[idx];
+        memset(sm, 0, sizeof *sm);
+        sm->count = *in++;
+        x->occluded[idx] = sm->count == LG_OCCLUDED_MARK;
+        if (x->occluded[idx] || (size_t)(end - in) < LG_SAMPLE_REST) continue;
+        memcpy(sm->style, in, sizeof sm->style);
+        memcpy(sm->rgb, in + sizeof sm->style, sizeof sm->rgb);
+        in += LG_SAMPLE_REST;
+    }
+}
+
 bool qrad_lightgrid(qrad_t *q, q2err_t *err)
 {
     const entity_t *world = worldspawn(q);
@@ -472,46 +591,34 @@ bool qrad_lightgrid(qrad_t *q, q2err_t *err)
     cluster_lights_t cl;
     cluster_lights_build(q, &cl);
     progress_t pr;
-    progress_begin(&pr, q->log, "lightgrid", (long)total);
-    long done = 0, traced = 0;
-    /* Three passes, as the direct pass lights luxels in two: first the
-     * points whose coordinates are all multiples of 4, then those of 2, then
-     * the rest; each later point lies between 2, 4 or 8 points of the pass
-     * before (step 2, then 1 away), and one whose neighbours are all open and
-     * agree takes their mean, any other is traced. */
+    progress_begin(&pr, q->log, "lightgrid", 3 * (long)g.size[1] * g.size[2]);
+    long traced = 0;
+    long rows = (long)g.size[1] * g.size[2];
+    static const dist_codec_t codec = {row_size, row_pack, row_unpack, true};
     for (int pass = 0; pass < 3; pass++) {
-#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opts->threads) reduction(+ : rays, traced)
-        for (long idx = 0; idx < (long)total; idx++) {
-            int c[3] = {(int)(idx % g.size[0]), (int)((idx / g.size[0]) % g.size[1]),
-                        (int)(idx / ((long)g.size[0] * g.size[1]))};
-            int any = c[0] | c[1] | c[2];
-            int mypass = (any & 1) ? 2 : (any & 2) ? 1 : 0;
-            if (mypass != pass) continue;
-            vec3_t p = vec3(g.mins[0] + c[0] * (double)g.dist[0], g.mins[1] + c[1] * (double)g.dist[1],
-                            g.mins[2] + c[2] * (double)g.dist[2]);
-            bool solid = !locate_open(q->bsp, &p);
-            if (solid) {
-                occluded[idx] = 1;
-                grid[idx].count = LG_OCCLUDED_MARK;
-            } else if (pass > 0 && interpolate(&g, grid, occluded, c, pass == 1 ? 2 : 1, &grid[idx])) {
-                /* taken from the neighbours */
-            } else {
-                lg_acc_t acc = {0};
-                long r = 0;
-                sample_point(q, &cl, p, &acc, &r);
-                rays += r;
-                traced++;
-                finish_sample(q, &acc, &grid[idx]);
-            }
-            long d;
-#pragma omp atomic capture
-            d = ++done;
-            if ((d & 1023) == 0) progress_update(&pr, d);
+        lg_pass_t x = {q, &g, &cl, grid, occluded, pass};
+        /* the next pass reads this one's samples; only rank 0 reads the last */
+        dist_loop_t *dl = pass < 2 ? dist_loop_begin(q->opts->dist, rows, &codec, &x)
+                                   : dist_loop_begin_to_root(q->opts->dist, rows, &codec, &x);
+#pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays, traced)
+        for (long row; dist_loop_next(dl, &row);) {
+            light_row(&x, row, &rays, &traced);
+            progress_update(&pr, pass * rows + dist_loop_finished(dl, row));
         }
+        dist_loop_end(dl);
     }
     progress_end(&pr);
     cluster_lights_free(&cl);
-    q->rays += rays;
+    long sums[2] = {rays, traced};
+    dist_sum_long(q->opts->dist, sums, 2);
+    q->rays += sums[0];
+    traced = sums[1];
+    if (!dist_is_root(q->opts->dist)) {
+        /* rank 0 alone has every sample, and alone writes */
+        free(grid);
+        free(occluded);
+        return true;
+    }
     for (size_t k = 0; k < total; k++)
         if (!occluded[k] && grid[k].count > g.numstyles) g.numstyles = grid[k].count;
     lg_build_t b = {g.size, occluded, &g, 0, 0, grid};

@@ -101,7 +101,8 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
     }
     /* Without the full exchange each rank finishes the faces it lit and
      * rank 0 gets their bytes; the other ranks are done (with it too,
-     * after the decoupled lightmaps: only rank 0 writes). */
+     * after the decoupled lightmaps, but for the light grid: only rank 0
+     * writes). */
     bool done = false;
     if (ok && !q.full_exchange) {
         if (st) stages_mark(st, "lightmaps");
@@ -122,7 +123,9 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
     }
     /* BSPX lumps (each a no-op unless asked for). */
     if (ok && !done) ok = qrad_drop_stale_lumps(&q, err) && qrad_decoupled_write(&q, err) && qrad_facenormals(&q, err);
-    if (ok && !done) {
+    /* the light grid is shared out too: every rank (it reads every face's
+     * light, so the full exchange is on) */
+    if (ok && (!done || q.full_exchange)) {
         if (st && opts->lightgrid) stages_mark(st, "lightgrid");
         ok = qrad_lightgrid(&q, err);
     }

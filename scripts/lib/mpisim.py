@@ -31,8 +31,9 @@ The model follows common/dist.c:
     and restores the others' at the CPU cost the trace measured;
   - a loop on an earlier loop's items ("same K", dist_loop_begin_same)
     gives each rank the items it computed in loop K of this simulation, with
-    no requests, its threads taking them in ascending order; one whose
-    results go to rank 0 only ("root") ends with a gather: two latencies
+    no requests, its threads taking them in ascending order;
+  - a loop whose results go to rank 0 only ("root": dist_loop_begin_same's
+    to_root or dist_loop_begin_to_root) ends with a gather: two latencies
     (the lengths, then the results) and the (R - 1) / R of the payload the
     other ranks computed, over rank 0's link, with the zero words' costs as
     above;
@@ -88,11 +89,13 @@ def read_trace(path):
     return segs
 
 
-def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.0), spill=None, owner=None):
+def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.0), spill=None, owner=None,
+             root=False):
     """One loop on R ranks of T threads; returns (seconds, of which exchange).
     split: qvis's walks (see --split); spill: (part, gap, long) for their
     hand-over to other ranks (see --spill-part); owner: a list that gets the
-    rank that took each item."""
+    rank that took each item; root: the results go to rank 0 only
+    (dist_loop_begin_to_root: a gather, as in sim_same)."""
     n = len(costs)
     if n == 0:
         return 0.0, 0.0
@@ -222,7 +225,7 @@ def sim_loop(costs, nbytes, R, T, lat, bw, split=None, piece=0.0006, zw=(0.0, 0.
         # the results (a ring allgather: R - 1 steps, each rank receiving
         # everything but its own share); before it a rank elides the zero
         # words of its share, after it restores the others' (one thread)
-        steps = math.ceil(math.log2(R)) + R - 1
+        steps = 2 if root else math.ceil(math.log2(R)) + R - 1
         comm = steps * lat + nbytes * (R - 1) / R / bw + zw[0] / R + zw[1] * (R - 1) / R
     return end + comm, comm
 
@@ -276,7 +279,7 @@ def simulate(segs, R, T, lat, bw, split=None, piece=0.0006, spill=None):
         else:
             owner = [0] * len(s[1])
             t, c = sim_loop(s[1], s[2], R, T, lat, bw, split if s[3] else None, piece, s[4], spill if s[3] else None,
-                            owner)
+                            owner, s[6])
             owners.append(owner)
             total += t
             comm += c

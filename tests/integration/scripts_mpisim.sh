@@ -3,7 +3,8 @@
 # figures, on traces made up here whose answers are known: equal items
 # spread evenly over ranks; a local loop runs on one rank's threads; a
 # long walk is shared by its rank's threads (--split) and, with spills,
-# by the other ranks too; an exchange costs its latencies and bytes.
+# by the other ranks too; an exchange (or a gather to rank 0) costs its
+# latencies and bytes.
 set -u
 . "$(dirname "$0")/lib/common.sh"
 q2m_need Q2MAP_SRC Q2MAP_TMP
@@ -58,4 +59,9 @@ python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 0.03 else 1)" "$fast"
 python3 -c "print('loop 4 0 10000000'); print('0 0 0 0')" >"$TMP/bytes.trace"
 out=$(python3 "$SIM" --ranks 4 --gbit 1 "$TMP/bytes.trace" | awk '$1 == 4 {print $3}')
 near "$out" 0.06025 0.0006 || bad "exchange of 10 MB on 4 ranks: $out s, not 0.060"
+# the same to rank 0 only (a gather): the same bytes over rank 0's link,
+# 2 latencies instead of 5 (of 5 ms here, to tell them apart)
+python3 -c "print('loop 4 0 10000000 root'); print('0 0 0 0')" >"$TMP/root.trace"
+out=$(python3 "$SIM" --ranks 4 --gbit 1 --latency-us 5000 "$TMP/root.trace" | awk '$1 == 4 {print $3}')
+near "$out" 0.070 0.0006 || bad "gather of 10 MB on 4 ranks: $out s, not 0.070"
 exit $fail

@@ -260,9 +260,22 @@ static void trace_gap(dist_t *d, double now)
     if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, process_cpu() - d->cpumark);
 }
 
+/* Tracing: a collective outside the loops (the input's broadcast, a flag,
+ * a sum, the summary's gather) moving `bytes` bytes from or to rank 0,
+ * which scripts/lib/mpisim.py charges on more than one rank ("coll N"). */
+static void trace_collective(dist_t *d, size_t bytes)
+{
+    if (!d || !d->trace) return;
+    trace_gap(d, time_now());
+    fprintf(d->trace, "coll %zu\n", bytes);
+    d->tmark = time_now();
+    d->cpumark = process_cpu();
+}
+
 void dist_set_threads(dist_t *d, int threads)
 {
     d->threads = d->self.threads = threads > 0 ? threads : 1;
+    trace_collective(d, sizeof d->threads);
 #ifdef Q2MAP_HAVE_MPI
     if (d->mpi) {
         MPI_Request rq;
@@ -299,7 +312,12 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
 {
     *data = NULL;
     *size = 0;
-    if (solo(d)) return file_read_all(path, max_size, data, size, err);
+    if (solo(d)) {
+        /* the header and the file, as rank 0 would broadcast them */
+        bool ok = file_read_all(path, max_size, data, size, err);
+        trace_collective(d, 2 * sizeof(uint64_t) + (ok ? *size : 0));
+        return ok;
+    }
 #ifdef Q2MAP_HAVE_MPI
     double t = time_now();
     /* header: ok flag and length; on failure the message follows instead */
@@ -330,6 +348,7 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
 
 bool dist_share(dist_t *d, uint8_t **data, size_t *size)
 {
+    if (d && solo(d)) trace_collective(d, sizeof(uint64_t) + *size);
 #ifdef Q2MAP_HAVE_MPI
     if (!solo(d)) {
         double t = time_now();
@@ -351,6 +370,7 @@ bool dist_share(dist_t *d, uint8_t **data, size_t *size)
 
 bool dist_root_bool(dist_t *d, bool v)
 {
+    trace_collective(d, sizeof(int));
 #ifdef Q2MAP_HAVE_MPI
     if (!solo(d)) {
         int x = v;
@@ -364,6 +384,7 @@ bool dist_root_bool(dist_t *d, bool v)
 
 void dist_sum_long(dist_t *d, long *v, int n)
 {
+    trace_collective(d, sizeof(long) * (size_t)(n > 0 ? n : 0));
 #ifdef Q2MAP_HAVE_MPI
     if (!solo(d) && n > 0) {
         long *tmp = q2_malloc(sizeof(long) * (size_t)n);
@@ -1081,6 +1102,7 @@ const dist_rank_stats_t *dist_collect(dist_t *d)
 {
     free(d->all);
     d->all = NULL;
+    trace_collective(d, sizeof d->self);
     if (d->rank == 0) d->all = q2_calloc((size_t)d->size, sizeof *d->all);
 #ifdef Q2MAP_HAVE_MPI
     if (d->size > 1) {

@@ -37,6 +37,10 @@ The model follows common/dist.c:
     (the lengths, then the results) and the (R - 1) / R of the payload the
     other ranks computed, over rank 0's link, with the zero words' costs as
     above;
+  - a collective outside the loops ("coll N": the input's broadcast, a
+    flag, a sum, the summary's gather) waits for rank 0 and costs log2 R
+    latencies plus, for its N bytes, a broadcast's scatter and allgather:
+    2 (R - 1) / R of them over a link;
   - item costs are those measured on one thread of the trace's machine.
 Not modelled: unpacking the results into place (a copy of what arrives),
 memory bandwidth shared by a host's threads, contention beyond one link
@@ -62,6 +66,10 @@ def read_trace(path):
         if w[0] == "gap":
             # the CPU time when the trace has it (robust to a loaded machine)
             segs.append(("gap", float(w[2] if len(w) > 2 else w[1])))
+            i += 1
+        elif w[0] == "coll":
+            # a collective outside the loops: its bytes from or to rank 0
+            segs.append(("coll", int(w[1])))
             i += 1
         elif w[0] == "local":
             n = int(w[1])
@@ -261,12 +269,26 @@ def sim_local(costs, T):
     return max(free)
 
 
+def sim_coll(nbytes, R, lat, bw):
+    """A collective outside the loops (the input's broadcast, a flag, a
+    sum, the summary's gather): log2 R latencies, and for its bytes a
+    broadcast's scatter then allgather (van de Geijn): 2 (R - 1) / R of
+    them over a link."""
+    if R == 1:
+        return 0.0
+    return math.ceil(math.log2(R)) * lat + 2 * nbytes * (R - 1) / R / bw
+
+
 def simulate(segs, R, T, lat, bw, split=None, piece=0.0006, spill=None):
     total = comm = 0.0
     owners = []  # per loop, the rank that took each item
     for s in segs:
         if s[0] == "gap":
             total += s[1]
+        elif s[0] == "coll":
+            c = sim_coll(s[1], R, lat, bw)
+            total += c
+            comm += c
         elif s[0] == "local":
             total += sim_local(s[1], T)
         elif len(s) > 5 and s[5] is not None:
@@ -325,11 +347,12 @@ def main():
     local = sum(sum(s[1]) for s in segs if s[0] == "local")
     work = sum(sum(s[1]) for s in segs if s[0] == "loop")
     nbytes = sum(s[2] for s in segs if s[0] == "loop")
+    colls = [s[1] for s in segs if s[0] == "coll"]
     print(f"trace: {sum(1 for s in segs if s[0] == 'loop')} loops, {work:.3f} s of items, "
           f"{gaps + local:.3f} s between loops ({local:.3f} s of it in loops of the rank's own threads, "
           f"the rest {'divided by the threads' if a.parallel_gaps else 'charged unparallelised'}), "
-          f"{nbytes} bytes of results")
-    crit = gaps + sum(max(s[1]) for s in segs if s[0] != "gap" and s[1])
+          f"{nbytes} bytes of results, {len(colls)} other collectives of {sum(colls)} bytes")
+    crit = gaps + sum(max(s[1]) for s in segs if s[0] in ("loop", "local") and s[1])
     if crit > 0:
         print(f"critical path (between loops + the costliest item of each loop): {crit:.3f} s, "
               f"so at most {(gaps + local + work) / crit:.1f} threads in all are busy on average")

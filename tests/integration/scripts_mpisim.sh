@@ -64,4 +64,10 @@ near "$out" 0.06025 0.0006 || bad "exchange of 10 MB on 4 ranks: $out s, not 0.0
 python3 -c "print('loop 4 0 10000000 root'); print('0 0 0 0')" >"$TMP/root.trace"
 out=$(python3 "$SIM" --ranks 4 --gbit 1 --latency-us 5000 "$TMP/root.trace" | awk '$1 == 4 {print $3}')
 near "$out" 0.070 0.0006 || bad "gather of 10 MB on 4 ranks: $out s, not 0.070"
+# the input's broadcast (a collective outside the loops): nothing on one
+# rank; on 4, 2 latencies and 2 x 3/4 of 10 MB over 1 Gbit/s (0.12 s)
+python3 -c "print('coll 10000000')" >"$TMP/bcast.trace"
+out=$(run "$TMP/bcast.trace" --ranks 1,4 --gbit 1)
+near "$(echo "$out" | at 1)" 0 0.0001 || bad "broadcast, 1 rank: $(echo "$out" | at 1) s, not 0"
+near "$(echo "$out" | at 4)" 0.1201 0.0006 || bad "broadcast of 10 MB, 4 ranks: $(echo "$out" | at 4) s, not 0.120"
 exit $fail

@@ -421,9 +421,9 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
 
 static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
 
-/* Lights one face; returns the number of styles that were dropped. */
-/* Lights f, face fi's vanilla rface or its decoupled one (decoupled.c):
- * both have fi's geometry and keys. */
+/* Lights f, face fi's vanilla rface or its decoupled one (decoupled.c:
+ * both have fi's geometry and keys); returns the number of styles that
+ * were dropped. */
 static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *f, long *rays)
 {
     int n = f->w * f->h;

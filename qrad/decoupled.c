@@ -258,23 +258,6 @@ static void bounce_at(const qrad_t *q, const decoupled_t *dc, int fi, vec3_t p, 
             out[c] += (float)(wt[k] * (f->light[(size_t)idx[k] * 3 + c] - dc->direct[fi][(size_t)idx[k] * 3 + c]));
 }
 
-static void free_face_buffers(rface_t *d)
-{
-    /* points/vnormals stay shared with the vanilla face (not freed here). */
-    free(d->samples);
-    free(d->clusters);
-    free(d->lnormals);
-    free(d->light);
-    free(d->nobounce);
-    free(d->dirtmap);
-    free(d->localmin);
-    d->samples = NULL;
-    d->clusters = NULL;
-    d->lnormals = NULL;
-    d->light = NULL;
-    d->nobounce = d->dirtmap = d->localmin = NULL;
-}
-
 size_t qrad_decoupled_bytes_size(const qrad_t *q, int fi)
 {
     const rface_t *d = qrad_decoupled_face(q, fi);
@@ -310,7 +293,8 @@ void qrad_decoupled_finish_face(qrad_t *q, int fi)
             }
         }
     }
-    free_face_buffers(d);
+    /* points/vnormals stay shared with the vanilla face (not freed here) */
+    rface_free_luxels(d);
     free(dc->direct[fi]);
     dc->direct[fi] = NULL;
 }
@@ -451,7 +435,7 @@ void qrad_decoupled_free(qrad_t *q)
     int nf = q->bsp->numfaces;
     for (int fi = 0; fi < nf; fi++) {
         if (dc->faces) {
-            free_face_buffers(&dc->faces[fi]);
+            rface_free_luxels(&dc->faces[fi]);
             free(dc->faces[fi].bytes);
         }
         if (dc->direct) free(dc->direct[fi]);

@@ -440,6 +440,9 @@ void qrad_bounce_free(qrad_t *q);
  * lit it; the bytes go to rank 0, which alone goes on to write. */
 bool qrad_finish(qrad_t *q, q2err_t *err);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
+/* Frees a face's per-luxel buffers (samples, clusters, normals, light,
+ * dirt and floors); its points and vertex normals stay. */
+void rface_free_luxels(rface_t *f);
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
 /* Fills bytes of lightmap with the ambient level: the block that the faces
  * without a lightmap of their own share (see write.c). */

@@ -41,6 +41,22 @@ void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
     for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
 }
 
+void rface_free_luxels(rface_t *f)
+{
+    free(f->light);
+    free(f->samples);
+    free(f->clusters);
+    free(f->lnormals);
+    free(f->dirtmap);
+    free(f->localmin);
+    free(f->nobounce);
+    f->light = NULL;
+    f->samples = NULL;
+    f->clusters = NULL;
+    f->lnormals = NULL;
+    f->dirtmap = f->localmin = f->nobounce = NULL;
+}
+
 /* A lit face's lightmap bytes, from its light after the floors. */
 static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)
 {
@@ -113,18 +129,7 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
         }
         /* nothing reads the face's luxels after its bytes: freed here, on
          * the rank's threads, not one by one at the end */
-        free(f->light);
-        free(f->samples);
-        free(f->clusters);
-        free(f->lnormals);
-        free(f->dirtmap);
-        free(f->localmin);
-        free(f->nobounce);
-        f->light = NULL;
-        f->samples = NULL;
-        f->clusters = NULL;
-        f->lnormals = NULL;
-        f->dirtmap = f->localmin = f->nobounce = NULL;
+        rface_free_luxels(f);
     }
     dist_loop_end(dl);
     qrad_gather_end(g);

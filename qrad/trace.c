@@ -132,6 +132,167 @@ static int split_node(presort_t *ps, bvh_node_t *node, int first, int count, int
     return split;
 }
 
+/* A node of at least this many triangles (the top few levels) is split by
+ * all the rank's threads at once, in BVH_PAR_CHUNKS ranges: every pass of
+ * split_node (the boxes, the SAH sums from both ends, the partitions) is a
+ * min/max union, an argmin or a stable scatter, so by range gives exactly
+ * what one thread gives, and the tree is the same. */
+#define BVH_PAR_SPLIT 2048
+#define BVH_PAR_CHUNKS 64
+
+static inline void box_add(aabb_t *a, const aabb_t *b)
+{
+    a->mins = vec_min(a->mins, b->mins);
+    a->maxs = vec_max(a->maxs, b->maxs);
+}
+
+typedef struct par_split_t {
+    int count;
+    aabb_t box[BVH_PAR_CHUNKS], cbox[BVH_PAR_CHUNKS]; /* per range: its items' boxes, centroids */
+    double best[BVH_PAR_CHUNKS];
+    int besti[BVH_PAR_CHUNKS], nleft[BVH_PAR_CHUNKS];
+} par_split_t;
+
+static inline int chunk_lo(const par_split_t *x, int c) { return (int)((long)x->count * c / BVH_PAR_CHUNKS); }
+
+static int split_node_par(presort_t *ps, bvh_node_t *node, int first, int count, int paxis, int *axis_out, int threads,
+                          dist_t *d)
+{
+    par_split_t *x = q2_calloc(1, sizeof *x);
+    x->count = count;
+    double *right = q2_malloc(sizeof(double) * (size_t)count);
+    /* the boxes of each range, in the parent's order, then of the node */
+    dist_local_t *lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        double t0 = dist_local_start(lt);
+        aabb_t b = aabb_empty(), cb = aabb_empty();
+        for (int k = chunk_lo(x, c); k < chunk_lo(x, c + 1); k++) {
+            const build_item_t *it = &ps->items[node_item(ps, paxis, first + k)];
+            box_add(&b, &it->b);
+            aabb_add_point(&cb, it->c);
+        }
+        x->box[c] = b;
+        x->cbox[c] = cb;
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    aabb_t box = aabb_empty(), cbox = aabb_empty();
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        box_add(&box, &x->box[c]);
+        box_add(&cbox, &x->cbox[c]);
+    }
+    for (int ax = 0; ax < 3; ax++) {
+        node->mins[ax] = nextafterf((float)vec_comp(box.mins, ax), -INFINITY);
+        node->maxs[ax] = nextafterf((float)vec_comp(box.maxs, ax), INFINITY);
+    }
+    vec3_t ext = vec_sub(cbox.maxs, cbox.mins);
+    int axis = ext.x >= ext.y && ext.x >= ext.z ? 0 : ext.y >= ext.z ? 1 : 2;
+    const int *la = ps->list[axis];
+    /* the ranges' boxes again, in the split axis's order */
+    lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        double t0 = dist_local_start(lt);
+        aabb_t b = aabb_empty();
+        for (int k = chunk_lo(x, c); k < chunk_lo(x, c + 1); k++) box_add(&b, &ps->items[la[first + k]].b);
+        x->box[c] = b;
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    /* SAH: right[i] over items [i, count), then the prefix from the left,
+     * each range starting from the union of the ranges beyond it; the least
+     * cost, the first position among equals */
+    lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        double t0 = dist_local_start(lt);
+        int lo = chunk_lo(x, c), hi = chunk_lo(x, c + 1);
+        aabb_t acc = aabb_empty();
+        for (int k = c + 1; k < BVH_PAR_CHUNKS; k++) box_add(&acc, &x->box[k]);
+        for (int i = hi - 1; i >= lo && i > 0; i--) {
+            box_add(&acc, &ps->items[la[first + i]].b);
+            right[i] = aabb_area(&acc) * (count - i);
+        }
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        double t0 = dist_local_start(lt);
+        /* positions i in (lo, hi], each after item i - 1 of this range */
+        int lo = chunk_lo(x, c), hi = chunk_lo(x, c + 1);
+        aabb_t acc = aabb_empty();
+        for (int k = 0; k < c; k++) box_add(&acc, &x->box[k]);
+        x->best[c] = DBL_MAX;
+        x->besti[c] = -1;
+        for (int i = lo + 1; i <= hi && i < count; i++) {
+            box_add(&acc, &ps->items[la[first + i - 1]].b);
+            double cost = aabb_area(&acc) * i + right[i];
+            if (cost < x->best[c]) {
+                x->best[c] = cost;
+                x->besti[c] = i;
+            }
+        }
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    double best = DBL_MAX;
+    int split = count / 2;
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++)
+        if (x->besti[c] >= 0 && x->best[c] < best) {
+            best = x->best[c];
+            split = x->besti[c];
+        }
+    free(right);
+    node->count = -1 - axis;
+    /* the sides, then each other axis's list partitioned stably: each
+     * range's left items after the left items of the ranges before it */
+    lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+        double t0 = dist_local_start(lt);
+        for (int i = chunk_lo(x, c); i < chunk_lo(x, c + 1); i++) ps->left[la[first + i]] = i < split;
+        dist_local_done(lt, c, t0);
+    }
+    dist_local_end(lt);
+    for (int ax = 0; ax < 3; ax++) {
+        if (ax == axis) continue;
+        int *l = ps->list[ax], *t = ps->tmp;
+        for (int step = 0; step < 2; step++) {
+            int base[BVH_PAR_CHUNKS];
+            for (int c = 0, nl = 0; step == 1 && c < BVH_PAR_CHUNKS; c++) {
+                base[c] = nl;
+                nl += x->nleft[c];
+            }
+            lt = dist_local_begin(d, BVH_PAR_CHUNKS);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+            for (int c = 0; c < BVH_PAR_CHUNKS; c++) {
+                double t0 = dist_local_start(lt);
+                int lo = chunk_lo(x, c), hi = chunk_lo(x, c + 1);
+                if (step == 0) {
+                    int n = 0;
+                    for (int k = lo; k < hi; k++) n += ps->left[l[first + k]];
+                    x->nleft[c] = n;
+                } else {
+                    int nl = first + base[c], nr = first + split + (lo - base[c]);
+                    for (int k = lo; k < hi; k++) {
+                        int item = l[first + k];
+                        t[ps->left[item] ? nl++ : nr++] = item;
+                    }
+                }
+                dist_local_done(lt, c, t0);
+            }
+            dist_local_end(lt);
+        }
+        memcpy(l + first, t + first, sizeof(int) * (size_t)count);
+    }
+    free(x);
+    *axis_out = axis;
+    return split;
+}
+
 static int build_r(presort_t *ps, builder_t *bd, int first, int count, int paxis)
 {
     int idx = bd->numnodes;
@@ -237,13 +398,20 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
     ARRAY_PUSH(e, ne, cap, root);
     /* One level at a time: entries [lo, hi) are split at once. */
     for (int lo = 0, hi = 1; lo < hi; lo = hi, hi = ne) {
+        /* the level's big nodes one after the other, each by all threads */
+        for (int i = lo; i < hi; i++) {
+            top_entry_t *x = &e[i];
+            x->subtree = x->count <= subtree_max;
+            if (!x->subtree && x->count >= BVH_PAR_SPLIT)
+                x->child[0] = split_node_par(&ps, &x->node, x->first, x->count, x->paxis, &x->child[1], threads, d);
+        }
         dist_local_t *lt = dist_local_begin(d, hi - lo);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (int i = lo; i < hi; i++) {
             double t0 = dist_local_start(lt);
             top_entry_t *x = &e[i];
-            x->subtree = x->count <= subtree_max;
-            if (!x->subtree) x->child[0] = split_node(&ps, &x->node, x->first, x->count, x->paxis, &x->child[1]);
+            if (!x->subtree && x->count < BVH_PAR_SPLIT)
+                x->child[0] = split_node(&ps, &x->node, x->first, x->count, x->paxis, &x->child[1]);
             dist_local_done(lt, i - lo, t0);
         }
         dist_local_end(lt);

@@ -96,6 +96,18 @@ bool file_write_atomic(const char *path, const void *data, size_t size, q2err_t 
     return atomic_commit(&af, err);
 }
 
+bool file_write_atomic_parts(const char *path, const file_part_t *parts, int n, q2err_t *err)
+{
+    atomic_file_t af;
+    if (!atomic_open(&af, path, err)) return false;
+    for (int i = 0; i < n; i++)
+        if (parts[i].size > 0 && fwrite(parts[i].data, 1, parts[i].size, af.f) != parts[i].size) {
+            atomic_abort(&af);
+            return q2err_set(err, path, 0, 0, "write error");
+        }
+    return atomic_commit(&af, err);
+}
+
 bool file_exists(const char *path)
 {
     struct stat st;

@@ -34,6 +34,16 @@ void atomic_abort(atomic_file_t *af);
 
 bool file_write_atomic(const char *path, const void *data, size_t size, q2err_t *err);
 
+/* One piece of a file written from several places in memory. */
+typedef struct file_part_t {
+    const void *data;
+    size_t size;
+} file_part_t;
+
+/* file_write_atomic of the parts one after the other, without gathering
+ * them into one buffer first. */
+bool file_write_atomic_parts(const char *path, const file_part_t *parts, int n, q2err_t *err);
+
 bool file_exists(const char *path);
 
 /* Copies `path` to out with its extension (the part after the last '.' in

@@ -496,25 +496,6 @@ bool bsp_check_limits(const bsp_t *bsp, q2err_t *err)
                      bsp_format_name(bsp->format));
 }
 
-typedef struct outbuf_t {
-    uint8_t *data;
-    size_t size, cap;
-} outbuf_t;
-
-static uint8_t *ob_reserve(outbuf_t *b, size_t n)
-{
-    if (b->size + n > b->cap) {
-        size_t cap = b->cap ? b->cap : 65536;
-        while (cap < b->size + n) cap *= 2;
-        b->data = q2_realloc(b->data, cap);
-        b->cap = cap;
-    }
-    uint8_t *p = b->data + b->size;
-    memset(p, 0, n);
-    b->size += n;
-    return p;
-}
-
 /* IBSP's short bounds: mins round down, maxs up, both clamped to the
  * field (bsp_format_excesses reports values that do not fit). */
 static int16_t short_floor(float v)
@@ -529,21 +510,63 @@ static int16_t short_ceil(float v)
     return (int16_t)(f < -32768.0 ? -32768.0 : f > 32767.0 ? 32767.0 : f);
 }
 
-static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
+/* A lump's bytes as written: IBSP or QBSP records, or the raw bytes. */
+static size_t lump_size(const bsp_t *bsp, int l)
 {
-    size_t start = b->size;
+    const size_t rs = (size_t)bsp_record_size(bsp->format, l);
+    switch (l) {
+    case LUMP_ENTITIES: return (size_t)bsp->entities_size;
+    case LUMP_PLANES: return rs * (size_t)bsp->numplanes;
+    case LUMP_VERTEXES: return rs * (size_t)bsp->numvertexes;
+    case LUMP_VISIBILITY: return (size_t)bsp->visdatasize;
+    case LUMP_NODES: return rs * (size_t)bsp->numnodes;
+    case LUMP_TEXINFO: return rs * (size_t)bsp->numtexinfo;
+    case LUMP_FACES: return rs * (size_t)bsp->numfaces;
+    case LUMP_LIGHTING: return (size_t)bsp->lightdatasize;
+    case LUMP_LEAFS: return rs * (size_t)bsp->numleafs;
+    case LUMP_LEAFFACES: return rs * (size_t)bsp->numleaffaces;
+    case LUMP_LEAFBRUSHES: return rs * (size_t)bsp->numleafbrushes;
+    case LUMP_EDGES: return rs * (size_t)bsp->numedges;
+    case LUMP_SURFEDGES: return rs * (size_t)bsp->numsurfedges;
+    case LUMP_MODELS: return rs * (size_t)bsp->nummodels;
+    case LUMP_BRUSHES: return rs * (size_t)bsp->numbrushes;
+    case LUMP_BRUSHSIDES: return rs * (size_t)bsp->numbrushsides;
+    case LUMP_POP: return (size_t)bsp->popsize;
+    case LUMP_AREAS: return rs * (size_t)bsp->numareas;
+    case LUMP_AREAPORTALS: return rs * (size_t)bsp->numareaportals;
+    }
+    return 0;
+}
+
+/* The lumps written as they are in memory (the file can take them from
+ * there without a copy); NULL for the others. */
+static const void *lump_raw(const bsp_t *bsp, int l)
+{
+    switch (l) {
+    case LUMP_ENTITIES: return bsp->entities;
+    case LUMP_VISIBILITY: return bsp->visdata;
+    case LUMP_LIGHTING: return bsp->lightdata;
+    case LUMP_POP: return bsp->pop;
+    }
+    return NULL;
+}
+
+/* Writes lump l's lump_size bytes at p; every byte of every record is
+ * set, so the buffer needs no zeroing. */
+static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
+{
     const bool q = bsp->format == BSP_FORMAT_QBSP;
     const size_t rs = (size_t)bsp_record_size(bsp->format, l);
     int n;
-    uint8_t *p;
+    const void *raw = lump_raw(bsp, l);
+    if (raw) {
+        size_t sz = lump_size(bsp, l);
+        if (sz) memcpy(p, raw, sz);
+        return;
+    }
     switch (l) {
-    case LUMP_ENTITIES:
-        p = ob_reserve(b, (size_t)bsp->entities_size);
-        if (bsp->entities_size > 0) memcpy(p, bsp->entities, (size_t)bsp->entities_size);
-        break;
     case LUMP_PLANES:
         n = bsp->numplanes;
-        p = ob_reserve(b, 20 * (size_t)n);
         for (int i = 0; i < n; i++, p += 20) {
             for (int k = 0; k < 3; k++) wr_f32(p + 4 * k, bsp->planes[i].normal[k]);
             wr_f32(p + 12, bsp->planes[i].dist);
@@ -552,17 +575,11 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         break;
     case LUMP_VERTEXES:
         n = bsp->numvertexes;
-        p = ob_reserve(b, 12 * (size_t)n);
         for (int i = 0; i < n; i++, p += 12)
             for (int k = 0; k < 3; k++) wr_f32(p + 4 * k, bsp->vertexes[i].point[k]);
         break;
-    case LUMP_VISIBILITY:
-        p = ob_reserve(b, (size_t)bsp->visdatasize);
-        if (bsp->visdatasize) memcpy(p, bsp->visdata, (size_t)bsp->visdatasize);
-        break;
     case LUMP_NODES:
         n = bsp->numnodes;
-        p = ob_reserve(b, rs * (size_t)n);
         for (int i = 0; i < n; i++, p += rs) {
             const dnode_t *d = &bsp->nodes[i];
             wr_i32(p, d->planenum);
@@ -587,23 +604,22 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         break;
     case LUMP_TEXINFO:
         n = bsp->numtexinfo;
-        p = ob_reserve(b, 76 * (size_t)n);
         for (int i = 0; i < n; i++, p += 76) {
             const dtexinfo_t *t = &bsp->texinfo[i];
             for (int s = 0; s < 2; s++)
                 for (int k = 0; k < 4; k++) wr_f32(p + 16 * s + 4 * k, t->vecs[s][k]);
             wr_i32(p + 32, t->flags);
             wr_i32(p + 36, t->value);
-            /* Copy up to the NUL; bytes after it stay zero so output does
-             * not depend on stale memory. */
+            /* Copy up to the NUL; the bytes after it are zero so output
+             * does not depend on stale memory. */
             size_t tl = strnlen(t->texture, 32);
             memcpy(p + 40, t->texture, tl);
+            memset(p + 40 + tl, 0, 32 - tl);
             wr_i32(p + 72, t->nexttexinfo);
         }
         break;
     case LUMP_FACES:
         n = bsp->numfaces;
-        p = ob_reserve(b, rs * (size_t)n);
         for (int i = 0; i < n; i++, p += rs) {
             const dface_t *f = &bsp->faces[i];
             if (q) {
@@ -625,13 +641,8 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
             }
         }
         break;
-    case LUMP_LIGHTING:
-        p = ob_reserve(b, (size_t)bsp->lightdatasize);
-        if (bsp->lightdatasize) memcpy(p, bsp->lightdata, (size_t)bsp->lightdatasize);
-        break;
     case LUMP_LEAFS:
         n = bsp->numleafs;
-        p = ob_reserve(b, rs * (size_t)n);
         for (int i = 0; i < n; i++, p += rs) {
             const dleaf_t *d = &bsp->leafs[i];
             wr_i32(p, d->contents);
@@ -661,21 +672,18 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         }
         break;
     case LUMP_LEAFFACES:
-        p = ob_reserve(b, rs * (size_t)bsp->numleaffaces);
         for (int i = 0; i < bsp->numleaffaces; i++) {
             if (q) wr_i32(p + 4 * i, (int32_t)bsp->leaffaces[i]);
             else wr_u16(p + 2 * i, (uint16_t)bsp->leaffaces[i]);
         }
         break;
     case LUMP_LEAFBRUSHES:
-        p = ob_reserve(b, rs * (size_t)bsp->numleafbrushes);
         for (int i = 0; i < bsp->numleafbrushes; i++) {
             if (q) wr_i32(p + 4 * i, (int32_t)bsp->leafbrushes[i]);
             else wr_u16(p + 2 * i, (uint16_t)bsp->leafbrushes[i]);
         }
         break;
     case LUMP_EDGES:
-        p = ob_reserve(b, rs * (size_t)bsp->numedges);
         for (int i = 0; i < bsp->numedges; i++) {
             if (q) {
                 wr_i32(p + 8 * i, (int32_t)bsp->edges[i].v[0]);
@@ -687,12 +695,10 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         }
         break;
     case LUMP_SURFEDGES:
-        p = ob_reserve(b, 4 * (size_t)bsp->numsurfedges);
         for (int i = 0; i < bsp->numsurfedges; i++) wr_i32(p + 4 * i, bsp->surfedges[i]);
         break;
     case LUMP_MODELS:
         n = bsp->nummodels;
-        p = ob_reserve(b, 48 * (size_t)n);
         for (int i = 0; i < n; i++, p += 48) {
             const dmodel_t *m = &bsp->models[i];
             for (int k = 0; k < 3; k++) {
@@ -706,7 +712,6 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         }
         break;
     case LUMP_BRUSHES:
-        p = ob_reserve(b, 12 * (size_t)bsp->numbrushes);
         for (int i = 0; i < bsp->numbrushes; i++) {
             wr_i32(p + 12 * i, bsp->brushes[i].firstside);
             wr_i32(p + 12 * i + 4, bsp->brushes[i].numsides);
@@ -714,7 +719,6 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
         }
         break;
     case LUMP_BRUSHSIDES:
-        p = ob_reserve(b, rs * (size_t)bsp->numbrushsides);
         for (int i = 0; i < bsp->numbrushsides; i++) {
             if (q) {
                 wr_i32(p + 8 * i, (int32_t)bsp->brushsides[i].planenum);
@@ -725,77 +729,124 @@ static void write_lump(outbuf_t *b, int l, const bsp_t *bsp, uint8_t *header)
             }
         }
         break;
-    case LUMP_POP:
-        p = ob_reserve(b, (size_t)bsp->popsize);
-        if (bsp->popsize) memcpy(p, bsp->pop, (size_t)bsp->popsize);
-        break;
     case LUMP_AREAS:
-        p = ob_reserve(b, 8 * (size_t)bsp->numareas);
         for (int i = 0; i < bsp->numareas; i++) {
             wr_i32(p + 8 * i, bsp->areas[i].numareaportals);
             wr_i32(p + 8 * i + 4, bsp->areas[i].firstareaportal);
         }
         break;
     case LUMP_AREAPORTALS:
-        p = ob_reserve(b, 8 * (size_t)bsp->numareaportals);
         for (int i = 0; i < bsp->numareaportals; i++) {
             wr_i32(p + 8 * i, bsp->areaportals[i].portalnum);
             wr_i32(p + 8 * i + 4, bsp->areaportals[i].otherarea);
         }
         break;
     }
-    size_t length = b->size - start;
-    wr_i32(header + 8 + 8 * l, length ? (int32_t)start : 0);
-    wr_i32(header + 12 + 8 * l, (int32_t)length);
-    /* Use the header through the buffer, which may have moved. */
-    size_t pad = (4 - (b->size & 3)) & 3;
-    ob_reserve(b, pad);
+}
+
+/* Where each part of the file goes: the header, the lumps in write_order
+ * each padded to 4 bytes, then the extra data (BSPX); indexed by position
+ * in write_order. */
+typedef struct layout_t {
+    size_t ofs[HEADER_LUMPS], size[HEADER_LUMPS], pad[HEADER_LUMPS];
+    size_t extra_ofs, total;
+} layout_t;
+
+static void plan_layout(const bsp_t *bsp, layout_t *lo, uint8_t *header)
+{
+    memset(header, 0, BSP_HEADER_SIZE);
+    /* ericw-tools' 160-byte header for both idents (q2tools-220 writes 16
+     * more zero bytes before the first lump, which readers skip). */
+    wr_i32(header, bsp->format == BSP_FORMAT_QBSP ? QBSP_IDENT : BSP_IDENT);
+    wr_i32(header + 4, BSP_VERSION);
+    size_t at = BSP_HEADER_SIZE;
+    for (int i = 0; i < HEADER_LUMPS; i++) {
+        int l = write_order[i];
+        size_t sz = lump_size(bsp, l);
+        lo->ofs[i] = at;
+        lo->size[i] = sz;
+        wr_i32(header + 8 + 8 * l, sz ? (int32_t)at : 0);
+        wr_i32(header + 12 + 8 * l, (int32_t)sz);
+        at += sz;
+        lo->pad[i] = (4 - (at & 3)) & 3;
+        at += lo->pad[i];
+    }
+    lo->extra_ofs = at;
+    lo->total = at + (bsp->extrasize > 0 ? bsp->extrasize : 0);
+}
+
+/* The extra data at its new offset: a BSPX directory holds absolute file
+ * offsets, moved by the distance the block moved. */
+static void write_extra(const bsp_t *bsp, size_t at, uint8_t *p)
+{
+    memcpy(p, bsp->extra, bsp->extrasize);
+    if (bsp->extrasize >= 8 && memcmp(p, "BSPX", 4) == 0) {
+        uint32_t count = (uint32_t)rd_i32(p + 4);
+        int64_t delta = (int64_t)at - (int64_t)bsp->extra_offset;
+        if ((uint64_t)count * 32 + 8 <= bsp->extrasize) {
+            for (uint32_t i = 0; i < count; i++) {
+                uint8_t *e = p + 8 + 32 * i;
+                uint32_t o = (uint32_t)rd_i32(e + 24);
+                wr_i32(e + 24, (int32_t)(uint32_t)((int64_t)o + delta));
+            }
+        }
+    }
 }
 
 bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *err)
 {
     (void)err;
-    outbuf_t b = {0};
+    layout_t lo;
     uint8_t header[BSP_HEADER_SIZE];
-    memset(header, 0, sizeof header);
-    ob_reserve(&b, BSP_HEADER_SIZE);
-    /* ericw-tools' 160-byte header for both idents (q2tools-220 writes 16
-     * more zero bytes before the first lump, which readers skip). */
-    wr_i32(header, bsp->format == BSP_FORMAT_QBSP ? QBSP_IDENT : BSP_IDENT);
-    wr_i32(header + 4, BSP_VERSION);
-    for (int i = 0; i < HEADER_LUMPS; i++) write_lump(&b, write_order[i], bsp, header);
-    memcpy(b.data, header, BSP_HEADER_SIZE);
-
-    if (bsp->extrasize > 0) {
-        size_t at = b.size;
-        uint8_t *p = ob_reserve(&b, bsp->extrasize);
-        memcpy(p, bsp->extra, bsp->extrasize);
-        /* A BSPX directory holds absolute file offsets: move them by the
-         * distance the block moved. */
-        if (bsp->extrasize >= 8 && memcmp(p, "BSPX", 4) == 0) {
-            uint32_t count = (uint32_t)rd_i32(p + 4);
-            int64_t delta = (int64_t)at - (int64_t)bsp->extra_offset;
-            if ((uint64_t)count * 32 + 8 <= bsp->extrasize) {
-                for (uint32_t i = 0; i < count; i++) {
-                    uint8_t *e = p + 8 + 32 * i;
-                    uint32_t o = (uint32_t)rd_i32(e + 24);
-                    wr_i32(e + 24, (int32_t)(uint32_t)((int64_t)o + delta));
-                }
-            }
-        }
+    plan_layout(bsp, &lo, header);
+    /* one buffer of the exact size: no growing, no zeroing but the pads */
+    uint8_t *out = q2_malloc(lo.total);
+    memcpy(out, header, BSP_HEADER_SIZE);
+    for (int i = 0; i < HEADER_LUMPS; i++) {
+        write_lump(bsp, write_order[i], out + lo.ofs[i]);
+        memset(out + lo.ofs[i] + lo.size[i], 0, lo.pad[i]);
     }
-    *data = b.data;
-    *size = b.size;
+    if (bsp->extrasize > 0) write_extra(bsp, lo.extra_ofs, out + lo.extra_ofs);
+    *data = out;
+    *size = lo.total;
     return true;
 }
 
 bool bsp_write_file(const char *path, const bsp_t *bsp, q2err_t *err)
 {
     if (!bsp_check_limits(bsp, err)) return q2err_wrap(err, "%s: not written", path);
-    uint8_t *data;
-    size_t size;
-    if (!bsp_write_memory(bsp, &data, &size, err)) return false;
-    bool ok = file_write_atomic(path, data, size, err);
-    free(data);
+    layout_t lo;
+    uint8_t header[BSP_HEADER_SIZE];
+    plan_layout(bsp, &lo, header);
+    /* The converted lumps go into one buffer; the raw ones (the lighting,
+     * the visibility, the entities: half of a lit map) go to the file from
+     * where they are, without a copy into fresh memory. */
+    size_t conv = bsp->extrasize;
+    for (int i = 0; i < HEADER_LUMPS; i++)
+        if (!lump_raw(bsp, write_order[i])) conv += lo.size[i];
+    uint8_t *buf = q2_malloc(conv > 0 ? conv : 1);
+    static const uint8_t zeros[4] = {0, 0, 0, 0};
+    file_part_t parts[2 * HEADER_LUMPS + 2];
+    int np = 0;
+    parts[np++] = (file_part_t){header, BSP_HEADER_SIZE};
+    size_t used = 0;
+    for (int i = 0; i < HEADER_LUMPS; i++) {
+        int l = write_order[i];
+        const void *raw = lump_raw(bsp, l);
+        if (raw) {
+            parts[np++] = (file_part_t){raw, lo.size[i]};
+        } else {
+            write_lump(bsp, l, buf + used);
+            parts[np++] = (file_part_t){buf + used, lo.size[i]};
+            used += lo.size[i];
+        }
+        if (lo.pad[i]) parts[np++] = (file_part_t){zeros, lo.pad[i]};
+    }
+    if (bsp->extrasize > 0) {
+        write_extra(bsp, lo.extra_ofs, buf + used);
+        parts[np++] = (file_part_t){buf + used, bsp->extrasize};
+    }
+    bool ok = file_write_atomic_parts(path, parts, np, err);
+    free(buf);
     return ok;
 }

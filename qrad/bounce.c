@@ -381,6 +381,32 @@ static int cmp_face_key(const void *a, const void *b)
     return x->face - y->face;
 }
 
+/* The keys (made in face order) sorted as cmp_face_key sorts them: two
+ * stable counting passes, by plane and side, then by model, instead of a
+ * comparison sort (a millisecond of base1-test's serial time); qsort for
+ * keys outside the ranges of a valid bsp. */
+static void sort_face_keys(const bsp_t *bsp, face_key_t *keys, int nk)
+{
+    int nb = 2 * bsp->numplanes, nm = bsp->nummodels;
+    for (int k = 0; k < nk; k++)
+        if (keys[k].planenum < 0 || keys[k].planenum >= bsp->numplanes || (keys[k].side != 0 && keys[k].side != 1) ||
+            keys[k].model < 0 || keys[k].model >= nm || (k > 0 && keys[k].face <= keys[k - 1].face)) {
+            qsort(keys, nk, sizeof *keys, cmp_face_key);
+            return;
+        }
+    face_key_t *tmp = q2_malloc(sizeof *tmp * (nk > 0 ? nk : 1));
+    int *at = q2_calloc((size_t)(nb > nm ? nb : nm) + 1, sizeof(int));
+    for (int k = 0; k < nk; k++) at[keys[k].planenum * 2 + keys[k].side + 1]++;
+    for (int b = 0; b < nb; b++) at[b + 1] += at[b];
+    for (int k = 0; k < nk; k++) tmp[at[keys[k].planenum * 2 + keys[k].side]++] = keys[k];
+    memset(at, 0, sizeof(int) * ((size_t)(nb > nm ? nb : nm) + 1));
+    for (int k = 0; k < nk; k++) at[tmp[k].model + 1]++;
+    for (int m = 0; m < nm; m++) at[m + 1] += at[m];
+    for (int k = 0; k < nk; k++) keys[at[tmp[k].model]++] = tmp[k];
+    free(at);
+    free(tmp);
+}
+
 /* Bounced light reaches a luxel from the patches of every face in its
  * plane (qbsp splits a floor into many faces) within one patch size,
  * weighted by a tent of the distance and by each patch's ray count. So
@@ -422,7 +448,7 @@ static void neighbours_build(const qrad_t *q, neighbours_t *nb)
         if (q->faces[fi].numpatches == 0) continue;
         nb->keys[nk++] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, q->faces[fi].model, fi};
     }
-    qsort(nb->keys, nk, sizeof *nb->keys, cmp_face_key);
+    sort_face_keys(q->bsp, nb->keys, nk);
     nb->group_of = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
     nb->group_end = q2_malloc(sizeof(int) * (nk > 0 ? nk : 1));
     const face_key_t *keys = nb->keys;

@@ -399,19 +399,30 @@ void qrad_samples_unpack(rface_t *f, const uint8_t *in)
 void qrad_faces_free(qrad_t *q)
 {
     if (!q->faces) return;
-    for (int i = 0; i < q->bsp->numfaces; i++) {
-        free(q->faces[i].points);
-        free(q->faces[i].samples);
-        free(q->faces[i].clusters);
-        free(q->faces[i].lnormals);
-        free(q->faces[i].vnormals);
-        free(q->faces[i].light);
-        free(q->faces[i].dirtmap);
-        free(q->faces[i].dirtraw);
-        free(q->faces[i].localmin);
-        free(q->faces[i].nobounce);
-        free(q->faces[i].bytes);
+    /* Tens of thousands of blocks: freed on the rank's threads, since every
+     * rank spends this time after its last loop. */
+    int nf = q->bsp->numfaces, nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_t *d = q->opts ? q->opts->dist : NULL;
+    dist_local_t *lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts ? q->opts->threads : 1)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int i = ch * QRAD_LOCAL_CHUNK; i < nf && i < (ch + 1) * QRAD_LOCAL_CHUNK; i++) {
+            free(q->faces[i].points);
+            free(q->faces[i].samples);
+            free(q->faces[i].clusters);
+            free(q->faces[i].lnormals);
+            free(q->faces[i].vnormals);
+            free(q->faces[i].light);
+            free(q->faces[i].dirtmap);
+            free(q->faces[i].dirtraw);
+            free(q->faces[i].localmin);
+            free(q->faces[i].nobounce);
+            free(q->faces[i].bytes);
+        }
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
     free(q->faces);
     q->faces = NULL;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/mem.h"
 #include "bspx.h"
 #include "entities.h"
@@ -24,6 +25,8 @@ typedef struct checker_t {
     void *ctx;
     int max;
     int count;
+    dist_t *dist; /* with threads: where the face checks run (bsp_validate_threads) */
+    int threads;
 } checker_t;
 
 __attribute__((format(printf, 2, 3))) static void problem(checker_t *c, const char *fmt, ...)
@@ -211,94 +214,126 @@ static bool face_texcoords_sane(const bsp_t *b, const dface_t *f)
     return true;
 }
 
+/* One face's checks (reads only the bsp: safe on several threads with
+ * checkers of their own). */
+static void check_face(checker_t *c, int i)
+{
+    const bsp_t *b = c->bsp;
+    const dface_t *f = &b->faces[i];
+    bool ok = true;
+    if (f->planenum >= (uint32_t)b->numplanes) problem(c, "face %d: plane %d out of range (%d planes)", i, f->planenum,
+                                             b->numplanes);
+    if (f->side != 0 && f->side != 1) problem(c, "face %d: side %d is not 0 or 1", i, f->side);
+    if (f->texinfo < 0 || f->texinfo >= b->numtexinfo) {
+        problem(c, "face %d: texinfo %d out of range (%d texinfos)", i, f->texinfo, b->numtexinfo);
+        ok = false;
+    }
+    if (f->numedges < 3) {
+        problem(c, "face %d: %d edges (at least 3 needed)", i, f->numedges);
+        return;
+    }
+    if (!range_ok(f->firstedge, f->numedges, b->numsurfedges)) {
+        problem(c, "face %d: surfedges %d..%lld out of range (%d surfedges)", i, f->firstedge,
+                (long long)f->firstedge + f->numedges - 1, b->numsurfedges);
+        return;
+    }
+    /* Each edge must start where the previous one ended, and the last
+     * end where the first starts. */
+    long long first_start = -1, prev_end = -1;
+    bool edges_ok = true;
+    for (int k = 0; k < f->numedges; k++) {
+        int32_t se = b->surfedges[f->firstedge + k];
+        if (se == INT32_MIN || (se < 0 ? -se : se) >= b->numedges) {
+            edges_ok = false; /* reported with the surfedges */
+            break;
+        }
+        const dedge_t *e = &b->edges[se < 0 ? -se : se];
+        /* long long: QBSP's vertex numbers are 32-bit unsigned */
+        long long v0 = se < 0 ? e->v[1] : e->v[0], v1 = se < 0 ? e->v[0] : e->v[1];
+        if (v0 >= b->numvertexes || v1 >= b->numvertexes) {
+            edges_ok = false;
+            break;
+        }
+        if (k == 0)
+            first_start = v0;
+        else if (v0 != prev_end) {
+            problem(c, "face %d: edge %d starts at vertex %lld but the previous edge ended at %lld (not a closed loop)",
+                    i, k, v0, prev_end);
+            edges_ok = false;
+            break;
+        }
+        prev_end = v1;
+    }
+    if (edges_ok && prev_end != first_start)
+        problem(c, "face %d: the last edge ends at vertex %lld, not at the first vertex %lld (not a closed loop)", i,
+                prev_end, first_start);
+    if (!edges_ok || !ok) return;
+
+    /* Lightmaps. */
+    const dtexinfo_t *t = &b->texinfo[f->texinfo];
+    if (!face_texcoords_sane(b, f)) {
+        problem(c, "face %d: texture coordinates are not finite or beyond +-%.0f", i, BSPCHECK_MAX_TEXCOORD);
+        return;
+    }
+    face_extents_t ext;
+    q2err_t err;
+    if (!bsp_face_extents(b, i, &ext, &err)) return;
+    bool warp_sky = (t->flags & (SURF_WARP | SURF_SKY)) != 0;
+    if (!warp_sky && (ext.size[0] > MAX_LIGHTMAP_DIM || ext.size[1] > MAX_LIGHTMAP_DIM))
+        problem(c, "face %d: lightmap %dx%d is larger than %dx%d (texture '%s')", i, ext.size[0], ext.size[1],
+                MAX_LIGHTMAP_DIM, MAX_LIGHTMAP_DIM, t->texture);
+    int numstyles = 0;
+    while (numstyles < MAXLIGHTMAPS && f->styles[numstyles] != 255) numstyles++;
+    for (int s = numstyles; s < MAXLIGHTMAPS; s++)
+        if (f->styles[s] != 255) {
+            problem(c, "face %d: light style slot %d is used after an unused slot", i, s);
+            break;
+        }
+    /* Engines never read lightmaps of warped and sky surfaces (qrad3
+     * leaves them pointing at offset 0), so their offsets are not
+     * checked. */
+    if (warp_sky || f->lightofs == -1 || numstyles == 0 || bsp_is_unlit(b)) return;
+    if (f->lightofs < 0) {
+        problem(c, "face %d: lightofs %d is negative (only -1 means none)", i, f->lightofs);
+        return;
+    }
+    if (ext.size[0] < 1 || ext.size[1] < 1) return; /* degenerate extents, covered by the size check */
+    long long need = (long long)ext.size[0] * ext.size[1] * 3 * numstyles;
+    if ((long long)f->lightofs + need > b->lightdatasize)
+        problem(c, "face %d: lightmap at %d (%lld bytes, %dx%d x %d styles) runs past the %d-byte lighting lump",
+                i, f->lightofs, need, ext.size[0], ext.size[1], numstyles, b->lightdatasize);
+}
+
+/* Faces: with threads, a pass on them finds the faces with any problem
+ * (a checker that only counts), then those faces are checked again in face
+ * order with the report, so the problems, their order and their count are
+ * those of one pass. */
+#define CHECK_FACES_CHUNK 64
+
 static void check_faces(checker_t *c)
 {
     const bsp_t *b = c->bsp;
-    for (int i = 0; i < b->numfaces; i++) {
-        const dface_t *f = &b->faces[i];
-        bool ok = true;
-        if (f->planenum >= (uint32_t)b->numplanes) problem(c, "face %d: plane %d out of range (%d planes)", i, f->planenum,
-                                                 b->numplanes);
-        if (f->side != 0 && f->side != 1) problem(c, "face %d: side %d is not 0 or 1", i, f->side);
-        if (f->texinfo < 0 || f->texinfo >= b->numtexinfo) {
-            problem(c, "face %d: texinfo %d out of range (%d texinfos)", i, f->texinfo, b->numtexinfo);
-            ok = false;
-        }
-        if (f->numedges < 3) {
-            problem(c, "face %d: %d edges (at least 3 needed)", i, f->numedges);
-            continue;
-        }
-        if (!range_ok(f->firstedge, f->numedges, b->numsurfedges)) {
-            problem(c, "face %d: surfedges %d..%lld out of range (%d surfedges)", i, f->firstedge,
-                    (long long)f->firstedge + f->numedges - 1, b->numsurfedges);
-            continue;
-        }
-        /* Each edge must start where the previous one ended, and the last
-         * end where the first starts. */
-        long long first_start = -1, prev_end = -1;
-        bool edges_ok = true;
-        for (int k = 0; k < f->numedges; k++) {
-            int32_t se = b->surfedges[f->firstedge + k];
-            if (se == INT32_MIN || (se < 0 ? -se : se) >= b->numedges) {
-                edges_ok = false; /* reported with the surfedges */
-                break;
-            }
-            const dedge_t *e = &b->edges[se < 0 ? -se : se];
-            /* long long: QBSP's vertex numbers are 32-bit unsigned */
-            long long v0 = se < 0 ? e->v[1] : e->v[0], v1 = se < 0 ? e->v[0] : e->v[1];
-            if (v0 >= b->numvertexes || v1 >= b->numvertexes) {
-                edges_ok = false;
-                break;
-            }
-            if (k == 0)
-                first_start = v0;
-            else if (v0 != prev_end) {
-                problem(c, "face %d: edge %d starts at vertex %lld but the previous edge ended at %lld (not a closed loop)",
-                        i, k, v0, prev_end);
-                edges_ok = false;
-                break;
-            }
-            prev_end = v1;
-        }
-        if (edges_ok && prev_end != first_start)
-            problem(c, "face %d: the last edge ends at vertex %lld, not at the first vertex %lld (not a closed loop)", i,
-                    prev_end, first_start);
-        if (!edges_ok || !ok) continue;
-
-        /* Lightmaps. */
-        const dtexinfo_t *t = &b->texinfo[f->texinfo];
-        if (!face_texcoords_sane(b, f)) {
-            problem(c, "face %d: texture coordinates are not finite or beyond +-%.0f", i, BSPCHECK_MAX_TEXCOORD);
-            continue;
-        }
-        face_extents_t ext;
-        q2err_t err;
-        if (!bsp_face_extents(b, i, &ext, &err)) continue;
-        bool warp_sky = (t->flags & (SURF_WARP | SURF_SKY)) != 0;
-        if (!warp_sky && (ext.size[0] > MAX_LIGHTMAP_DIM || ext.size[1] > MAX_LIGHTMAP_DIM))
-            problem(c, "face %d: lightmap %dx%d is larger than %dx%d (texture '%s')", i, ext.size[0], ext.size[1],
-                    MAX_LIGHTMAP_DIM, MAX_LIGHTMAP_DIM, t->texture);
-        int numstyles = 0;
-        while (numstyles < MAXLIGHTMAPS && f->styles[numstyles] != 255) numstyles++;
-        for (int s = numstyles; s < MAXLIGHTMAPS; s++)
-            if (f->styles[s] != 255) {
-                problem(c, "face %d: light style slot %d is used after an unused slot", i, s);
-                break;
-            }
-        /* Engines never read lightmaps of warped and sky surfaces (qrad3
-         * leaves them pointing at offset 0), so their offsets are not
-         * checked. */
-        if (warp_sky || f->lightofs == -1 || numstyles == 0 || bsp_is_unlit(b)) continue;
-        if (f->lightofs < 0) {
-            problem(c, "face %d: lightofs %d is negative (only -1 means none)", i, f->lightofs);
-            continue;
-        }
-        if (ext.size[0] < 1 || ext.size[1] < 1) continue; /* degenerate extents, covered by the size check */
-        long long need = (long long)ext.size[0] * ext.size[1] * 3 * numstyles;
-        if ((long long)f->lightofs + need > b->lightdatasize)
-            problem(c, "face %d: lightmap at %d (%lld bytes, %dx%d x %d styles) runs past the %d-byte lighting lump",
-                    i, f->lightofs, need, ext.size[0], ext.size[1], numstyles, b->lightdatasize);
+    if (!c->dist && c->threads <= 1) {
+        for (int i = 0; i < b->numfaces; i++) check_face(c, i);
+        return;
     }
+    int nf = b->numfaces, nchunk = (nf + CHECK_FACES_CHUNK - 1) / CHECK_FACES_CHUNK;
+    uint8_t *bad = q2_malloc((size_t)nf + 1);
+    dist_local_t *lt = dist_local_begin(c->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads > 0 ? c->threads : 1)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int i = ch * CHECK_FACES_CHUNK; i < nf && i < (ch + 1) * CHECK_FACES_CHUNK; i++) {
+            checker_t count = {b, NULL, NULL, 0, 0, NULL, 1};
+            check_face(&count, i);
+            bad[i] = count.count > 0;
+        }
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+    for (int i = 0; i < nf; i++)
+        if (bad[i]) check_face(c, i);
+    free(bad);
 }
 
 static void check_leafs(checker_t *c, int numclusters)
@@ -423,9 +458,9 @@ static void check_limits(checker_t *c)
     if (!bsp_check_limits(c->bsp, &err)) problem(c, "%s", err.msg);
 }
 
-int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx)
+static int check_all(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx, dist_t *dist, int threads)
 {
-    checker_t c = {bsp, report, ctx, max_problems, 0};
+    checker_t c = {bsp, report, ctx, max_problems, 0, dist, threads};
     check_entities(&c);
     check_planes(&c);
     check_vertexes_edges(&c);
@@ -443,12 +478,17 @@ int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ct
     return c.count;
 }
 
+int bsp_check(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx)
+{
+    return check_all(bsp, max_problems, report, ctx, NULL, 1);
+}
+
 /* Peculiarities that leave a bsp usable: other compilers' files have them
  * and engines load them, so they are reported apart from problems. Call
  * only on a bsp that bsp_check passed. */
 int bsp_check_notes(const bsp_t *b, bsp_report_fn report, void *ctx)
 {
-    checker_t c = {b, report, ctx, 0, 0};
+    checker_t c = {b, report, ctx, 0, 0, NULL, 1};
     if (bsp_is_unlit(b)) {
         int styled = 0;
         for (int i = 0; i < b->numfaces; i++) styled += b->faces[i].styles[0] != 255;
@@ -563,11 +603,16 @@ static void keep_first(void *ctx, const char *problem)
     f->have = true;
 }
 
-bool bsp_validate(const bsp_t *bsp, const char *name, q2err_t *err)
+bool bsp_validate_threads(const bsp_t *bsp, const char *name, dist_t *dist, int threads, q2err_t *err)
 {
     first_problem_t first = {{0}, false};
-    int n = bsp_check(bsp, 1000, keep_first, &first);
+    int n = check_all(bsp, 1000, keep_first, &first, dist, threads);
     if (n == 0) return true;
     return q2err_set(err, name, 0, 0, "not a valid .bsp: %s (%d problem%s; bspinfo --check lists them)", first.msg,
                      n, n == 1 ? "" : "s");
+}
+
+bool bsp_validate(const bsp_t *bsp, const char *name, q2err_t *err)
+{
+    return bsp_validate_threads(bsp, name, NULL, 1, err);
 }

@@ -42,6 +42,12 @@ int bsp_check_notes(const bsp_t *bsp, bsp_report_fn report, void *ctx);
  * input is refused before any work instead of producing garbage. */
 bool bsp_validate(const bsp_t *bsp, const char *name, q2err_t *err);
 
+/* bsp_validate with the per-face checks on `threads` OpenMP threads, traced
+ * as a local loop of dist (common/dist.h; dist may be NULL); the same
+ * result and message. */
+typedef struct dist_t dist_t;
+bool bsp_validate_threads(const bsp_t *bsp, const char *name, dist_t *dist, int threads, q2err_t *err);
+
 #define BSP_STATS_MAX_DIM 17
 
 typedef struct bsp_stats_t {

@@ -349,7 +349,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     bool read_ok = dist_read_file(dist, path, BSP_MAX_FILE_SIZE, &data, &size, &err) &&
                    bsp_read_memory(data, size, path, &bsp, &err);
     free(data);
-    if (!read_ok || !bsp_validate(&bsp, path, &err)) {
+    if (!read_ok || !bsp_validate_threads(&bsp, path, dist, opts.threads, &err)) {
         log_error(&log, "qrad: %s", err.msg);
         bsp_free(&bsp);
         return 1;

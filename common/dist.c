@@ -346,6 +346,40 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
 #endif
 }
 
+bool dist_map_file(dist_t *d, const char *path, size_t max_size, file_map_t *m, q2err_t *err)
+{
+    memset(m, 0, sizeof *m);
+    if (solo(d)) return file_map(path, max_size, m, err);
+#ifdef Q2MAP_HAVE_MPI
+    double t = time_now();
+    /* header: ok flag and length; on failure the message follows instead */
+    uint64_t head[2] = {0, 0};
+    bool ok = true;
+    if (d->rank == 0) {
+        ok = file_map(path, max_size, m, err);
+        head[0] = ok;
+        head[1] = ok ? (uint64_t)m->size : (uint64_t)sizeof *err;
+    }
+    bcast_bytes(d, head, sizeof head);
+    ok = head[0] != 0;
+    if (!ok) {
+        bcast_bytes(d, err, sizeof *err);
+    } else if (d->rank != 0) {
+        uint8_t *buf = q2_malloc((size_t)head[1] + 1);
+        bcast_bytes(d, buf, (size_t)head[1]);
+        m->data = buf;
+        m->size = (size_t)head[1];
+    } else {
+        /* the root only sends: its mapping is read-only */
+        bcast_bytes(d, (void *)m->data, m->size);
+    }
+    d->self.comm_seconds += time_now() - t;
+    return ok;
+#else
+    return false;
+#endif
+}
+
 bool dist_share(dist_t *d, uint8_t **data, size_t *size)
 {
     if (d && solo(d)) trace_collective(d, sizeof(uint64_t) + *size);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "error.h"
+#include "fileio.h"
 #include "jsonw.h"
 #include "log.h"
 
@@ -65,6 +66,10 @@ static inline bool dist_is_root(const dist_t *d) { return dist_rank(d) == 0; }
 /* Rank 0 reads the file and sends it to the others, so hosts need no
  * shared filesystem. On failure every rank gets rank 0's error. */
 bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
+/* dist_read_file into a file_map_t (common/fileio.h): rank 0 maps the file
+ * (no copy), the others get its bytes in a buffer; release with
+ * file_unmap. */
+bool dist_map_file(dist_t *d, const char *path, size_t max_size, file_map_t *m, q2err_t *err);
 /* Rank 0's bytes on every rank (allocated there; rank 0's stay its own). */
 bool dist_share(dist_t *d, uint8_t **data, size_t *size);
 /* Rank 0's value of v, on every rank. */

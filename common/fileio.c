@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +45,49 @@ bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *si
     *data = buf;
     *size = n;
     return true;
+}
+
+bool file_map(const char *path, size_t max_size, file_map_t *m, q2err_t *err)
+{
+    memset(m, 0, sizeof *m);
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && (uint64_t)st.st_size > (uint64_t)max_size) {
+        close(fd);
+        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit", (long long)st.st_size,
+                         max_size);
+    }
+    if (regular && st.st_size > 0) {
+        /* MAP_POPULATE maps the cached pages at once: no fault per page and
+         * no copy, where a read into fresh memory zero-fills and faults
+         * every page of it first. */
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            m->data = p;
+            m->size = (size_t)st.st_size;
+            m->mapped = true;
+            return true;
+        }
+    }
+    close(fd);
+    /* anything mmap does not take (an empty file, a special file) goes the
+     * way of file_read_all, with its checks and messages */
+    uint8_t *data;
+    size_t size;
+    if (!file_read_all(path, max_size, &data, &size, err)) return false;
+    m->data = data;
+    m->size = size;
+    return true;
+}
+
+void file_unmap(file_map_t *m)
+{
+    if (m->mapped) munmap((void *)m->data, m->size);
+    else free((void *)m->data);
+    memset(m, 0, sizeof *m);
 }
 
 bool atomic_open(atomic_file_t *af, const char *path, q2err_t *err)

@@ -20,6 +20,18 @@
  * counted in *size). Files larger than max_size are refused with an error. */
 bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err);
 
+/* A whole file to read, mapped (mmap) where it can be, else read into a
+ * malloc'ed buffer; no NUL is appended. The same checks and errors as
+ * file_read_all. Read-only; release with file_unmap. */
+typedef struct file_map_t {
+    const uint8_t *data;
+    size_t size;
+    bool mapped;
+} file_map_t;
+
+bool file_map(const char *path, size_t max_size, file_map_t *m, q2err_t *err);
+void file_unmap(file_map_t *m);
+
 typedef struct atomic_file_t {
     FILE *f;
     char path[Q2_PATH_MAX];

@@ -344,11 +344,10 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         return 1;
     }
     /* rank 0 reads the bsp (and the textures) and sends them to the others */
-    uint8_t *data;
-    size_t size;
-    bool read_ok = dist_read_file(dist, path, BSP_MAX_FILE_SIZE, &data, &size, &err) &&
-                   bsp_read_memory(data, size, path, &bsp, &err);
-    free(data);
+    file_map_t file;
+    bool read_ok = dist_map_file(dist, path, BSP_MAX_FILE_SIZE, &file, &err) &&
+                   bsp_read_memory(file.data, file.size, path, &bsp, &err);
+    file_unmap(&file);
     if (!read_ok || !bsp_validate_threads(&bsp, path, dist, opts.threads, &err)) {
         log_error(&log, "qrad: %s", err.msg);
         bsp_free(&bsp);

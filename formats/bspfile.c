@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/mem.h"
 #include "bytes.h"
@@ -207,7 +208,89 @@ static void read_models(const uint8_t *p, int n, dmodel_t *out)
     }
 }
 
-bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *bsp, q2err_t *err)
+/* Records [first, first + n) of lump l, from p (the lump's start). */
+static void read_range(bsp_t *bsp, int l, const uint8_t *p, bool q, int first, int n)
+{
+    const int rs = bsp_record_size(bsp->format, l);
+    const uint8_t *r = p + (size_t)first * rs;
+    switch (l) {
+    case LUMP_ENTITIES: memcpy(bsp->entities + first, r, (size_t)n); break;
+    case LUMP_PLANES: read_planes(r, n, bsp->planes + first); break;
+    case LUMP_VERTEXES: read_vertexes(r, n, bsp->vertexes + first); break;
+    case LUMP_VISIBILITY: memcpy(bsp->visdata + first, r, (size_t)n); break;
+    case LUMP_NODES: read_nodes(r, n, q, bsp->nodes + first); break;
+    case LUMP_TEXINFO: read_texinfo(r, n, bsp->texinfo + first); break;
+    case LUMP_FACES: read_faces(r, n, q, bsp->faces + first); break;
+    case LUMP_LIGHTING: memcpy(bsp->lightdata + first, r, (size_t)n); break;
+    case LUMP_LEAFS: read_leafs(r, n, q, bsp->leafs + first); break;
+    case LUMP_LEAFFACES:
+        for (int i = 0; i < n; i++) bsp->leaffaces[first + i] = q ? (uint32_t)rd_i32(r + 4 * i) : rd_u16(r + 2 * i);
+        break;
+    case LUMP_LEAFBRUSHES:
+        for (int i = 0; i < n; i++) bsp->leafbrushes[first + i] = q ? (uint32_t)rd_i32(r + 4 * i) : rd_u16(r + 2 * i);
+        break;
+    case LUMP_EDGES:
+        for (int i = 0; i < n; i++) {
+            dedge_t *e = &bsp->edges[first + i];
+            if (q) {
+                e->v[0] = (uint32_t)rd_i32(r + 8 * i);
+                e->v[1] = (uint32_t)rd_i32(r + 8 * i + 4);
+            } else {
+                e->v[0] = rd_u16(r + 4 * i);
+                e->v[1] = rd_u16(r + 4 * i + 2);
+            }
+        }
+        break;
+    case LUMP_SURFEDGES:
+        for (int i = 0; i < n; i++) bsp->surfedges[first + i] = rd_i32(r + 4 * i);
+        break;
+    case LUMP_MODELS: read_models(r, n, bsp->models + first); break;
+    case LUMP_BRUSHES:
+        for (int i = 0; i < n; i++) {
+            dbrush_t *b = &bsp->brushes[first + i];
+            b->firstside = rd_i32(r + 12 * i);
+            b->numsides = rd_i32(r + 12 * i + 4);
+            b->contents = rd_i32(r + 12 * i + 8);
+        }
+        break;
+    case LUMP_BRUSHSIDES:
+        for (int i = 0; i < n; i++) {
+            dbrushside_t *sd = &bsp->brushsides[first + i];
+            if (q) {
+                sd->planenum = (uint32_t)rd_i32(r + 8 * i);
+                sd->texinfo = rd_i32(r + 8 * i + 4);
+            } else {
+                sd->planenum = rd_u16(r + 4 * i);
+                sd->texinfo = rd_i16(r + 4 * i + 2);
+            }
+        }
+        break;
+    case LUMP_POP: memcpy(bsp->pop + first, r, (size_t)n); break;
+    case LUMP_AREAS:
+        for (int i = 0; i < n; i++) {
+            bsp->areas[first + i].numareaportals = rd_i32(r + 8 * i);
+            bsp->areas[first + i].firstareaportal = rd_i32(r + 8 * i + 4);
+        }
+        break;
+    case LUMP_AREAPORTALS:
+        for (int i = 0; i < n; i++) {
+            bsp->areaportals[first + i].portalnum = rd_i32(r + 8 * i);
+            bsp->areaportals[first + i].otherarea = rd_i32(r + 8 * i + 4);
+        }
+        break;
+    }
+}
+
+/* A piece of the decoding: records [first, first + n) of one lump; pieces
+ * of up to this many input bytes, so a large lump spreads over threads. */
+#define BSP_READ_PIECE 32768
+
+typedef struct read_piece_t {
+    int lump, first, n;
+} read_piece_t;
+
+bool bsp_read_memory_threads(const uint8_t *data, size_t size, const char *name, bsp_t *bsp, dist_t *dist, int threads,
+                             q2err_t *err)
 {
     bsp_init(bsp);
     if (size < BSP_HEADER_SIZE)
@@ -238,115 +321,48 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
     }
 
 #define COUNT(l) ((int)(len[l] / bsp_record_size(format, l)))
-#define LUMP(l) (data + ofs[l])
+    /* Every array first (calloc: zero padding, and fresh pages cost nothing
+     * until their piece touches them), then the pieces, which write
+     * disjoint records. */
     bsp->entities_size = (int)len[LUMP_ENTITIES];
     bsp->entities = q2_malloc((size_t)bsp->entities_size + 1);
-    memcpy(bsp->entities, LUMP(LUMP_ENTITIES), (size_t)bsp->entities_size);
     bsp->entities[bsp->entities_size] = 0;
-
     bsp->numplanes = COUNT(LUMP_PLANES);
     bsp->planes = q2_calloc((size_t)bsp->numplanes, sizeof *bsp->planes);
-    read_planes(LUMP(LUMP_PLANES), bsp->numplanes, bsp->planes);
-
     bsp->numvertexes = COUNT(LUMP_VERTEXES);
     bsp->vertexes = q2_calloc((size_t)bsp->numvertexes, sizeof *bsp->vertexes);
-    read_vertexes(LUMP(LUMP_VERTEXES), bsp->numvertexes, bsp->vertexes);
-
     bsp->visdatasize = (int)len[LUMP_VISIBILITY];
     bsp->visdata = q2_malloc((size_t)bsp->visdatasize);
-    memcpy(bsp->visdata, LUMP(LUMP_VISIBILITY), (size_t)bsp->visdatasize);
-
     bsp->numnodes = COUNT(LUMP_NODES);
     bsp->nodes = q2_calloc((size_t)bsp->numnodes, sizeof *bsp->nodes);
-    read_nodes(LUMP(LUMP_NODES), bsp->numnodes, q, bsp->nodes);
-
     bsp->numtexinfo = COUNT(LUMP_TEXINFO);
     bsp->texinfo = q2_calloc((size_t)bsp->numtexinfo, sizeof *bsp->texinfo);
-    read_texinfo(LUMP(LUMP_TEXINFO), bsp->numtexinfo, bsp->texinfo);
-
     bsp->numfaces = COUNT(LUMP_FACES);
     bsp->faces = q2_calloc((size_t)bsp->numfaces, sizeof *bsp->faces);
-    read_faces(LUMP(LUMP_FACES), bsp->numfaces, q, bsp->faces);
-
     bsp->lightdatasize = (int)len[LUMP_LIGHTING];
     bsp->lightdata = q2_malloc((size_t)bsp->lightdatasize);
-    memcpy(bsp->lightdata, LUMP(LUMP_LIGHTING), (size_t)bsp->lightdatasize);
-
     bsp->numleafs = COUNT(LUMP_LEAFS);
     bsp->leafs = q2_calloc((size_t)bsp->numleafs, sizeof *bsp->leafs);
-    read_leafs(LUMP(LUMP_LEAFS), bsp->numleafs, q, bsp->leafs);
-
     bsp->numleaffaces = COUNT(LUMP_LEAFFACES);
     bsp->leaffaces = q2_calloc((size_t)bsp->numleaffaces, sizeof *bsp->leaffaces);
-    for (int i = 0; i < bsp->numleaffaces; i++)
-        bsp->leaffaces[i] = q ? (uint32_t)rd_i32(LUMP(LUMP_LEAFFACES) + 4 * i) : rd_u16(LUMP(LUMP_LEAFFACES) + 2 * i);
-
     bsp->numleafbrushes = COUNT(LUMP_LEAFBRUSHES);
     bsp->leafbrushes = q2_calloc((size_t)bsp->numleafbrushes, sizeof *bsp->leafbrushes);
-    for (int i = 0; i < bsp->numleafbrushes; i++)
-        bsp->leafbrushes[i] =
-            q ? (uint32_t)rd_i32(LUMP(LUMP_LEAFBRUSHES) + 4 * i) : rd_u16(LUMP(LUMP_LEAFBRUSHES) + 2 * i);
-
     bsp->numedges = COUNT(LUMP_EDGES);
     bsp->edges = q2_calloc((size_t)bsp->numedges, sizeof *bsp->edges);
-    for (int i = 0; i < bsp->numedges; i++) {
-        if (q) {
-            bsp->edges[i].v[0] = (uint32_t)rd_i32(LUMP(LUMP_EDGES) + 8 * i);
-            bsp->edges[i].v[1] = (uint32_t)rd_i32(LUMP(LUMP_EDGES) + 8 * i + 4);
-        } else {
-            bsp->edges[i].v[0] = rd_u16(LUMP(LUMP_EDGES) + 4 * i);
-            bsp->edges[i].v[1] = rd_u16(LUMP(LUMP_EDGES) + 4 * i + 2);
-        }
-    }
-
     bsp->numsurfedges = COUNT(LUMP_SURFEDGES);
     bsp->surfedges = q2_calloc((size_t)bsp->numsurfedges, sizeof *bsp->surfedges);
-    for (int i = 0; i < bsp->numsurfedges; i++) bsp->surfedges[i] = rd_i32(LUMP(LUMP_SURFEDGES) + 4 * i);
-
     bsp->nummodels = COUNT(LUMP_MODELS);
     bsp->models = q2_calloc((size_t)bsp->nummodels, sizeof *bsp->models);
-    read_models(LUMP(LUMP_MODELS), bsp->nummodels, bsp->models);
-
     bsp->numbrushes = COUNT(LUMP_BRUSHES);
     bsp->brushes = q2_calloc((size_t)bsp->numbrushes, sizeof *bsp->brushes);
-    for (int i = 0; i < bsp->numbrushes; i++) {
-        const uint8_t *p = LUMP(LUMP_BRUSHES) + 12 * i;
-        bsp->brushes[i].firstside = rd_i32(p);
-        bsp->brushes[i].numsides = rd_i32(p + 4);
-        bsp->brushes[i].contents = rd_i32(p + 8);
-    }
-
     bsp->numbrushsides = COUNT(LUMP_BRUSHSIDES);
     bsp->brushsides = q2_calloc((size_t)bsp->numbrushsides, sizeof *bsp->brushsides);
-    for (int i = 0; i < bsp->numbrushsides; i++) {
-        if (q) {
-            bsp->brushsides[i].planenum = (uint32_t)rd_i32(LUMP(LUMP_BRUSHSIDES) + 8 * i);
-            bsp->brushsides[i].texinfo = rd_i32(LUMP(LUMP_BRUSHSIDES) + 8 * i + 4);
-        } else {
-            bsp->brushsides[i].planenum = rd_u16(LUMP(LUMP_BRUSHSIDES) + 4 * i);
-            bsp->brushsides[i].texinfo = rd_i16(LUMP(LUMP_BRUSHSIDES) + 4 * i + 2);
-        }
-    }
-
     bsp->popsize = (int)len[LUMP_POP];
     bsp->pop = q2_malloc((size_t)bsp->popsize);
-    memcpy(bsp->pop, LUMP(LUMP_POP), (size_t)bsp->popsize);
-
     bsp->numareas = COUNT(LUMP_AREAS);
     bsp->areas = q2_calloc((size_t)bsp->numareas, sizeof *bsp->areas);
-    for (int i = 0; i < bsp->numareas; i++) {
-        bsp->areas[i].numareaportals = rd_i32(LUMP(LUMP_AREAS) + 8 * i);
-        bsp->areas[i].firstareaportal = rd_i32(LUMP(LUMP_AREAS) + 8 * i + 4);
-    }
-
     bsp->numareaportals = COUNT(LUMP_AREAPORTALS);
     bsp->areaportals = q2_calloc((size_t)bsp->numareaportals, sizeof *bsp->areaportals);
-    for (int i = 0; i < bsp->numareaportals; i++) {
-        bsp->areaportals[i].portalnum = rd_i32(LUMP(LUMP_AREAPORTALS) + 8 * i);
-        bsp->areaportals[i].otherarea = rd_i32(LUMP(LUMP_AREAPORTALS) + 8 * i + 4);
-    }
-#undef COUNT
-#undef LUMP
 
     /* Lumps are 4-byte aligned, so up to 3 bytes of padding after the last
      * one are not "extra" data. */
@@ -355,9 +371,44 @@ bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *
         bsp->extra_offset = aligned_end;
         bsp->extrasize = size - aligned_end;
         bsp->extra = q2_malloc(bsp->extrasize);
-        memcpy(bsp->extra, data + aligned_end, bsp->extrasize);
     }
+
+    int npieces = 0;
+    for (int l = 0; l < HEADER_LUMPS; l++) {
+        int per = BSP_READ_PIECE / bsp_record_size(format, l);
+        npieces += (COUNT(l) + per - 1) / per;
+    }
+    read_piece_t *pieces = q2_malloc(sizeof *pieces * (size_t)(npieces + 1));
+    npieces = 0;
+    for (int l = 0; l < HEADER_LUMPS; l++) {
+        int per = BSP_READ_PIECE / bsp_record_size(format, l), n = COUNT(l);
+        for (int first = 0; first < n; first += per)
+            pieces[npieces++] = (read_piece_t){l, first, n - first < per ? n - first : per};
+    }
+    /* the extra data, if any, is the last piece */
+    int items = npieces + (bsp->extrasize > 0);
+    if (!dist && threads <= 1) {
+        for (int i = 0; i < npieces; i++) read_range(bsp, pieces[i].lump, data + ofs[pieces[i].lump], q, pieces[i].first, pieces[i].n);
+        if (bsp->extrasize > 0) memcpy(bsp->extra, data + aligned_end, bsp->extrasize);
+    } else {
+        dist_local_t *lt = dist_local_begin(dist, items);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+        for (int i = 0; i < items; i++) {
+            double t0 = dist_local_start(lt);
+            if (i < npieces) read_range(bsp, pieces[i].lump, data + ofs[pieces[i].lump], q, pieces[i].first, pieces[i].n);
+            else memcpy(bsp->extra, data + aligned_end, bsp->extrasize);
+            dist_local_done(lt, i, t0);
+        }
+        dist_local_end(lt);
+    }
+    free(pieces);
+#undef COUNT
     return true;
+}
+
+bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *bsp, q2err_t *err)
+{
+    return bsp_read_memory_threads(data, size, name, bsp, NULL, 1, err);
 }
 
 bool bsp_read_file(const char *path, bsp_t *bsp, q2err_t *err)

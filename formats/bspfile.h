@@ -192,6 +192,12 @@ void bsp_free(bsp_t *bsp);
  * file, lump sizes a multiple of their record size. Indices inside lumps are
  * not checked here (see bspcheck.h). `name` labels errors. */
 bool bsp_read_memory(const uint8_t *data, size_t size, const char *name, bsp_t *bsp, q2err_t *err);
+/* bsp_read_memory with the lumps decoded in pieces on `threads` OpenMP
+ * threads, traced as a local loop of dist (common/dist.h; may be NULL):
+ * the same bsp_t and the same errors. */
+typedef struct dist_t dist_t;
+bool bsp_read_memory_threads(const uint8_t *data, size_t size, const char *name, bsp_t *bsp, dist_t *dist, int threads,
+                             q2err_t *err);
 bool bsp_read_file(const char *path, bsp_t *bsp, q2err_t *err);
 
 /* Serializes in id's lump order, each lump padded to 4 bytes. Output is a

@@ -346,7 +346,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     /* rank 0 reads the bsp (and the textures) and sends them to the others */
     file_map_t file;
     bool read_ok = dist_map_file(dist, path, BSP_MAX_FILE_SIZE, &file, &err) &&
-                   bsp_read_memory(file.data, file.size, path, &bsp, &err);
+                   bsp_read_memory_threads(file.data, file.size, path, &bsp, dist, opts.threads, &err);
     file_unmap(&file);
     if (!read_ok || !bsp_validate_threads(&bsp, path, dist, opts.threads, &err)) {
         log_error(&log, "qrad: %s", err.msg);

@@ -290,6 +290,80 @@ static void test_mutations_do_not_crash(void **state)
     free(data);
 }
 
+/* The threaded reader and validator (bsp_read_memory_threads,
+ * bsp_validate_threads) against the one-thread ones: the same lumps, the
+ * same verdicts and the same messages, on the reference bsps, on every
+ * malformed bsp of the corpus and on corrupted words of a valid bsp (which
+ * the validator mostly refuses, with problems of every kind). */
+static void assert_same_read(const uint8_t *data, size_t size, const char *name, int *refused, int *invalid)
+{
+    bsp_t a, b;
+    q2err_t ea, eb;
+    memset(&ea, 0, sizeof ea);
+    memset(&eb, 0, sizeof eb);
+    bool oa = bsp_read_memory(data, size, name, &a, &ea);
+    bool ob = bsp_read_memory_threads(data, size, name, &b, NULL, 3, &eb);
+    assert_int_equal(oa, ob);
+    if (!oa) {
+        assert_string_equal(ea.msg, eb.msg);
+        (*refused)++;
+        return;
+    }
+    assert_same_lumps(&a, &b);
+    bool va = bsp_validate(&a, name, &ea), vb = bsp_validate_threads(&a, name, NULL, 3, &eb);
+    assert_int_equal(va, vb);
+    if (!va) {
+        assert_string_equal(ea.msg, eb.msg);
+        (*invalid)++;
+    }
+    bsp_free(&a);
+    bsp_free(&b);
+}
+
+static void test_threads_same_result(void **state)
+{
+    int refused = 0, invalid = 0, files = 0;
+    const char *dirs[] = {BSPDIR, BADDIR};
+    for (int d = 0; d < 2; d++) {
+        names_t n;
+        list_dir(dirs[d], ".bsp", &n);
+        for (int i = 0; i < n.count; i++) {
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], n.names[i]);
+            uint8_t *data;
+            size_t size;
+            q2err_t err;
+            if (!file_read_all(path, 1 << 26, &data, &size, &err)) fail_msg("%s", err.msg);
+            assert_same_read(data, size, n.names[i], &refused, &invalid);
+            files++;
+            free(data);
+        }
+    }
+    uint8_t *data;
+    size_t size;
+    q2err_t err;
+    assert_true(file_read_all(BSPDIR "/q2tools-220_q2_door.bsp", 1 << 24, &data, &size, &err));
+    uint32_t x = 0x2545f491u;
+    static const uint32_t values[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0xffffu, 0x8000u, 12345};
+    for (int it = 0; it < 300; it++) {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        size_t pos = (x % (size / 4)) * 4;
+        uint32_t v = values[(x >> 24) % 8];
+        uint8_t saved[4];
+        memcpy(saved, data + pos, 4);
+        memcpy(data + pos, &v, 4);
+        assert_same_read(data, size, "mut", &refused, &invalid);
+        memcpy(data + pos, saved, 4);
+    }
+    free(data);
+    print_message("%d files and 300 mutations: %d refused by the reader, %d by the validator\n", files, refused,
+                  invalid);
+    assert_true(files >= 30);
+    assert_true(refused > 10 && invalid > 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -297,6 +371,7 @@ int main(void)
         cmocka_unit_test(test_stats_match_reference),
         cmocka_unit_test(test_bad_corpus),
         cmocka_unit_test(test_mutations_do_not_crash),
+        cmocka_unit_test(test_threads_same_result),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -443,11 +443,28 @@ static void neighbours_build(const qrad_t *q, neighbours_t *nb)
 {
     int nf = q->bsp->numfaces;
     nb->keys = q2_malloc(sizeof(face_key_t) * (nf > 0 ? nf : 1));
-    int nk = 0;
-    for (int fi = 0; fi < nf; fi++) {
-        if (q->faces[fi].numpatches == 0) continue;
-        nb->keys[nk++] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, q->faces[fi].model, fi};
+    nb->boxes = q2_malloc(sizeof(aabb_t) * (nf > 0 ? nf : 1));
+    /* Each face's box and key on the rank's threads (reading every face's
+     * record and points is most of the time); the keys of faces without
+     * patches are marked (face -1) and dropped after. */
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            const rface_t *f = &q->faces[fi];
+            nb->boxes[fi] = aabb_empty();
+            for (int k = 0; k < f->numpoints; k++) aabb_add_point(&nb->boxes[fi], f->points[k]);
+            nb->keys[fi] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, f->model,
+                                        f->numpatches > 0 ? fi : -1};
+        }
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
+    int nk = 0;
+    for (int fi = 0; fi < nf; fi++)
+        if (nb->keys[fi].face >= 0) nb->keys[nk++] = nb->keys[fi];
     sort_face_keys(q->bsp, nb->keys, nk);
     nb->group_of = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
     nb->group_end = q2_malloc(sizeof(int) * (nk > 0 ? nk : 1));
@@ -462,11 +479,6 @@ static void neighbours_build(const qrad_t *q, neighbours_t *nb)
     for (int k = nk - 1; k >= 0; k--)
         nb->group_end[k] =
             (k + 1 < nk && nb->group_of[keys[k + 1].face] == nb->group_of[keys[k].face]) ? nb->group_end[k + 1] : k + 1;
-    nb->boxes = q2_malloc(sizeof(aabb_t) * (nf > 0 ? nf : 1));
-    for (int fi = 0; fi < nf; fi++) {
-        nb->boxes[fi] = aabb_empty();
-        for (int k = 0; k < q->faces[fi].numpoints; k++) aabb_add_point(&nb->boxes[fi], q->faces[fi].points[k]);
-    }
 }
 
 static void neighbours_free(neighbours_t *nb)

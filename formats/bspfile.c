@@ -481,6 +481,16 @@ static void add_excess(bsp_excess_t *out, int max, int *n, const char *name, lon
     (*n)++;
 }
 
+/* A box whose max_abs_bound is at most 32767 (the limit it is held to),
+ * without the floor and ceil: such boxes never raise the bound past the
+ * limit, and only a bound past it is reported. NaNs go the long way. */
+static bool box_fits_short(const float *mins, const float *maxs)
+{
+    for (int k = 0; k < 3; k++)
+        if (!(mins[k] >= -32768.0f && maxs[k] <= 32767.0f)) return false;
+    return true;
+}
+
 static double max_abs_bound(const float *mins, const float *maxs)
 {
     double m = 0;
@@ -518,16 +528,20 @@ int bsp_format_excesses(const bsp_t *bsp, bsp_format_t format, bsp_excess_t *out
         const dnode_t *d = &bsp->nodes[i];
         if ((long long)d->firstface > nodefaces) nodefaces = d->firstface;
         if ((long long)d->numfaces > nodefaces) nodefaces = d->numfaces;
-        double b = max_abs_bound(d->mins, d->maxs);
-        if (b > bound) bound = (long long)b;
+        if (!box_fits_short(d->mins, d->maxs)) {
+            double b = max_abs_bound(d->mins, d->maxs);
+            if (b > bound) bound = (long long)b;
+        }
     }
     for (int i = 0; i < bsp->numleafs; i++) {
         const dleaf_t *d = &bsp->leafs[i];
         if (d->cluster > cluster) cluster = d->cluster;
         if ((long long)d->firstleafface > firstleafface) firstleafface = d->firstleafface;
         if ((long long)d->firstleafbrush > firstleafface) firstleafface = d->firstleafbrush;
-        double b = max_abs_bound(d->mins, d->maxs);
-        if (b > bound) bound = (long long)b;
+        if (!box_fits_short(d->mins, d->maxs)) {
+            double b = max_abs_bound(d->mins, d->maxs);
+            if (b > bound) bound = (long long)b;
+        }
     }
     add_excess(out, max, &n, "16-bit face numedges", numedges, 32767);
     add_excess(out, max, &n, "16-bit leaf cluster", cluster, 32767);

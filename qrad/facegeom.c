@@ -181,30 +181,48 @@ static bool phong_partners(const qrad_t *q, const rface_t *f, const rface_t *g)
 static void phong_setup(qrad_t *q)
 {
     const bsp_t *bsp = q->bsp;
-    int nv = bsp->numvertexes;
-    int *count = q2_calloc(nv + 1, sizeof(int));
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
-        const rface_t *f = &q->faces[fi];
-        if (!phong_face(q, f)) continue;
-        for (int k = 0; k < f->numpoints; k++) {
-            int v = face_vertex(bsp, &bsp->faces[fi], k);
-            count[v + 1]++;
-        }
+    int nv = bsp->numvertexes, nf = bsp->numfaces;
+    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    /* The smoothed faces' vertices in face order (reading the faces is most
+     * of the time: on the rank's threads, counted, then filled), then per
+     * vertex the faces that use it, in face order. */
+    int *start = q2_malloc(sizeof(int) * ((size_t)nf + 1));
+    start[0] = 0;
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++)
+            start[fi + 1] = phong_face(q, &q->faces[fi]) ? q->faces[fi].numpoints : 0;
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
+    for (int fi = 0; fi < nf; fi++) start[fi + 1] += start[fi];
+    int nuse = start[nf];
+    int *verts = q2_malloc(sizeof(int) * (nuse > 0 ? nuse : 1));
+    lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++)
+            for (int k = 0; k < start[fi + 1] - start[fi]; k++) verts[start[fi] + k] = face_vertex(bsp, &bsp->faces[fi], k);
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+    int *count = q2_calloc(nv + 1, sizeof(int));
+    for (int e = 0; e < nuse; e++) count[verts[e] + 1]++;
     for (int v = 0; v < nv; v++) count[v + 1] += count[v];
     int *list = q2_malloc(sizeof(int) * (count[nv] > 0 ? count[nv] : 1));
     int *fill = q2_calloc(nv, sizeof(int));
-    for (int fi = 0; fi < bsp->numfaces; fi++) {
-        const rface_t *f = &q->faces[fi];
-        if (!phong_face(q, f)) continue;
-        for (int k = 0; k < f->numpoints; k++) {
-            int v = face_vertex(bsp, &bsp->faces[fi], k);
+    for (int fi = 0; fi < nf; fi++)
+        for (int e = start[fi]; e < start[fi + 1]; e++) {
+            int v = verts[e];
             list[count[v] + fill[v]++] = fi;
         }
-    }
+    free(start);
+    free(verts);
     /* each face's vertex normals read only the lists and other faces' planes */
-    int nchunk = (bsp->numfaces + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+    lt = dist_local_begin(q->opts->dist, nchunk);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
     for (int ch = 0; ch < nchunk; ch++) {
         double t0 = dist_local_start(lt);

@@ -400,12 +400,34 @@ static void check_models(checker_t *c)
     }
 }
 
+/* With threads the clusters are checked on them (a local loop) and the
+ * first failing one, in order, checked again for vis_lump_check's message. */
+static bool vis_check_threads(checker_t *c, q2err_t *err)
+{
+    const bsp_t *b = c->bsp;
+    if (!vis_lump_check_header(b->visdata, b->visdatasize, err)) return false;
+    int n = bsp_num_clusters(b), nchunk = (n + CHECK_FACES_CHUNK - 1) / CHECK_FACES_CHUNK, first = n;
+    dist_local_t *lt = dist_local_begin(c->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(c->threads > 0 ? c->threads : 1) reduction(min : first)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int k = ch * CHECK_FACES_CHUNK; k < n && k < (ch + 1) * CHECK_FACES_CHUNK; k++) {
+            q2err_t e;
+            if (!vis_lump_check_cluster(b->visdata, b->visdatasize, k, &e) && k < first) first = k;
+        }
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+    return first == n || vis_lump_check_cluster(b->visdata, b->visdatasize, first, err);
+}
+
 static int check_vis(checker_t *c)
 {
     const bsp_t *b = c->bsp;
     if (b->visdatasize == 0) return 0;
     q2err_t err;
-    if (!vis_lump_check(b->visdata, b->visdatasize, &err)) {
+    bool ok = c->dist || c->threads > 1 ? vis_check_threads(c, &err) : vis_lump_check(b->visdata, b->visdatasize, &err);
+    if (!ok) {
         problem(c, "%s", err.msg);
         return 0;
     }

@@ -59,25 +59,39 @@ bool vis_lump_row(const uint8_t *vis, int vissize, int cluster, int which, uint8
     return vis_decompress_row(vis + ofs, (size_t)(vissize - ofs), vis_row_bytes(n), out) > 0;
 }
 
-bool vis_lump_check(const uint8_t *vis, int vissize, q2err_t *err)
+bool vis_lump_check_header(const uint8_t *vis, int vissize, q2err_t *err)
 {
     if (vissize == 0) return true;
     if (vissize < 4) return q2err_set(err, NULL, 0, 0, "visibility lump is %d bytes, too short", vissize);
     int n = (int)rd_i32(vis);
     if (n < 0 || (int64_t)4 + (int64_t)n * 8 > vissize)
         return q2err_set(err, NULL, 0, 0, "visibility lump claims %d clusters, more than fit in %d bytes", n, vissize);
-    int rowbytes = vis_row_bytes(n);
-    uint8_t buf[8192];
-    if (rowbytes > (int)sizeof buf) return q2err_set(err, NULL, 0, 0, "visibility lump: %d clusters is too many", n);
+    if (vis_row_bytes(n) > VIS_MAX_ROW_BYTES)
+        return q2err_set(err, NULL, 0, 0, "visibility lump: %d clusters is too many", n);
+    return true;
+}
+
+bool vis_lump_check_cluster(const uint8_t *vis, int vissize, int c, q2err_t *err)
+{
+    int rowbytes = vis_row_bytes((int)rd_i32(vis));
+    uint8_t buf[VIS_MAX_ROW_BYTES];
+    for (int w = 0; w < 2; w++) {
+        int ofs;
+        if (!row_offset(vis, vissize, c, w, &ofs))
+            return q2err_set(err, NULL, 0, 0, "visibility: cluster %d %s offset outside the lump", c, w ? "PHS" : "PVS");
+        if (vis_decompress_row(vis + ofs, (size_t)(vissize - ofs), rowbytes, buf) == 0)
+            return q2err_set(err, NULL, 0, 0, "visibility: cluster %d %s row does not decompress to %d bytes", c,
+                             w ? "PHS" : "PVS", rowbytes);
+    }
+    return true;
+}
+
+bool vis_lump_check(const uint8_t *vis, int vissize, q2err_t *err)
+{
+    if (vissize == 0) return true;
+    if (!vis_lump_check_header(vis, vissize, err)) return false;
+    int n = (int)rd_i32(vis);
     for (int c = 0; c < n; c++)
-        for (int w = 0; w < 2; w++) {
-            int ofs;
-            if (!row_offset(vis, vissize, c, w, &ofs))
-                return q2err_set(err, NULL, 0, 0, "visibility: cluster %d %s offset outside the lump", c,
-                                 w ? "PHS" : "PVS");
-            if (vis_decompress_row(vis + ofs, (size_t)(vissize - ofs), rowbytes, buf) == 0)
-                return q2err_set(err, NULL, 0, 0, "visibility: cluster %d %s row does not decompress to %d bytes", c,
-                                 w ? "PHS" : "PVS", rowbytes);
-        }
+        if (!vis_lump_check_cluster(vis, vissize, c, err)) return false;
     return true;
 }

@@ -30,6 +30,14 @@ size_t vis_decompress_row(const uint8_t *in, size_t in_avail, int rowbytes, uint
  * the lump and decompresses to exactly the row length. */
 bool vis_lump_check(const uint8_t *vis, int vissize, q2err_t *err);
 
+/* vis_lump_check in two parts, for callers that check the clusters on
+ * several threads: the header (true for an empty lump), then, for a lump
+ * whose header passed, one cluster's two rows. vis_lump_check's message is
+ * the header's or the first failing cluster's. */
+#define VIS_MAX_ROW_BYTES 8192
+bool vis_lump_check_header(const uint8_t *vis, int vissize, q2err_t *err);
+bool vis_lump_check_cluster(const uint8_t *vis, int vissize, int cluster, q2err_t *err);
+
 /* Decompresses row `which` (DVIS_PVS or DVIS_PHS) of cluster c into out.
  * Returns false on a malformed lump. */
 bool vis_lump_row(const uint8_t *vis, int vissize, int cluster, int which, uint8_t *out);

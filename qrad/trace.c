@@ -759,20 +759,45 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
     q->numclusters = bsp_num_clusters(q->bsp);
     q->pvs = NULL;
     if (q->numclusters <= 0 || q->opts->nopvs) return true;
+    const uint8_t *vis = q->bsp->visdata;
+    int vissize = q->bsp->visdatasize, n = q->numclusters;
     q2err_t verr;
-    if (!vis_lump_check(q->bsp->visdata, q->bsp->visdatasize, &verr)) {
+    /* vis_lump_check and the rows' decompression, cluster by cluster on
+     * the rank's threads; the first failing cluster in order is checked
+     * again for its message, as vis_lump_check would give it. */
+    bool ok = vis_lump_check_header(vis, vissize, &verr);
+    int badcheck = n, badrow = n;
+    if (ok) {
+        q->pvs_rowbytes = vis_row_bytes(n);
+        q->pvs = q2_malloc((size_t)n * q->pvs_rowbytes);
+        int nchunk = (n + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+        dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads) reduction(min : badcheck, badrow)
+        for (int ch = 0; ch < nchunk; ch++) {
+            double t0 = dist_local_start(lt);
+            for (int c = ch * QRAD_LOCAL_CHUNK; c < n && c < (ch + 1) * QRAD_LOCAL_CHUNK; c++) {
+                q2err_t e;
+                if (!vis_lump_check_cluster(vis, vissize, c, &e)) badcheck = c < badcheck ? c : badcheck;
+                else if (!vis_lump_row(vis, vissize, c, DVIS_PVS, q->pvs + (size_t)c * q->pvs_rowbytes))
+                    badrow = c < badrow ? c : badrow;
+            }
+            dist_local_done(lt, ch, t0);
+        }
+        dist_local_end(lt);
+        if (badcheck < n) ok = vis_lump_check_cluster(vis, vissize, badcheck, &verr);
+    }
+    if (!ok) {
+        free(q->pvs);
+        q->pvs = NULL;
         log_warn(q->log, "visibility lump is malformed (%s); lighting without PVS culling", verr.msg);
         q->numclusters = 0;
         return true;
     }
-    q->pvs_rowbytes = vis_row_bytes(q->numclusters);
-    q->pvs = q2_malloc((size_t)q->numclusters * q->pvs_rowbytes);
-    for (int c = 0; c < q->numclusters; c++)
-        if (!vis_lump_row(q->bsp->visdata, q->bsp->visdatasize, c, DVIS_PVS, q->pvs + (size_t)c * q->pvs_rowbytes)) {
-            free(q->pvs);
-            q->pvs = NULL;
-            return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", c);
-        }
+    if (badrow < n) {
+        free(q->pvs);
+        q->pvs = NULL;
+        return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", badrow);
+    }
     return true;
 }
 

@@ -480,22 +480,50 @@ static void check_limits(checker_t *c)
     if (!bsp_check_limits(c->bsp, &err)) problem(c, "%s", err.msg);
 }
 
+/* The checks that read one lump or a few, independent of the others'
+ * results: with threads they run side by side (a local loop) with
+ * checkers that only count, and then only those that found problems run
+ * again, in bsp_check's order, with the report; the faces and the
+ * visibility spread over the threads themselves. */
+typedef void (*check_fn)(checker_t *c);
+enum { T_ENTITIES, T_PLANES, T_VERTEXES, T_TEXINFO, T_NODES, T_MODELS, T_TREE, T_BRUSHES, T_AREAS, T_LIMITS, T_COUNT };
+static const check_fn side_checks[T_COUNT] = {check_entities, check_planes, check_vertexes_edges, check_texinfo,
+                                              check_nodes,    check_models, check_tree,           check_brushes,
+                                              check_areas,    check_limits};
+
 static int check_all(const bsp_t *bsp, int max_problems, bsp_report_fn report, void *ctx, dist_t *dist, int threads)
 {
     checker_t c = {bsp, report, ctx, max_problems, 0, dist, threads};
-    check_entities(&c);
-    check_planes(&c);
-    check_vertexes_edges(&c);
-    check_texinfo(&c);
-    check_nodes(&c);
-    check_models(&c);
-    check_tree(&c);
+    int found[T_COUNT];
+    bool threaded = dist || threads > 1;
+    if (threaded) {
+        dist_local_t *lt = dist_local_begin(dist, T_COUNT);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+        for (int t = 0; t < T_COUNT; t++) {
+            double t0 = dist_local_start(lt);
+            checker_t count = {bsp, NULL, NULL, 0, 0, NULL, 1};
+            side_checks[t](&count);
+            found[t] = count.count;
+            dist_local_done(lt, t, t0);
+        }
+        dist_local_end(lt);
+    }
+#define SIDE(t) \
+    if (!threaded || found[t]) side_checks[t](&c)
+    SIDE(T_ENTITIES);
+    SIDE(T_PLANES);
+    SIDE(T_VERTEXES);
+    SIDE(T_TEXINFO);
+    SIDE(T_NODES);
+    SIDE(T_MODELS);
+    SIDE(T_TREE);
     check_faces(&c);
     int numclusters = check_vis(&c);
     check_leafs(&c, numclusters);
-    check_brushes(&c);
-    check_areas(&c);
-    check_limits(&c);
+    SIDE(T_BRUSHES);
+    SIDE(T_AREAS);
+    SIDE(T_LIMITS);
+#undef SIDE
     c.count += bspx_check(bsp, c.report && (c.max <= 0 || c.count < c.max) ? c.report : NULL, c.ctx);
     return c.count;
 }

@@ -605,10 +605,10 @@ static size_t lump_size(const bsp_t *bsp, int l)
 
 /* The lumps written as they are in memory (the file can take them from
  * there without a copy); NULL for the others. */
-static const void *lump_raw(const bsp_t *bsp, int l)
+static const uint8_t *lump_raw(const bsp_t *bsp, int l)
 {
     switch (l) {
-    case LUMP_ENTITIES: return bsp->entities;
+    case LUMP_ENTITIES: return (const uint8_t *)bsp->entities;
     case LUMP_VISIBILITY: return bsp->visdata;
     case LUMP_LIGHTING: return bsp->lightdata;
     case LUMP_POP: return bsp->pop;
@@ -616,36 +616,32 @@ static const void *lump_raw(const bsp_t *bsp, int l)
     return NULL;
 }
 
-/* Writes lump l's lump_size bytes at p; every byte of every record is
- * set, so the buffer needs no zeroing. */
-static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
+/* Writes records [first, end) of lump l into the lump's bytes at base;
+ * every byte of every record is set, so the buffer needs no zeroing. */
+static void write_lump(const bsp_t *bsp, int l, uint8_t *base, int first, int end)
 {
     const bool q = bsp->format == BSP_FORMAT_QBSP;
     const size_t rs = (size_t)bsp_record_size(bsp->format, l);
-    int n;
-    const void *raw = lump_raw(bsp, l);
+    const uint8_t *raw = lump_raw(bsp, l);
     if (raw) {
-        size_t sz = lump_size(bsp, l);
-        if (sz) memcpy(p, raw, sz);
+        if (end > first) memcpy(base + first, raw + first, (size_t)(end - first));
         return;
     }
+    uint8_t *p = base + rs * (size_t)first;
     switch (l) {
     case LUMP_PLANES:
-        n = bsp->numplanes;
-        for (int i = 0; i < n; i++, p += 20) {
+        for (int i = first; i < end; i++, p += 20) {
             for (int k = 0; k < 3; k++) wr_f32(p + 4 * k, bsp->planes[i].normal[k]);
             wr_f32(p + 12, bsp->planes[i].dist);
             wr_i32(p + 16, bsp->planes[i].type);
         }
         break;
     case LUMP_VERTEXES:
-        n = bsp->numvertexes;
-        for (int i = 0; i < n; i++, p += 12)
+        for (int i = first; i < end; i++, p += 12)
             for (int k = 0; k < 3; k++) wr_f32(p + 4 * k, bsp->vertexes[i].point[k]);
         break;
     case LUMP_NODES:
-        n = bsp->numnodes;
-        for (int i = 0; i < n; i++, p += rs) {
+        for (int i = first; i < end; i++, p += rs) {
             const dnode_t *d = &bsp->nodes[i];
             wr_i32(p, d->planenum);
             wr_i32(p + 4, d->children[0]);
@@ -668,8 +664,7 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
         }
         break;
     case LUMP_TEXINFO:
-        n = bsp->numtexinfo;
-        for (int i = 0; i < n; i++, p += 76) {
+        for (int i = first; i < end; i++, p += 76) {
             const dtexinfo_t *t = &bsp->texinfo[i];
             for (int s = 0; s < 2; s++)
                 for (int k = 0; k < 4; k++) wr_f32(p + 16 * s + 4 * k, t->vecs[s][k]);
@@ -684,8 +679,7 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
         }
         break;
     case LUMP_FACES:
-        n = bsp->numfaces;
-        for (int i = 0; i < n; i++, p += rs) {
+        for (int i = first; i < end; i++, p += rs) {
             const dface_t *f = &bsp->faces[i];
             if (q) {
                 wr_i32(p, (int32_t)f->planenum);
@@ -707,8 +701,7 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
         }
         break;
     case LUMP_LEAFS:
-        n = bsp->numleafs;
-        for (int i = 0; i < n; i++, p += rs) {
+        for (int i = first; i < end; i++, p += rs) {
             const dleaf_t *d = &bsp->leafs[i];
             wr_i32(p, d->contents);
             if (q) {
@@ -737,34 +730,33 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
         }
         break;
     case LUMP_LEAFFACES:
-        for (int i = 0; i < bsp->numleaffaces; i++) {
-            if (q) wr_i32(p + 4 * i, (int32_t)bsp->leaffaces[i]);
-            else wr_u16(p + 2 * i, (uint16_t)bsp->leaffaces[i]);
+        for (int i = first; i < end; i++) {
+            if (q) wr_i32(base + 4 * i, (int32_t)bsp->leaffaces[i]);
+            else wr_u16(base + 2 * i, (uint16_t)bsp->leaffaces[i]);
         }
         break;
     case LUMP_LEAFBRUSHES:
-        for (int i = 0; i < bsp->numleafbrushes; i++) {
-            if (q) wr_i32(p + 4 * i, (int32_t)bsp->leafbrushes[i]);
-            else wr_u16(p + 2 * i, (uint16_t)bsp->leafbrushes[i]);
+        for (int i = first; i < end; i++) {
+            if (q) wr_i32(base + 4 * i, (int32_t)bsp->leafbrushes[i]);
+            else wr_u16(base + 2 * i, (uint16_t)bsp->leafbrushes[i]);
         }
         break;
     case LUMP_EDGES:
-        for (int i = 0; i < bsp->numedges; i++) {
+        for (int i = first; i < end; i++) {
             if (q) {
-                wr_i32(p + 8 * i, (int32_t)bsp->edges[i].v[0]);
-                wr_i32(p + 8 * i + 4, (int32_t)bsp->edges[i].v[1]);
+                wr_i32(base + 8 * i, (int32_t)bsp->edges[i].v[0]);
+                wr_i32(base + 8 * i + 4, (int32_t)bsp->edges[i].v[1]);
             } else {
-                wr_u16(p + 4 * i, (uint16_t)bsp->edges[i].v[0]);
-                wr_u16(p + 4 * i + 2, (uint16_t)bsp->edges[i].v[1]);
+                wr_u16(base + 4 * i, (uint16_t)bsp->edges[i].v[0]);
+                wr_u16(base + 4 * i + 2, (uint16_t)bsp->edges[i].v[1]);
             }
         }
         break;
     case LUMP_SURFEDGES:
-        for (int i = 0; i < bsp->numsurfedges; i++) wr_i32(p + 4 * i, bsp->surfedges[i]);
+        for (int i = first; i < end; i++) wr_i32(base + 4 * i, bsp->surfedges[i]);
         break;
     case LUMP_MODELS:
-        n = bsp->nummodels;
-        for (int i = 0; i < n; i++, p += 48) {
+        for (int i = first; i < end; i++, p += 48) {
             const dmodel_t *m = &bsp->models[i];
             for (int k = 0; k < 3; k++) {
                 wr_f32(p + 4 * k, m->mins[k]);
@@ -777,33 +769,33 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *p)
         }
         break;
     case LUMP_BRUSHES:
-        for (int i = 0; i < bsp->numbrushes; i++) {
-            wr_i32(p + 12 * i, bsp->brushes[i].firstside);
-            wr_i32(p + 12 * i + 4, bsp->brushes[i].numsides);
-            wr_i32(p + 12 * i + 8, bsp->brushes[i].contents);
+        for (int i = first; i < end; i++) {
+            wr_i32(base + 12 * i, bsp->brushes[i].firstside);
+            wr_i32(base + 12 * i + 4, bsp->brushes[i].numsides);
+            wr_i32(base + 12 * i + 8, bsp->brushes[i].contents);
         }
         break;
     case LUMP_BRUSHSIDES:
-        for (int i = 0; i < bsp->numbrushsides; i++) {
+        for (int i = first; i < end; i++) {
             if (q) {
-                wr_i32(p + 8 * i, (int32_t)bsp->brushsides[i].planenum);
-                wr_i32(p + 8 * i + 4, bsp->brushsides[i].texinfo);
+                wr_i32(base + 8 * i, (int32_t)bsp->brushsides[i].planenum);
+                wr_i32(base + 8 * i + 4, bsp->brushsides[i].texinfo);
             } else {
-                wr_u16(p + 4 * i, (uint16_t)bsp->brushsides[i].planenum);
-                wr_i16(p + 4 * i + 2, (int16_t)bsp->brushsides[i].texinfo);
+                wr_u16(base + 4 * i, (uint16_t)bsp->brushsides[i].planenum);
+                wr_i16(base + 4 * i + 2, (int16_t)bsp->brushsides[i].texinfo);
             }
         }
         break;
     case LUMP_AREAS:
-        for (int i = 0; i < bsp->numareas; i++) {
-            wr_i32(p + 8 * i, bsp->areas[i].numareaportals);
-            wr_i32(p + 8 * i + 4, bsp->areas[i].firstareaportal);
+        for (int i = first; i < end; i++) {
+            wr_i32(base + 8 * i, bsp->areas[i].numareaportals);
+            wr_i32(base + 8 * i + 4, bsp->areas[i].firstareaportal);
         }
         break;
     case LUMP_AREAPORTALS:
-        for (int i = 0; i < bsp->numareaportals; i++) {
-            wr_i32(p + 8 * i, bsp->areaportals[i].portalnum);
-            wr_i32(p + 8 * i + 4, bsp->areaportals[i].otherarea);
+        for (int i = first; i < end; i++) {
+            wr_i32(base + 8 * i, bsp->areaportals[i].portalnum);
+            wr_i32(base + 8 * i + 4, bsp->areaportals[i].otherarea);
         }
         break;
     }
@@ -858,6 +850,9 @@ static void write_extra(const bsp_t *bsp, size_t at, uint8_t *p)
     }
 }
 
+/* Records in lump l as written. */
+static int lump_records(const bsp_t *bsp, int l) { return (int)(lump_size(bsp, l) / (size_t)bsp_record_size(bsp->format, l)); }
+
 bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *err)
 {
     (void)err;
@@ -868,7 +863,7 @@ bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *e
     uint8_t *out = q2_malloc(lo.total);
     memcpy(out, header, BSP_HEADER_SIZE);
     for (int i = 0; i < HEADER_LUMPS; i++) {
-        write_lump(bsp, write_order[i], out + lo.ofs[i]);
+        write_lump(bsp, write_order[i], out + lo.ofs[i], 0, lump_records(bsp, write_order[i]));
         memset(out + lo.ofs[i] + lo.size[i], 0, lo.pad[i]);
     }
     if (bsp->extrasize > 0) write_extra(bsp, lo.extra_ofs, out + lo.extra_ofs);
@@ -877,31 +872,48 @@ bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *e
     return true;
 }
 
-bool bsp_write_file(const char *path, const bsp_t *bsp, q2err_t *err)
+/* A piece of the encoding: records [first, end) of one lump, written at
+ * base (the lump's start in the buffer). */
+typedef struct write_piece_t {
+    int lump, first, end;
+    uint8_t *base;
+} write_piece_t;
+
+bool bsp_write_file_threads(const char *path, const bsp_t *bsp, dist_t *dist, int threads, q2err_t *err)
 {
     if (!bsp_check_limits(bsp, err)) return q2err_wrap(err, "%s: not written", path);
     layout_t lo;
     uint8_t header[BSP_HEADER_SIZE];
     plan_layout(bsp, &lo, header);
-    /* The converted lumps go into one buffer; the raw ones (the lighting,
-     * the visibility, the entities: half of a lit map) go to the file from
+    /* The converted lumps go into one buffer, in pieces of up to
+     * BSP_READ_PIECE bytes on the threads; the raw ones (the lighting, the
+     * visibility, the entities: half of a lit map) go to the file from
      * where they are, without a copy into fresh memory. */
     size_t conv = bsp->extrasize;
-    for (int i = 0; i < HEADER_LUMPS; i++)
-        if (!lump_raw(bsp, write_order[i])) conv += lo.size[i];
+    int npieces = 0;
+    for (int i = 0; i < HEADER_LUMPS; i++) {
+        int l = write_order[i], per = BSP_READ_PIECE / bsp_record_size(bsp->format, l);
+        if (lump_raw(bsp, l)) continue;
+        conv += lo.size[i];
+        npieces += (lump_records(bsp, l) + per - 1) / per;
+    }
     uint8_t *buf = q2_malloc(conv > 0 ? conv : 1);
+    write_piece_t *pieces = q2_malloc(sizeof *pieces * (size_t)(npieces + 1));
     static const uint8_t zeros[4] = {0, 0, 0, 0};
     file_part_t parts[2 * HEADER_LUMPS + 2];
     int np = 0;
     parts[np++] = (file_part_t){header, BSP_HEADER_SIZE};
     size_t used = 0;
+    npieces = 0;
     for (int i = 0; i < HEADER_LUMPS; i++) {
         int l = write_order[i];
         const void *raw = lump_raw(bsp, l);
         if (raw) {
             parts[np++] = (file_part_t){raw, lo.size[i]};
         } else {
-            write_lump(bsp, l, buf + used);
+            int per = BSP_READ_PIECE / bsp_record_size(bsp->format, l), n = lump_records(bsp, l);
+            for (int first = 0; first < n; first += per)
+                pieces[npieces++] = (write_piece_t){l, first, n - first < per ? n : first + per, buf + used};
             parts[np++] = (file_part_t){buf + used, lo.size[i]};
             used += lo.size[i];
         }
@@ -911,7 +923,25 @@ bool bsp_write_file(const char *path, const bsp_t *bsp, q2err_t *err)
         write_extra(bsp, lo.extra_ofs, buf + used);
         parts[np++] = (file_part_t){buf + used, bsp->extrasize};
     }
+    if (!dist && threads <= 1) {
+        for (int i = 0; i < npieces; i++) write_lump(bsp, pieces[i].lump, pieces[i].base, pieces[i].first, pieces[i].end);
+    } else {
+        dist_local_t *lt = dist_local_begin(dist, npieces);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads > 0 ? threads : 1)
+        for (int i = 0; i < npieces; i++) {
+            double t0 = dist_local_start(lt);
+            write_lump(bsp, pieces[i].lump, pieces[i].base, pieces[i].first, pieces[i].end);
+            dist_local_done(lt, i, t0);
+        }
+        dist_local_end(lt);
+    }
+    free(pieces);
     bool ok = file_write_atomic_parts(path, parts, np, err);
     free(buf);
     return ok;
+}
+
+bool bsp_write_file(const char *path, const bsp_t *bsp, q2err_t *err)
+{
+    return bsp_write_file_threads(path, bsp, NULL, 1, err);
 }

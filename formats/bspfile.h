@@ -207,6 +207,9 @@ bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *e
  * name) a bsp that exceeds a limit of its format (bsp->format), so nothing
  * is written that a stock engine would reject or that would not fit. */
 bool bsp_write_file(const char *path, const bsp_t *bsp, q2err_t *err);
+/* bsp_write_file with the lumps encoded in pieces on `threads` OpenMP
+ * threads, traced as a local loop of dist (may be NULL): the same file. */
+bool bsp_write_file_threads(const char *path, const bsp_t *bsp, dist_t *dist, int threads, q2err_t *err);
 
 /* One limit of a format that a bsp exceeds: its name (e.g.
  * "MAX_MAP_TEXINFO", or "16-bit leaf cluster" for a field of IBSP's

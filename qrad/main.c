@@ -382,7 +382,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     dist_collect(dist);
     if (ok) {
         stages_mark(&st, "write");
-        ok = !root || bsp_write_file(path, &bsp, &err);
+        ok = !root || bsp_write_file_threads(path, &bsp, dist, opts.threads, &err);
         stages_end(&st);
     }
     if (!ok) {

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -294,8 +295,10 @@ static void test_mutations_do_not_crash(void **state)
  * bsp_validate_threads) against the one-thread ones: the same lumps, the
  * same verdicts and the same messages, on the reference bsps, on every
  * malformed bsp of the corpus and on corrupted words of a valid bsp (which
- * the validator mostly refuses, with problems of every kind). */
-static void assert_same_read(const uint8_t *data, size_t size, const char *name, int *refused, int *invalid)
+ * the validator mostly refuses, with problems of every kind); and the
+ * threaded writer's file against bsp_write_memory's bytes. */
+static void assert_same_read(const uint8_t *data, size_t size, const char *name, int *refused, int *invalid,
+                             int *written)
 {
     bsp_t a, b;
     q2err_t ea, eb;
@@ -310,6 +313,24 @@ static void assert_same_read(const uint8_t *data, size_t size, const char *name,
         return;
     }
     assert_same_lumps(&a, &b);
+    /* the threaded writer's file holds bsp_write_memory's bytes */
+    uint8_t *mem, *file;
+    size_t memsize, filesize;
+    char dir[] = "/tmp/q2map_bspthreadsXXXXXX", path[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/w.bsp", dir);
+    assert_true(bsp_write_memory(&a, &mem, &memsize, &ea));
+    bool wa = bsp_write_file_threads(path, &a, NULL, 3, &eb);
+    if (wa) {
+        (*written)++;
+        assert_true(file_read_all(path, 1 << 26, &file, &filesize, &eb));
+        assert_int_equal(memsize, filesize);
+        assert_memory_equal(mem, file, memsize);
+        free(file);
+        remove(path);
+    }
+    rmdir(dir);
+    free(mem);
     bool va = bsp_validate(&a, name, &ea), vb = bsp_validate_threads(&a, name, NULL, 3, &eb);
     assert_int_equal(va, vb);
     if (!va) {
@@ -322,7 +343,7 @@ static void assert_same_read(const uint8_t *data, size_t size, const char *name,
 
 static void test_threads_same_result(void **state)
 {
-    int refused = 0, invalid = 0, files = 0;
+    int refused = 0, invalid = 0, files = 0, written = 0;
     const char *dirs[] = {BSPDIR, BADDIR};
     for (int d = 0; d < 2; d++) {
         names_t n;
@@ -334,7 +355,7 @@ static void test_threads_same_result(void **state)
             size_t size;
             q2err_t err;
             if (!file_read_all(path, 1 << 26, &data, &size, &err)) fail_msg("%s", err.msg);
-            assert_same_read(data, size, n.names[i], &refused, &invalid);
+            assert_same_read(data, size, n.names[i], &refused, &invalid, &written);
             files++;
             free(data);
         }
@@ -354,13 +375,14 @@ static void test_threads_same_result(void **state)
         uint8_t saved[4];
         memcpy(saved, data + pos, 4);
         memcpy(data + pos, &v, 4);
-        assert_same_read(data, size, "mut", &refused, &invalid);
+        assert_same_read(data, size, "mut", &refused, &invalid, &written);
         memcpy(data + pos, saved, 4);
     }
     free(data);
-    print_message("%d files and 300 mutations: %d refused by the reader, %d by the validator\n", files, refused,
-                  invalid);
+    print_message("%d files and 300 mutations: %d refused by the reader, %d by the validator, %d written\n", files,
+                  refused, invalid, written);
     assert_true(files >= 30);
+    assert_true(written > 200);
     assert_true(refused > 10 && invalid > 10);
 }
 

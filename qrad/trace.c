@@ -440,21 +440,28 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
     }
     dist_local_end(lt);
     int total = number_r(e, 0, 0);
+    /* Each entry's nodes go to their own place in the fresh array: on the
+     * threads, which take its page faults. */
     bvh_node_t *nodes = q2_malloc(sizeof *nodes * (size_t)(total > 0 ? total : 1));
+    lt = dist_local_begin(d, ne);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int i = 0; i < ne; i++) {
+        double t0 = dist_local_start(lt);
         top_entry_t *x = &e[i];
         if (!x->subtree) {
             nodes[x->base] = x->node;
             nodes[x->base].first = e[x->child[1]].base;
-            continue;
+        } else {
+            for (int k = 0; k < x->bd.numnodes; k++) {
+                bvh_node_t nd = x->bd.nodes[k];
+                if (nd.count < 0) nd.first += x->base;
+                nodes[x->base + k] = nd;
+            }
+            free(x->bd.nodes);
         }
-        for (int k = 0; k < x->bd.numnodes; k++) {
-            bvh_node_t nd = x->bd.nodes[k];
-            if (nd.count < 0) nd.first += x->base;
-            nodes[x->base + k] = nd;
-        }
-        free(x->bd.nodes);
+        dist_local_done(lt, i, t0);
     }
+    dist_local_end(lt);
     free(e);
     free(sub);
     for (int ax = 0; ax < 3; ax++) free(ps.list[ax]);

@@ -35,6 +35,7 @@
 
 #include "qrad.h"
 #include "surflights.h"
+#include "../common/dist.h"
 #include "../common/mem.h"
 
 /* ericw-tools' surflight_subdivide: Quake 1 style template copies are made
@@ -153,7 +154,9 @@ static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, ve
 
 /* Cuts the face into pieces no larger than chop on each world axis; each
  * piece is an area light of uniform exitance. */
-static void emit_face(qrad_t *q, int fi, const emitter_t *em, double chop)
+/* The pieces go to (*out, *n, *cap): made on the rank's threads, then
+ * appended to the lights in face order. */
+static void emit_face(const qrad_t *q, int fi, const emitter_t *em, double chop, light_t **out, int *n, int *cap)
 {
     const rface_t *f = &q->faces[fi];
     const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
@@ -229,8 +232,7 @@ static void emit_face(qrad_t *q, int fi, const emitter_t *em, double chop)
              * clamp, so the same range bounds both. */
             l.range = sqrt(exitance * area / (M_PI * LIGHT_CUTOFF));
             l.cluster = qrad_point_cluster(q->bsp, vec_ma(l.origin, SAMPLE_NUDGE, f->normal));
-            ARRAY_PUSH(q->lights, q->numlights, q->caplights, l);
-            q->surface_pieces++;
+            ARRAY_PUSH(*out, *n, *cap, l);
         }
         winding_free(cur);
     }
@@ -239,6 +241,15 @@ static void emit_face(qrad_t *q, int fi, const emitter_t *em, double chop)
 /* _surflight_minlight_scale: an emitting face is lit at least value *
  * scale in its colour (ericw: the texture's average; 0.5 grey without
  * textures, as ericw's 127). */
+/* One face's share of qrad_surface_lights: its pieces and the two floors
+ * it may ask for (a bmodel's emitter's, a world emitter's). */
+typedef struct face_emission_t {
+    light_t *pieces;
+    int npieces, cap;
+    double floor_level[2];
+    vec3_t floor_color[2];
+} face_emission_t;
+
 static void add_floor(qrad_t *q, int fi, double level, vec3_t color)
 {
     if (!(level > 0)) return;
@@ -336,7 +347,9 @@ static void templates(qrad_t *q, const face_keys_t *fkeys, double chop, bool rad
                 if (fk->rescale >= 0) fe.rescale = fk->rescale != 0;
                 if (fk->style >= 0) fe.style = fk->style;
                 if (fk->has_color) fe.has_color = true, fe.color = fk->color;
-                emit_face(q, fi, &fe, chop);
+                int before = q->numlights;
+                emit_face(q, fi, &fe, chop, &q->lights, &q->numlights, &q->caplights);
+                q->surface_pieces += q->numlights - before;
                 vec3_t hue, avg;
                 texture_emission(q, q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture, &hue, &avg);
                 if (fe.style == 0) add_floor(q, fi, fe.value * mscale * fk->minlight_scale, fe.has_color ? fe.color : avg);
@@ -411,29 +424,54 @@ void qrad_surface_lights(qrad_t *q)
         int ei = model_entity(q, m);
         read_face_keys(q, ei >= 0 ? &q->ents.ents[ei] : NULL, &fkeys[m], &none);
     }
-    for (int fi = 0; fi < q->bsp->numfaces; fi++) {
-        const rface_t *f = &q->faces[fi];
-        const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-        if ((ti->flags & SURF_LIGHT) && ti->value > 0 && f->model != 0 && fkeys[f->model].minlight_scale > 0 && f->lit) {
-            /* qrad3: only the world's faces emit; a bmodel's still gets its
-             * floor when asked. */
-            vec3_t hue, avg;
-            texture_emission(q, ti->texture, &hue, &avg);
-            add_floor(q, fi, ti->value * fkeys[f->model].minlight_scale, avg);
+    /* Each face's pieces and floors on the rank's threads (the textures
+     * were all looked up in the face setup, so the lookups here only read
+     * the table); then, in face order, the pieces join the lights and the
+     * floors are applied as one pass would. */
+    int nf = q->bsp->numfaces, nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    face_emission_t *fe = q2_calloc((size_t)(nf > 0 ? nf : 1), sizeof *fe);
+    bool sky_rescale = ws && entity_get(ws, "_surflight_rescale");
+    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
+            const rface_t *f = &q->faces[fi];
+            const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
+            face_emission_t *e = &fe[fi];
+            if ((ti->flags & SURF_LIGHT) && ti->value > 0 && f->model != 0 && fkeys[f->model].minlight_scale > 0 &&
+                f->lit) {
+                /* qrad3: only the world's faces emit; a bmodel's still gets
+                 * its floor when asked. */
+                vec3_t hue;
+                texture_emission(q, ti->texture, &hue, &e->floor_color[0]);
+                e->floor_level[0] = ti->value * fkeys[f->model].minlight_scale;
+            }
+            if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
+            emitter_t em = world;
+            em.value = ti->value;
+            em.scale = f->sky ? skyscale : surfscale;
+            /* ericw: sky faces are never rescaled unless asked. */
+            if (f->sky && !sky_rescale) em.rescale = false;
+            emit_face(q, fi, &em, chop, &e->pieces, &e->npieces, &e->cap);
+            if (f->lit && none.minlight_scale > 0) {
+                vec3_t hue;
+                texture_emission(q, ti->texture, &hue, &e->floor_color[1]);
+                e->floor_level[1] = ti->value * none.minlight_scale;
+            }
         }
-        if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
-        emitter_t em = world;
-        em.value = ti->value;
-        em.scale = f->sky ? skyscale : surfscale;
-        /* ericw: sky faces are never rescaled unless asked. */
-        if (f->sky && !(ws && entity_get(ws, "_surflight_rescale"))) em.rescale = false;
-        emit_face(q, fi, &em, chop);
-        if (f->lit && none.minlight_scale > 0) {
-            vec3_t hue, avg;
-            texture_emission(q, ti->texture, &hue, &avg);
-            add_floor(q, fi, ti->value * none.minlight_scale, avg);
-        }
+        dist_local_done(lt, ch, t0);
     }
+    dist_local_end(lt);
+    for (int fi = 0; fi < nf; fi++) {
+        face_emission_t *e = &fe[fi];
+        add_floor(q, fi, e->floor_level[0], e->floor_color[0]);
+        for (int k = 0; k < e->npieces; k++) ARRAY_PUSH(q->lights, q->numlights, q->caplights, e->pieces[k]);
+        q->surface_pieces += e->npieces;
+        free(e->pieces);
+        add_floor(q, fi, e->floor_level[1], e->floor_color[1]);
+    }
+    free(fe);
     templates(q, fkeys, chop, radiosity, &world);
     free(fkeys);
 }

@@ -264,7 +264,7 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
     bsp.visdata = res.lump;
     bsp.visdatasize = res.lumpsize;
     res.lump = NULL;
-    bool ok = !root || bsp_write_file(bsppath, &bsp, &err);
+    bool ok = !root || bsp_write_file_threads(bsppath, &bsp, dist, threads, &err);
     stages_end(&st);
     if (!ok) {
         log_error(log, "%s", err.msg);

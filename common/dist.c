@@ -308,6 +308,37 @@ void dist_stop(dist_t *d)
     free(d);
 }
 
+#ifdef Q2MAP_HAVE_MPI
+/* Rank 0's read of a file (ok, and its bytes) to every rank: a header (the
+ * ok flag and the length), then the bytes or, on failure, rank 0's error.
+ * The other ranks get the bytes in a fresh buffer with a NUL after them. */
+static bool share_read(dist_t *d, bool ok, const uint8_t *root_data, size_t root_size, uint8_t **data, size_t *size,
+                       q2err_t *err)
+{
+    double t = time_now();
+    uint64_t head[2] = {0, 0};
+    if (d->rank == 0) {
+        head[0] = ok;
+        head[1] = ok ? (uint64_t)root_size : (uint64_t)sizeof *err;
+    }
+    bcast_bytes(d, head, sizeof head);
+    ok = head[0] != 0;
+    if (!ok) {
+        bcast_bytes(d, err, sizeof *err);
+    } else if (d->rank != 0) {
+        *size = (size_t)head[1];
+        *data = q2_malloc(*size + 1);
+        (*data)[*size] = 0;
+        bcast_bytes(d, *data, *size);
+    } else {
+        /* the root only sends: its bytes may be a read-only mapping */
+        bcast_bytes(d, (void *)root_data, root_size);
+    }
+    d->self.comm_seconds += time_now() - t;
+    return ok;
+}
+#endif
+
 bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err)
 {
     *data = NULL;
@@ -319,28 +350,8 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
         return ok;
     }
 #ifdef Q2MAP_HAVE_MPI
-    double t = time_now();
-    /* header: ok flag and length; on failure the message follows instead */
-    uint64_t head[2] = {0, 0};
-    bool ok = true;
-    if (d->rank == 0) {
-        ok = file_read_all(path, max_size, data, size, err);
-        head[0] = ok;
-        head[1] = ok ? (uint64_t)*size : (uint64_t)sizeof *err;
-    }
-    bcast_bytes(d, head, sizeof head);
-    ok = head[0] != 0;
-    if (!ok) {
-        bcast_bytes(d, err, sizeof *err);
-    } else {
-        if (d->rank != 0) {
-            *size = (size_t)head[1];
-            *data = q2_malloc(*size + 1);
-        }
-        bcast_bytes(d, *data, *size);
-    }
-    d->self.comm_seconds += time_now() - t;
-    return ok;
+    bool ok = d->rank == 0 ? file_read_all(path, max_size, data, size, err) : true;
+    return share_read(d, ok, *data, *size, data, size, err);
 #else
     return false;
 #endif
@@ -349,31 +360,21 @@ bool dist_read_file(dist_t *d, const char *path, size_t max_size, uint8_t **data
 bool dist_map_file(dist_t *d, const char *path, size_t max_size, file_map_t *m, q2err_t *err)
 {
     memset(m, 0, sizeof *m);
-    if (solo(d)) return file_map(path, max_size, m, err);
+    if (solo(d)) {
+        /* the header and the file, as rank 0 would broadcast them */
+        bool ok = file_map(path, max_size, m, err);
+        trace_collective(d, 2 * sizeof(uint64_t) + (ok ? m->size : 0));
+        return ok;
+    }
 #ifdef Q2MAP_HAVE_MPI
-    double t = time_now();
-    /* header: ok flag and length; on failure the message follows instead */
-    uint64_t head[2] = {0, 0};
-    bool ok = true;
-    if (d->rank == 0) {
-        ok = file_map(path, max_size, m, err);
-        head[0] = ok;
-        head[1] = ok ? (uint64_t)m->size : (uint64_t)sizeof *err;
-    }
-    bcast_bytes(d, head, sizeof head);
-    ok = head[0] != 0;
-    if (!ok) {
-        bcast_bytes(d, err, sizeof *err);
-    } else if (d->rank != 0) {
-        uint8_t *buf = q2_malloc((size_t)head[1] + 1);
-        bcast_bytes(d, buf, (size_t)head[1]);
+    bool ok = d->rank == 0 ? file_map(path, max_size, m, err) : true;
+    uint8_t *buf = NULL;
+    size_t size = 0;
+    ok = share_read(d, ok, m->data, m->size, &buf, &size, err);
+    if (ok && d->rank != 0) {
         m->data = buf;
-        m->size = (size_t)head[1];
-    } else {
-        /* the root only sends: its mapping is read-only */
-        bcast_bytes(d, (void *)m->data, m->size);
+        m->size = size;
     }
-    d->self.comm_seconds += time_now() - t;
     return ok;
 #else
     return false;

@@ -26,14 +26,56 @@ vec3_t qrad_angles_to_vec(double yaw, double pitch)
     return vec3(cos(p) * cos(y), cos(p) * sin(y), sin(p));
 }
 
-static const entity_t *find_target(const qrad_t *q, const char *name)
+/* The entities' targetnames sorted (by name, then entity), so the lights'
+ * targets are found by bisection instead of a scan of every entity for
+ * each light. */
+typedef struct target_t {
+    const char *name;
+    int ent;
+} target_t;
+
+typedef struct targets_t {
+    target_t *t;
+    int n;
+} targets_t;
+
+static int cmp_target(const void *a, const void *b)
 {
-    if (!name || !name[0]) return NULL;
+    const target_t *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : x->ent - y->ent;
+}
+
+static void targets_build(const qrad_t *q, targets_t *ts)
+{
+    ts->t = q2_malloc(sizeof *ts->t * (size_t)(q->ents.count > 0 ? q->ents.count : 1));
+    ts->n = 0;
     for (int i = 0; i < q->ents.count; i++) {
         const char *tn = entity_get(&q->ents.ents[i], "targetname");
-        if (tn && !strcmp(tn, name)) return &q->ents.ents[i];
+        if (tn && tn[0]) ts->t[ts->n++] = (target_t){tn, i};
     }
-    return NULL;
+    qsort(ts->t, (size_t)ts->n, sizeof *ts->t, cmp_target);
+}
+
+/* The first entity (in entity order) whose targetname is name; ts may be
+ * NULL (a scan). */
+static const entity_t *find_target(const qrad_t *q, const targets_t *ts, const char *name)
+{
+    if (!name || !name[0]) return NULL;
+    if (!ts) {
+        for (int i = 0; i < q->ents.count; i++) {
+            const char *tn = entity_get(&q->ents.ents[i], "targetname");
+            if (tn && !strcmp(tn, name)) return &q->ents.ents[i];
+        }
+        return NULL;
+    }
+    int lo = 0, hi = ts->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (strcmp(ts->t[mid].name, name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < ts->n && !strcmp(ts->t[lo].name, name) ? &q->ents.ents[ts->t[lo].ent] : NULL;
 }
 
 /* "r g b" in 0..1 or 0..255, normalized so the brightest channel is 1 as
@@ -87,12 +129,13 @@ static bool light_dirt(const qrad_t *q, const entity_t *e, bool dflt)
     return dirt > 0 || (dirt == 0 && dflt);
 }
 
-static bool sun_from_entity(qrad_t *q, const entity_t *e, vec3_t origin, const world_light_keys_t *wk)
+static bool sun_from_entity(qrad_t *q, const targets_t *ts, const entity_t *e, vec3_t origin,
+                            const world_light_keys_t *wk)
 {
     /* ericw: a light with "_sun" "1" is a sun shining from it towards its
      * target (or along its mangle). */
     vec3_t travel = vec3(0, 0, -1), v;
-    const entity_t *t = find_target(q, entity_get(e, "target"));
+    const entity_t *t = find_target(q, ts, entity_get(e, "target"));
     if (t && entity_get_vec3(t, "origin", &v)) travel = vec_normalize(vec_sub(v, origin), NULL);
     else if (entity_get_vec3(e, "mangle", &v)) travel = qrad_angles_to_vec(v.x, v.y);
     if (vec_len(travel) == 0) travel = vec3(0, 0, -1);
@@ -220,9 +263,9 @@ static void setup_sun(qrad_t *q, const entity_t *world, const world_light_keys_t
     } else if (sunname && sunname[0]) {
         /* q2tools: "_sun" names an entity; the light travels from it to its
          * target. */
-        const entity_t *se = find_target(q, sunname);
+        const entity_t *se = find_target(q, NULL, sunname);
         vec3_t a, b;
-        const entity_t *te = se ? find_target(q, entity_get(se, "target")) : NULL;
+        const entity_t *te = se ? find_target(q, NULL, entity_get(se, "target")) : NULL;
         if (se && !te) {
             /* The named entity is the sun's target: the light travels to
              * it from the entity that targets it. */
@@ -280,7 +323,8 @@ static void setup_sun(qrad_t *q, const entity_t *world, const world_light_keys_t
     }
 }
 
-static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const world_light_keys_t *wk)
+static bool parse_point_light(qrad_t *q, const targets_t *ts, const entity_t *e, int index,
+                              const world_light_keys_t *wk)
 {
     light_t l;
     memset(&l, 0, sizeof l);
@@ -295,7 +339,7 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const wor
     double intensity = entity_get_float(e, "light", entity_get_float(e, "_light", 300));
     if (intensity == 0) intensity = 300;
     const char *sunkey = entity_get(e, "_sun");
-    if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, e, l.origin, wk);
+    if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, ts, e, l.origin, wk);
     l.intensity = intensity * q->opts->entity;
     /* ericw's _range scales the brightness, not the fade distance: the
      * colour carries it (0.5 leaves the light as it is). */
@@ -358,7 +402,7 @@ static bool parse_point_light(qrad_t *q, const entity_t *e, int index, const wor
     vec3_t v;
     bool spot = false;
     if (target && target[0]) {
-        const entity_t *t = find_target(q, target);
+        const entity_t *t = find_target(q, ts, target);
         vec3_t to;
         if (t && entity_get_vec3(t, "origin", &to)) {
             double len;
@@ -433,11 +477,17 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
         q->world_anglescale = qrad_key_float(q, world, wak, 1, 0, 1);
     }
+    targets_t ts;
+    targets_build(q, &ts);
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];
         if (strncmp(entity_classname(e), "light", 5) || qrad_surface_template(e)) continue;
-        if (!parse_point_light(q, e, i, wk)) return false;
+        if (!parse_point_light(q, &ts, e, i, wk)) {
+            free(ts.t);
+            return false;
+        }
     }
+    free(ts.t);
     qrad_surface_lights(q);
     (void)err;
     return true;
@@ -455,5 +505,5 @@ void qrad_lights_free(qrad_t *q)
  * read the worldspawn's light keys. */
 bool qrad_light_from_entity(qrad_t *q, const entity_t *e, int index)
 {
-    return parse_point_light(q, e, index, &q->world_light_keys);
+    return parse_point_light(q, NULL, e, index, &q->world_light_keys);
 }

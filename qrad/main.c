@@ -361,7 +361,9 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         return 1;
     }
     texdb_t *texdb = texdb_create(vfs, &log);
-    if (dist_size(dist) > 1 && !share_textures(dist, &bsp, texdb, &err)) {
+    /* a traced run (one rank) packs the table too, so that the trace holds
+     * its broadcast (the simulator charges it) */
+    if ((dist_size(dist) > 1 || dist_tracing(dist)) && !share_textures(dist, &bsp, texdb, &err)) {
         log_error(&log, "qrad: %s", err.msg);
         texdb_free(texdb);
         vfs_free(vfs);

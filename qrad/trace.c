@@ -343,30 +343,112 @@ static uint64_t order_key(double c)
     return u >> 63 ? ~u : u | (1ull << 63);
 }
 
-static void sort_axis(const build_item_t *items, int n, int axis, int *out)
+/* The three presorts at once, each pass of the radix sort over
+ * PRESORT_CHUNKS ranges of each axis's list on the rank's threads: a
+ * range's digit counts, then (in range order, so the sort stays stable)
+ * where each range's items of each digit go, then the scatter. The same
+ * order as one thread's least-significant-digit sort. */
+#define PRESORT_CHUNKS 16
+
+typedef struct presort_job_t {
+    int n;
+    uint64_t *key[3], *k2[3];
+    int *out[3], *tmp[3];
+    size_t (*count)[256]; /* [axis * PRESORT_CHUNKS + range][digit] */
+} presort_job_t;
+
+static inline int range_lo(int n, int c) { return (int)((long)n * c / PRESORT_CHUNKS); }
+
+static void presort_axes(const build_item_t *items, int n, int *lists[3], int threads, dist_t *d)
 {
-    uint64_t *key = q2_malloc(sizeof(uint64_t) * (size_t)n * 2 + 1);
-    int *tmp = q2_malloc(sizeof(int) * (size_t)n + 1);
-    uint64_t *k2 = key + n;
-    for (int i = 0; i < n; i++) {
-        key[i] = order_key(vec_comp(items[i].c, axis));
-        out[i] = i;
+    presort_job_t j = {.n = n};
+    j.count = q2_calloc(3 * PRESORT_CHUNKS, sizeof *j.count);
+    for (int ax = 0; ax < 3; ax++) {
+        j.key[ax] = q2_malloc(sizeof(uint64_t) * (size_t)n * 2 + 1);
+        j.k2[ax] = j.key[ax] + n;
+        j.out[ax] = lists[ax];
+        j.tmp[ax] = q2_malloc(sizeof(int) * (size_t)n + 1);
     }
-    for (int shift = 0; shift < 64; shift += 8) {
-        size_t count[257] = {0};
-        for (int i = 0; i < n; i++) count[((key[i] >> shift) & 0xff) + 1]++;
-        if (count[((key[0] >> shift) & 0xff) + 1] == (size_t)n) continue; /* one digit: order unchanged */
-        for (int d = 0; d < 256; d++) count[d + 1] += count[d];
-        for (int i = 0; i < n; i++) {
-            size_t at = count[(key[i] >> shift) & 0xff]++;
-            k2[at] = key[i];
-            tmp[at] = out[i];
+    const int nw = 3 * PRESORT_CHUNKS;
+    dist_local_t *lt = dist_local_begin(d, nw);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int w = 0; w < nw; w++) {
+        double t0 = dist_local_start(lt);
+        int ax = w / PRESORT_CHUNKS, c = w % PRESORT_CHUNKS;
+        for (int i = range_lo(n, c); i < range_lo(n, c + 1); i++) {
+            j.key[ax][i] = order_key(vec_comp(items[i].c, ax));
+            j.out[ax][i] = i;
         }
-        memcpy(key, k2, sizeof(uint64_t) * (size_t)n);
-        memcpy(out, tmp, sizeof(int) * (size_t)n);
+        dist_local_done(lt, w, t0);
     }
-    free(key);
-    free(tmp);
+    dist_local_end(lt);
+    for (int shift = 0; shift < 64; shift += 8) {
+        lt = dist_local_begin(d, nw);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int w = 0; w < nw; w++) {
+            double t0 = dist_local_start(lt);
+            int ax = w / PRESORT_CHUNKS, c = w % PRESORT_CHUNKS;
+            size_t *cnt = j.count[w];
+            memset(cnt, 0, sizeof j.count[w]);
+            for (int i = range_lo(n, c); i < range_lo(n, c + 1); i++) cnt[(j.key[ax][i] >> shift) & 0xff]++;
+            dist_local_done(lt, w, t0);
+        }
+        dist_local_end(lt);
+        /* per axis: a digit's items from range c go after those of the
+         * smaller digits and of the ranges before c; an axis whose keys all
+         * share the digit keeps its order */
+        bool skip[3];
+        for (int ax = 0; ax < 3; ax++) {
+            size_t at = 0;
+            int used = 0;
+            for (int dg = 0; dg < 256; dg++) {
+                size_t tot = 0;
+                for (int c = 0; c < PRESORT_CHUNKS; c++) {
+                    size_t k = j.count[ax * PRESORT_CHUNKS + c][dg];
+                    j.count[ax * PRESORT_CHUNKS + c][dg] = at;
+                    at += k;
+                    tot += k;
+                }
+                used += tot > 0;
+            }
+            skip[ax] = used <= 1;
+        }
+        lt = dist_local_begin(d, nw);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int w = 0; w < nw; w++) {
+            double t0 = dist_local_start(lt);
+            int ax = w / PRESORT_CHUNKS, c = w % PRESORT_CHUNKS;
+            if (!skip[ax]) {
+                size_t *pos = j.count[w];
+                for (int i = range_lo(n, c); i < range_lo(n, c + 1); i++) {
+                    size_t at = pos[(j.key[ax][i] >> shift) & 0xff]++;
+                    j.k2[ax][at] = j.key[ax][i];
+                    j.tmp[ax][at] = j.out[ax][i];
+                }
+            }
+            dist_local_done(lt, w, t0);
+        }
+        dist_local_end(lt);
+        for (int ax = 0; ax < 3; ax++) {
+            if (skip[ax]) continue;
+            uint64_t *k = j.key[ax];
+            j.key[ax] = j.k2[ax];
+            j.k2[ax] = k;
+            int *o = j.out[ax];
+            j.out[ax] = j.tmp[ax];
+            j.tmp[ax] = o;
+        }
+    }
+    for (int ax = 0; ax < 3; ax++) {
+        /* the sorted order ends in whichever buffer the last pass wrote */
+        if (j.out[ax] != lists[ax]) {
+            memcpy(lists[ax], j.out[ax], sizeof(int) * (size_t)n);
+            j.tmp[ax] = j.out[ax];
+        }
+        free(j.key[ax] < j.k2[ax] ? j.key[ax] : j.k2[ax]);
+        free(j.tmp[ax]);
+    }
+    free(j.count);
 }
 
 /* Subtrees of at most this many triangles (or 1/BVH_SUBTREE_SHARE of them
@@ -381,16 +463,7 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
     int threads = q->opts->threads > 0 ? q->opts->threads : 1;
     presort_t ps = {items, {NULL, NULL, NULL}, q2_malloc(sizeof(int) * (size_t)n), q2_calloc((size_t)n, 1), order};
     for (int ax = 0; ax < 3; ax++) ps.list[ax] = q2_malloc(sizeof(int) * (size_t)n);
-    {
-        dist_local_t *lt = dist_local_begin(d, 3);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads < 3 ? threads : 3)
-        for (int ax = 0; ax < 3; ax++) {
-            double t0 = dist_local_start(lt);
-            sort_axis(items, n, ax, ps.list[ax]);
-            dist_local_done(lt, ax, t0);
-        }
-        dist_local_end(lt);
-    }
+    presort_axes(items, n, ps.list, threads, d);
     int subtree_max = n / BVH_SUBTREE_SHARE > BVH_SUBTREE_MIN ? n / BVH_SUBTREE_SHARE : BVH_SUBTREE_MIN;
     top_entry_t *e = NULL;
     int ne = 0, cap = 0;

@@ -336,6 +336,26 @@ bool qrad_decoupled_finish(qrad_t *q, q2err_t *err)
     return true;
 }
 
+/* Face fi's decoupled bytes into the data at the offset its lump entry
+ * holds; nothing reads them after. */
+typedef struct copy_job_t {
+    uint8_t *data;
+    const uint8_t *lump;
+} copy_job_t;
+
+static void copy_face_bytes(const qrad_t *q, int fi, void *ctx)
+{
+    const copy_job_t *job = ctx;
+    rface_t *d = &q->decoupled->faces[fi];
+    if (!d->lit) return;
+    int32_t at = rd_i32(job->lump + (size_t)fi * DECOUPLED_LM_ENTRY + 4);
+    int ns = 0;
+    while (ns < MAXLIGHTMAPS && q->bsp->faces[fi].styles[ns] != 255) ns++;
+    memcpy(job->data + at, d->bytes, (size_t)ns * d->w * d->h * 3);
+    free(d->bytes);
+    d->bytes = NULL;
+}
+
 bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
 {
     decoupled_t *dc = q->decoupled;
@@ -397,25 +417,8 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         free(lump);
         return q2err_set(err, NULL, 0, 0, "internal error: decoupled lighting size %zu != %zu", ofs, size);
     }
-    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
-            rface_t *d = &dc->faces[fi];
-            if (!d->lit) continue;
-            const uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
-            int32_t at = rd_i32(e + 4);
-            int ns = 0;
-            while (ns < MAXLIGHTMAPS && bsp->faces[fi].styles[ns] != 255) ns++;
-            memcpy(data + at, d->bytes, (size_t)ns * d->w * d->h * 3);
-            free(d->bytes);
-            d->bytes = NULL;
-        }
-        dist_local_done(lt, ch, t0);
-    }
-    dist_local_end(lt);
+    copy_job_t job = {data, lump};
+    qrad_faces_parallel(q, copy_face_bytes, &job);
     if (q->opts->novanilla)
         for (int fi = 0; fi < nf; fi++) bsp->faces[fi].lightofs = -1;
     if (!base) {

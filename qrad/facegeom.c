@@ -262,6 +262,20 @@ static void phong_setup(qrad_t *q)
     free(fill);
 }
 
+void qrad_faces_parallel(const qrad_t *q, void (*fn)(const qrad_t *q, int fi, void *ctx), void *ctx)
+{
+    int nf = q->bsp->numfaces, nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    dist_t *d = q->opts ? q->opts->dist : NULL;
+    dist_local_t *lt = dist_local_begin(d, nchunk);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts ? q->opts->threads : 1)
+    for (int ch = 0; ch < nchunk; ch++) {
+        double t0 = dist_local_start(lt);
+        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) fn(q, fi, ctx);
+        dist_local_done(lt, ch, t0);
+    }
+    dist_local_end(lt);
+}
+
 bool qrad_faces_setup(qrad_t *q, q2err_t *err)
 {
     const bsp_t *bsp = q->bsp;
@@ -414,33 +428,23 @@ void qrad_samples_unpack(rface_t *f, const uint8_t *in)
     }
 }
 
+static void free_face(const qrad_t *q, int fi, void *ctx)
+{
+    (void)ctx;
+    rface_t *f = &q->faces[fi];
+    rface_free_luxels(f);
+    free(f->points);
+    free(f->vnormals);
+    free(f->dirtraw);
+    free(f->bytes);
+}
+
 void qrad_faces_free(qrad_t *q)
 {
     if (!q->faces) return;
     /* Tens of thousands of blocks: freed on the rank's threads, since every
      * rank spends this time after its last loop. */
-    int nf = q->bsp->numfaces, nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_t *d = q->opts ? q->opts->dist : NULL;
-    dist_local_t *lt = dist_local_begin(d, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts ? q->opts->threads : 1)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int i = ch * QRAD_LOCAL_CHUNK; i < nf && i < (ch + 1) * QRAD_LOCAL_CHUNK; i++) {
-            free(q->faces[i].points);
-            free(q->faces[i].samples);
-            free(q->faces[i].clusters);
-            free(q->faces[i].lnormals);
-            free(q->faces[i].vnormals);
-            free(q->faces[i].light);
-            free(q->faces[i].dirtmap);
-            free(q->faces[i].dirtraw);
-            free(q->faces[i].localmin);
-            free(q->faces[i].nobounce);
-            free(q->faces[i].bytes);
-        }
-        dist_local_done(lt, ch, t0);
-    }
-    dist_local_end(lt);
+    qrad_faces_parallel(q, free_face, NULL);
     free(q->faces);
     q->faces = NULL;
 }

@@ -379,6 +379,10 @@ static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 
 /* facegeom.c */
 bool qrad_faces_setup(qrad_t *q, q2err_t *err);
+/* Calls fn for every face on the rank's threads, in chunks of
+ * QRAD_LOCAL_CHUNK faces, each chunk an item of a traced local loop
+ * (common/dist.h); fn may write only what belongs to face fi. */
+void qrad_faces_parallel(const qrad_t *q, void (*fn)(const qrad_t *q, int fi, void *ctx), void *ctx);
 void qrad_faces_free(qrad_t *q);
 /* World point of texture coordinates (s, t) on the face's plane. */
 vec3_t rface_tex_to_world(const rface_t *f, double s, double t);

@@ -136,6 +136,18 @@ bool qrad_finish(qrad_t *q, q2err_t *err)
     return true;
 }
 
+/* Face fi's bytes into the lump at its offset; nothing reads them after. */
+static void copy_face_bytes(const qrad_t *q, int fi, void *data)
+{
+    rface_t *f = &q->faces[fi];
+    if (!f->lit) return;
+    uint8_t *out = (uint8_t *)data + q->bsp->faces[fi].lightofs;
+    if (f->bytes) memcpy(out, f->bytes, (size_t)f->numstyles * f->w * f->h * 3);
+    else face_bytes(q->opts, f, out);
+    free(f->bytes);
+    f->bytes = NULL;
+}
+
 bool qrad_write_lighting(qrad_t *q, q2err_t *err)
 {
     bsp_t *bsp = q->bsp;
@@ -171,24 +183,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         for (int s = 0; s < f->numstyles; s++) df->styles[s] = (uint8_t)f->styles[s];
         ofs += (size_t)f->numstyles * f->w * f->h * 3;
     }
-    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
-            rface_t *f = &q->faces[fi];
-            if (!f->lit) continue;
-            uint8_t *out = data + bsp->faces[fi].lightofs;
-            if (f->bytes) memcpy(out, f->bytes, (size_t)f->numstyles * f->w * f->h * 3);
-            else face_bytes(q->opts, f, out);
-            /* nothing reads them after the lump */
-            free(f->bytes);
-            f->bytes = NULL;
-        }
-        dist_local_done(lt, ch, t0);
-    }
-    dist_local_end(lt);
+    qrad_faces_parallel(q, copy_face_bytes, data);
     if (ofs != size) {
         free(data);
         return q2err_set(err, NULL, 0, 0, "internal error: lighting size %zu != %zu", ofs, size);

@@ -439,6 +439,15 @@ typedef struct neighbours_t {
     aabb_t *boxes;
 } neighbours_t;
 
+static void face_box_key(const qrad_t *q, int fi, void *ctx)
+{
+    neighbours_t *nb = ctx;
+    const rface_t *f = &q->faces[fi];
+    nb->boxes[fi] = aabb_empty();
+    for (int k = 0; k < f->numpoints; k++) aabb_add_point(&nb->boxes[fi], f->points[k]);
+    nb->keys[fi] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, f->model, f->numpatches > 0 ? fi : -1};
+}
+
 static void neighbours_build(const qrad_t *q, neighbours_t *nb)
 {
     int nf = q->bsp->numfaces;
@@ -447,21 +456,7 @@ static void neighbours_build(const qrad_t *q, neighbours_t *nb)
     /* Each face's box and key on the rank's threads (reading every face's
      * record and points is most of the time); the keys of faces without
      * patches are marked (face -1) and dropped after. */
-    int nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
-            const rface_t *f = &q->faces[fi];
-            nb->boxes[fi] = aabb_empty();
-            for (int k = 0; k < f->numpoints; k++) aabb_add_point(&nb->boxes[fi], f->points[k]);
-            nb->keys[fi] = (face_key_t){q->bsp->faces[fi].planenum, q->bsp->faces[fi].side, f->model,
-                                        f->numpatches > 0 ? fi : -1};
-        }
-        dist_local_done(lt, ch, t0);
-    }
-    dist_local_end(lt);
+    qrad_faces_parallel(q, face_box_key, nb);
     int nk = 0;
     for (int fi = 0; fi < nf; fi++)
         if (nb->keys[fi].face >= 0) nb->keys[nk++] = nb->keys[fi];

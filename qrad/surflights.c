@@ -391,6 +391,44 @@ static void templates(qrad_t *q, const face_keys_t *fkeys, double chop, bool rad
     }
 }
 
+/* What one face emits and the floors it gets, for surface-light setup on
+ * the rank's threads. */
+typedef struct emission_job_t {
+    const face_keys_t *fkeys, *none;
+    const emitter_t *world;
+    face_emission_t *fe;
+    double chop, surfscale, skyscale;
+    bool sky_rescale;
+} emission_job_t;
+
+static void face_emission(const qrad_t *q, int fi, void *ctx)
+{
+    const emission_job_t *x = ctx;
+    const rface_t *f = &q->faces[fi];
+    const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
+    face_emission_t *e = &x->fe[fi];
+    if ((ti->flags & SURF_LIGHT) && ti->value > 0 && f->model != 0 && x->fkeys[f->model].minlight_scale > 0 &&
+        f->lit) {
+        /* qrad3: only the world's faces emit; a bmodel's still gets
+         * its floor when asked. */
+        vec3_t hue;
+        texture_emission(q, ti->texture, &hue, &e->floor_color[0]);
+        e->floor_level[0] = ti->value * x->fkeys[f->model].minlight_scale;
+    }
+    if (!f->emits || f->model != 0 || f->numpoints < 3) return;
+    emitter_t em = *x->world;
+    em.value = ti->value;
+    em.scale = f->sky ? x->skyscale : x->surfscale;
+    /* ericw: sky faces are never rescaled unless asked. */
+    if (f->sky && !x->sky_rescale) em.rescale = false;
+    emit_face(q, fi, &em, x->chop, &e->pieces, &e->npieces, &e->cap);
+    if (f->lit && x->none->minlight_scale > 0) {
+        vec3_t hue;
+        texture_emission(q, ti->texture, &hue, &e->floor_color[1]);
+        e->floor_level[1] = ti->value * x->none->minlight_scale;
+    }
+}
+
 void qrad_surface_lights(qrad_t *q)
 {
     /* Emitters are cut coarser than bounce patches (as ericw-tools'
@@ -428,41 +466,10 @@ void qrad_surface_lights(qrad_t *q)
      * were all looked up in the face setup, so the lookups here only read
      * the table); then, in face order, the pieces join the lights and the
      * floors are applied as one pass would. */
-    int nf = q->bsp->numfaces, nchunk = (nf + QRAD_LOCAL_CHUNK - 1) / QRAD_LOCAL_CHUNK;
+    int nf = q->bsp->numfaces;
     face_emission_t *fe = q2_calloc((size_t)(nf > 0 ? nf : 1), sizeof *fe);
-    bool sky_rescale = ws && entity_get(ws, "_surflight_rescale");
-    dist_local_t *lt = dist_local_begin(q->opts->dist, nchunk);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(q->opts->threads)
-    for (int ch = 0; ch < nchunk; ch++) {
-        double t0 = dist_local_start(lt);
-        for (int fi = ch * QRAD_LOCAL_CHUNK; fi < nf && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
-            const rface_t *f = &q->faces[fi];
-            const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-            face_emission_t *e = &fe[fi];
-            if ((ti->flags & SURF_LIGHT) && ti->value > 0 && f->model != 0 && fkeys[f->model].minlight_scale > 0 &&
-                f->lit) {
-                /* qrad3: only the world's faces emit; a bmodel's still gets
-                 * its floor when asked. */
-                vec3_t hue;
-                texture_emission(q, ti->texture, &hue, &e->floor_color[0]);
-                e->floor_level[0] = ti->value * fkeys[f->model].minlight_scale;
-            }
-            if (!f->emits || f->model != 0 || f->numpoints < 3) continue;
-            emitter_t em = world;
-            em.value = ti->value;
-            em.scale = f->sky ? skyscale : surfscale;
-            /* ericw: sky faces are never rescaled unless asked. */
-            if (f->sky && !sky_rescale) em.rescale = false;
-            emit_face(q, fi, &em, chop, &e->pieces, &e->npieces, &e->cap);
-            if (f->lit && none.minlight_scale > 0) {
-                vec3_t hue;
-                texture_emission(q, ti->texture, &hue, &e->floor_color[1]);
-                e->floor_level[1] = ti->value * none.minlight_scale;
-            }
-        }
-        dist_local_done(lt, ch, t0);
-    }
-    dist_local_end(lt);
+    emission_job_t job = {fkeys, &none, &world, fe, chop, surfscale, skyscale, ws && entity_get(ws, "_surflight_rescale")};
+    qrad_faces_parallel(q, face_emission, &job);
     for (int fi = 0; fi < nf; fi++) {
         face_emission_t *e = &fe[fi];
         add_floor(q, fi, e->floor_level[0], e->floor_color[0]);

@@ -32,22 +32,7 @@
 
 #define DATA Q2MAP_TEST_DATA "/interop"
 
-static char *g_tmp;
-
-static int setup(void **state)
-{
-    (void)state;
-    g_tmp = tu_make_tmpdir("q2map_interop");
-    return 0;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    bool ok = tu_rm_rf(g_tmp);
-    free(g_tmp);
-    return ok ? 0 : -1;
-}
+TU_SCRATCH_DIR(g_tmp, "q2map_interop")
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -555,5 +540,5 @@ int main(void)
         cmocka_unit_test(test_our_output_for_peers),
         cmocka_unit_test(test_broken_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);
 }

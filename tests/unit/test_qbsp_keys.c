@@ -655,5 +655,5 @@ int main(void)
         cmocka_unit_test(test_key_bad_values),     cmocka_unit_test(test_keytable_docs),
         cmocka_unit_test(test_keytable_tests_exist), cmocka_unit_test(test_keytable_map_keys),
     };
-    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -937,5 +937,5 @@ int main(void)
         cmocka_unit_test(test_light_targetname_style),
         cmocka_unit_test(test_keys2_threads),
     };
-    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

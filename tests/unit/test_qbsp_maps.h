@@ -1,6 +1,6 @@
 /* Small maps for qbsp's key tests: map text written by the test (boxes,
  * planes, prisms, a sealed room), compiled with the qbsp program in the
- * scratch directory `tmpdir` (maps_setup, maps_teardown), and the bsp
+ * scratch directory `tmpdir` (tmpdir_setup, tmpdir_teardown), and the bsp
  * queried by world position. Shared by test_qbsp_keys.c and
  * test_qbsp_keys2.c. */
 #ifndef Q2M_TEST_QBSP_MAPS_H
@@ -17,25 +17,9 @@
 #include "../../formats/bspfile.h"
 #include "test_util.h"
 
-/* The scratch directory of the including file's tests: made by
- * maps_setup and removed with all it holds by maps_teardown, the group's
- * fixtures (Q2MAP_KEEP_TMP=1 keeps it, to look at what a test wrote). */
-static char *tmpdir;
-
-static int maps_setup(void **state)
-{
-    (void)state;
-    tmpdir = tu_make_tmpdir("q2map_qbsp_maps");
-    return 0;
-}
-
-static int maps_teardown(void **state)
-{
-    (void)state;
-    bool ok = getenv("Q2MAP_KEEP_TMP") || tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return ok ? 0 : -1;
-}
+/* The scratch directory of the including file's tests (tmpdir_setup and
+ * tmpdir_teardown are its group fixtures). */
+TU_SCRATCH_DIR(tmpdir, "q2map_qbsp_maps")
 
 /* ------------------------------------------------------------ map text */
 

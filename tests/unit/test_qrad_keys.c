@@ -624,5 +624,5 @@ int main(void)
         cmocka_unit_test(test_shadow_worldonly), cmocka_unit_test(test_minlight_dirt),
         cmocka_unit_test(test_bounce_keys),    cmocka_unit_test(test_bad_values),
     };
-    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

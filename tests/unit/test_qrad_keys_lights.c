@@ -1004,5 +1004,5 @@ int main(void)
         cmocka_unit_test(test_qrad_scale_options),   cmocka_unit_test(test_lights_determinism),
         cmocka_unit_test(test_light_key_bad_values),
     };
-    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -603,5 +603,5 @@ int main(void)
         cmocka_unit_test(test_surf_bad_values),
         cmocka_unit_test(test_surf_threads),
     };
-    return cmocka_run_group_tests(tests, maps_setup, maps_teardown);
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -1,7 +1,7 @@
 /* Small maps for qrad's key tests: map text written by the test (rooms,
  * boxes, prisms), compiled with the qbsp program and lit with qrad_run in
  * memory, then luxels read back by world position, all in the scratch
- * directory `tmpdir` (maps_setup, maps_teardown). Shared by the qrad key
+ * directory `tmpdir` (tmpdir_setup, tmpdir_teardown). Shared by the qrad key
  * tests. */
 #ifndef Q2M_TEST_QRAD_MAPS_H
 #define Q2M_TEST_QRAD_MAPS_H
@@ -15,25 +15,9 @@
 #include "qrad.h"
 #include "test_util.h"
 
-/* The scratch directory of the including file's tests: made by
- * maps_setup and removed with all it holds by maps_teardown, the group's
- * fixtures (Q2MAP_KEEP_TMP=1 keeps it, to look at what a test wrote). */
-static char *tmpdir;
-
-static int maps_setup(void **state)
-{
-    (void)state;
-    tmpdir = tu_make_tmpdir("q2map_qrad_maps");
-    return 0;
-}
-
-static int maps_teardown(void **state)
-{
-    (void)state;
-    bool ok = getenv("Q2MAP_KEEP_TMP") || tu_rm_rf(tmpdir);
-    free(tmpdir);
-    return ok ? 0 : -1;
-}
+/* The scratch directory of the including file's tests (tmpdir_setup and
+ * tmpdir_teardown are its group fixtures). */
+TU_SCRATCH_DIR(tmpdir, "q2map_qrad_maps")
 
 /* ------------------------------------------------------------ map text */
 

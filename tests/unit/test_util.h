@@ -77,6 +77,26 @@ static inline char *tu_make_tmpdir(const char *prefix)
     return strdup(d);
 }
 
+/* A test file's scratch directory NAME (a static char *) with the cmocka
+ * group fixtures NAME_setup, which makes it under PREFIX, and
+ * NAME_teardown, which removes it with all it holds (Q2MAP_KEEP_TMP=1 keeps
+ * it, to look at what a test wrote). */
+#define TU_SCRATCH_DIR(name, prefix)                                        \
+    static char *name;                                                      \
+    static int name##_setup(void **state)                                   \
+    {                                                                       \
+        (void)state;                                                        \
+        name = tu_make_tmpdir(prefix);                                      \
+        return 0;                                                           \
+    }                                                                       \
+    static int name##_teardown(void **state)                                \
+    {                                                                       \
+        (void)state;                                                        \
+        bool ok = getenv("Q2MAP_KEEP_TMP") || tu_rm_rf(name);               \
+        free(name);                                                         \
+        return ok ? 0 : -1;                                                 \
+    }
+
 /* Writes dir/rel, creating the directories in rel first. */
 static inline void tu_write_file(const char *dir, const char *rel, const void *data, size_t size)
 {

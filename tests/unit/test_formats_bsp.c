@@ -251,6 +251,22 @@ static void test_bad_corpus(void **state)
  * the reader or fully walked by bsp_check and the statistics without a
  * crash (the sanitizer build turns any out-of-bounds access into a
  * failure). */
+
+/* Overwrites a word chosen by the xorshift state *x with one of a few
+ * boundary values; the old bytes go to saved. Returns its offset. */
+static size_t corrupt_word(uint32_t *x, uint8_t *data, size_t size, uint8_t saved[4])
+{
+    static const uint32_t values[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0xffffu, 0x8000u, 12345};
+    *x ^= *x << 13;
+    *x ^= *x >> 17;
+    *x ^= *x << 5;
+    size_t pos = (*x % (size / 4)) * 4;
+    uint32_t v = values[(*x >> 24) % 8];
+    memcpy(saved, data + pos, 4);
+    memcpy(data + pos, &v, 4);
+    return pos;
+}
+
 static void test_mutations_do_not_crash(void **state)
 {
     uint8_t *data;
@@ -264,17 +280,10 @@ static void test_mutations_do_not_crash(void **state)
         assert_false(ok);
     }
     uint32_t x = 0x9e3779b9u;
-    static const uint32_t values[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0xffffu, 0x8000u, 12345};
     int rejected = 0, checked_bad = 0;
     for (int it = 0; it < 400; it++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        size_t pos = (x % (size / 4)) * 4;
-        uint32_t v = values[(x >> 24) % 8];
         uint8_t saved[4];
-        memcpy(saved, data + pos, 4);
-        memcpy(data + pos, &v, 4);
+        size_t pos = corrupt_word(&x, data, size, saved);
         bsp_t b;
         if (bsp_read_memory(data, size, "mut", &b, &err)) {
             bsp_stats_t st;
@@ -365,16 +374,9 @@ static void test_threads_same_result(void **state)
     q2err_t err;
     assert_true(file_read_all(BSPDIR "/q2tools-220_q2_door.bsp", 1 << 24, &data, &size, &err));
     uint32_t x = 0x2545f491u;
-    static const uint32_t values[] = {0, 1, 0xffffffffu, 0x7fffffffu, 0x80000000u, 0xffffu, 0x8000u, 12345};
     for (int it = 0; it < 300; it++) {
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        size_t pos = (x % (size / 4)) * 4;
-        uint32_t v = values[(x >> 24) % 8];
         uint8_t saved[4];
-        memcpy(saved, data + pos, 4);
-        memcpy(data + pos, &v, 4);
+        size_t pos = corrupt_word(&x, data, size, saved);
         assert_same_read(data, size, "mut", &refused, &invalid, &written);
         memcpy(data + pos, saved, 4);
     }

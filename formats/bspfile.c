@@ -43,6 +43,19 @@ static const int write_order[HEADER_LUMPS] = {
     LUMP_LIGHTING,    LUMP_VISIBILITY, LUMP_ENTITIES, LUMP_POP,
 };
 
+/* The same with POP before the entities, for a bsp with a BSPX block and a
+ * non-empty POP lump (qbsp3's and q2tools-220's 256 bytes). Q2PRO looks for
+ * the BSPX header at the 4-aligned end of the lumps it loads, which are all
+ * but POP; yquake2remaster and ericw-tools look at the end of all 19. With
+ * POP last those two places differ by POP's size and Q2PRO finds nothing;
+ * with the entities last they are one place (docs/formats.md, "BSPX"). */
+static const int write_order_bspx[HEADER_LUMPS] = {
+    LUMP_PLANES,      LUMP_LEAFS,     LUMP_VERTEXES,  LUMP_NODES,       LUMP_TEXINFO,
+    LUMP_FACES,       LUMP_BRUSHES,   LUMP_BRUSHSIDES, LUMP_LEAFFACES,  LUMP_LEAFBRUSHES,
+    LUMP_SURFEDGES,   LUMP_EDGES,     LUMP_MODELS,    LUMP_AREAS,       LUMP_AREAPORTALS,
+    LUMP_LIGHTING,    LUMP_VISIBILITY, LUMP_POP,      LUMP_ENTITIES,
+};
+
 void bsp_init(bsp_t *bsp) { memset(bsp, 0, sizeof *bsp); }
 
 void bsp_free(bsp_t *bsp)
@@ -805,6 +818,7 @@ static void write_lump(const bsp_t *bsp, int l, uint8_t *base, int first, int en
  * each padded to 4 bytes, then the extra data (BSPX); indexed by position
  * in write_order. */
 typedef struct layout_t {
+    const int *order; /* write_order or write_order_bspx */
     size_t ofs[HEADER_LUMPS], size[HEADER_LUMPS], pad[HEADER_LUMPS];
     size_t extra_ofs, total;
 } layout_t;
@@ -816,9 +830,10 @@ static void plan_layout(const bsp_t *bsp, layout_t *lo, uint8_t *header)
      * more zero bytes before the first lump, which readers skip). */
     wr_i32(header, bsp->format == BSP_FORMAT_QBSP ? QBSP_IDENT : BSP_IDENT);
     wr_i32(header + 4, BSP_VERSION);
+    lo->order = bsp->extrasize > 0 && bsp->popsize > 0 ? write_order_bspx : write_order;
     size_t at = BSP_HEADER_SIZE;
     for (int i = 0; i < HEADER_LUMPS; i++) {
-        int l = write_order[i];
+        int l = lo->order[i];
         size_t sz = lump_size(bsp, l);
         lo->ofs[i] = at;
         lo->size[i] = sz;
@@ -863,7 +878,7 @@ bool bsp_write_memory(const bsp_t *bsp, uint8_t **data, size_t *size, q2err_t *e
     uint8_t *out = q2_malloc(lo.total);
     memcpy(out, header, BSP_HEADER_SIZE);
     for (int i = 0; i < HEADER_LUMPS; i++) {
-        write_lump(bsp, write_order[i], out + lo.ofs[i], 0, lump_records(bsp, write_order[i]));
+        write_lump(bsp, lo.order[i], out + lo.ofs[i], 0, lump_records(bsp, lo.order[i]));
         memset(out + lo.ofs[i] + lo.size[i], 0, lo.pad[i]);
     }
     if (bsp->extrasize > 0) write_extra(bsp, lo.extra_ofs, out + lo.extra_ofs);
@@ -892,7 +907,7 @@ bool bsp_write_file_threads(const char *path, const bsp_t *bsp, dist_t *dist, in
     size_t conv = bsp->extrasize;
     int npieces = 0;
     for (int i = 0; i < HEADER_LUMPS; i++) {
-        int l = write_order[i], per = BSP_READ_PIECE / bsp_record_size(bsp->format, l);
+        int l = lo.order[i], per = BSP_READ_PIECE / bsp_record_size(bsp->format, l);
         if (lump_raw(bsp, l)) continue;
         conv += lo.size[i];
         npieces += (lump_records(bsp, l) + per - 1) / per;
@@ -906,7 +921,7 @@ bool bsp_write_file_threads(const char *path, const bsp_t *bsp, dist_t *dist, in
     size_t used = 0;
     npieces = 0;
     for (int i = 0; i < HEADER_LUMPS; i++) {
-        int l = write_order[i];
+        int l = lo.order[i];
         const void *raw = lump_raw(bsp, l);
         if (raw) {
             parts[np++] = (file_part_t){raw, lo.size[i]};

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "../../common/jsonw.h"
+#include "../../common/fileio.h"
 #include "../../formats/bspcheck.h"
 #include "../../formats/bspx.h"
+#include "../../formats/engineaccept.h"
 #include "../../formats/bspfile.h"
 #include "../../formats/enginelimits.h"
 #include "../../formats/entities.h"
@@ -56,6 +58,17 @@ static void collect_problem(void *ctx, const char *problem)
         exit(1);
     }
     p->count++;
+}
+
+/* Engine findings: warnings to one list, notes to the notes. */
+typedef struct engine_ctx_t {
+    problems_t *warnings, *notes;
+} engine_ctx_t;
+
+static void collect_engine(void *ctx, engaccept_kind_t kind, const char *line)
+{
+    engine_ctx_t *e = ctx;
+    collect_problem(kind == ENGACCEPT_WARNING ? e->warnings : e->notes, line);
 }
 
 static void problems_free(problems_t *p)
@@ -148,7 +161,8 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
 }
 
 static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_stats_t *st, bool check,
-                       const problems_t *probs, int nproblems, const problems_t *notes, const problems_t *limits)
+                       const problems_t *probs, int nproblems, const problems_t *notes, const problems_t *limits,
+                       const problems_t *engine)
 {
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
     lump_counts(b, counts, bytes);
@@ -211,6 +225,9 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
         jsonw_array_end(w);
         jsonw_array_begin(w, "engine_limits");
         for (int i = 0; i < limits->count; i++) jsonw_string(w, NULL, limits->lines[i]);
+        jsonw_array_end(w);
+        jsonw_array_begin(w, "engine_warnings");
+        for (int i = 0; i < engine->count; i++) jsonw_string(w, NULL, engine->lines[i]);
         jsonw_array_end(w);
     }
     jsonw_object_end(w);
@@ -285,7 +302,7 @@ int main(int argc, char **argv)
         }
         bsp_stats_t st;
         bsp_compute_stats(&bsp, &st);
-        problems_t probs = {0}, notes = {0}, limits = {0};
+        problems_t probs = {0}, notes = {0}, limits = {0}, engine = {0};
         int nproblems = 0;
         if (check) {
             nproblems = bsp_check(&bsp, MAX_REPORTED_PROBLEMS, collect_problem, &probs);
@@ -309,19 +326,41 @@ int main(int argc, char **argv)
                 }
                 if (strict && found.count) status = 1;
                 englimits_free(&found);
+                /* What the engines' loaders take of the file's BSPX block
+                 * and lumps: read from the bytes, as they read them. */
+                uint8_t *raw = NULL;
+                size_t rawsize = 0;
+                if (file_read_all(path, BSP_MAX_FILE_SIZE, &raw, &rawsize, &lerr)) {
+                    engine_ctx_t ec = {&engine, &notes};
+                    int nw = engaccept_check(raw, rawsize, &bsp, collect_engine, &ec);
+                    if (strict) {
+                        for (int k = 0; k < engine.count; k++) {
+                            snprintf(line, sizeof line, "%s (--strict)", engine.lines[k]);
+                            collect_problem(&probs, line);
+                        }
+                        nproblems += nw;
+                        if (nw) status = 1;
+                    }
+                    free(raw);
+                } else {
+                    collect_problem(&notes, lerr.msg);
+                }
             }
         }
         if (json) {
-            print_json(&w, path, &bsp, &st, check, &probs, nproblems, &notes, &limits);
+            print_json(&w, path, &bsp, &st, check, &probs, nproblems, &notes, &limits, &engine);
         } else if (check) {
             for (int k = 0; k < probs.count; k++) printf("%s: %s\n", path, probs.lines[k]);
             if (nproblems > probs.count) printf("%s: ... and %d more problems\n", path, nproblems - probs.count);
             /* Notes and the verdict go to stderr: stdout lists only problems,
              * so an empty stdout still means a valid file. */
             for (int k = 0; k < notes.count; k++) fprintf(stderr, "%s: note: %s\n", path, notes.lines[k]);
-            if (!strict)
+            if (!strict) {
                 for (int k = 0; k < limits.count; k++)
                     fprintf(stderr, "%s: warning: engine limit: %s\n", path, limits.lines[k]);
+                for (int k = 0; k < engine.count; k++)
+                    fprintf(stderr, "%s: warning: engine: %s\n", path, engine.lines[k]);
+            }
             if (nproblems == 0) fprintf(stderr, "%s: valid, %s\n", path, bsp_state_words(&bsp));
         } else {
             print_text(path, &bsp, &st);
@@ -329,6 +368,7 @@ int main(int argc, char **argv)
         problems_free(&probs);
         problems_free(&notes);
         problems_free(&limits);
+        problems_free(&engine);
         bsp_free(&bsp);
     }
     if (json) {

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <zlib.h>
+
 #include "../common/mem.h"
 #include "bytes.h"
 
@@ -60,4 +62,49 @@ void groupkeys_lump_free(groupkeys_t *g)
     free(g->set);
     entities_free(&g->sets);
     memset(g, 0, sizeof *g);
+}
+
+uint32_t groupkeys_fingerprint(const bsp_t *bsp)
+{
+    uint8_t b[12];
+    wr_u32(b, (uint32_t)bsp->numfaces);
+    uLong crc = crc32(0L, b, 4);
+    for (int i = 0; i < bsp->numvertexes; i++) {
+        for (int k = 0; k < 3; k++) wr_f32(b + 4 * k, bsp->vertexes[i].point[k]);
+        crc = crc32(crc, b, 12);
+    }
+    for (int i = 0; i < bsp->numsurfedges; i++) {
+        wr_u32(b, (uint32_t)bsp->surfedges[i]);
+        crc = crc32(crc, b, 4);
+    }
+    return (uint32_t)crc;
+}
+
+#define GK_HEAD 12 /* magic and fingerprint */
+
+void groupkeys_file_encode(const uint8_t *lump, size_t lumpsize, const bsp_t *bsp, uint8_t **data, size_t *size)
+{
+    uint8_t *p = q2_malloc(GK_HEAD + lumpsize);
+    memcpy(p, GROUPKEYS_MAGIC, 8);
+    wr_u32(p + 8, groupkeys_fingerprint(bsp));
+    memcpy(p + GK_HEAD, lump, lumpsize);
+    *data = p;
+    *size = GK_HEAD + lumpsize;
+}
+
+bool groupkeys_file_decode(const uint8_t *data, size_t size, const bsp_t *bsp, const char *name, groupkeys_t *out,
+                           q2err_t *err)
+{
+    memset(out, 0, sizeof *out);
+    if (size < GK_HEAD || memcmp(data, GROUPKEYS_MAGIC, 8) != 0)
+        return q2err_set(err, name, 0, 0, "not a q2map group-keys file (no %s header)", GROUPKEYS_MAGIC);
+    if (rd_u32(data + 8) != groupkeys_fingerprint(bsp))
+        return q2err_set(err, name, 0, 0,
+                         "belongs to another compile of the map (its fingerprint does not match the bsp): compile "
+                         "the map again, or delete the file to light without its func_group keys");
+    if (!groupkeys_decode(data + GK_HEAD, size - GK_HEAD, bsp->numfaces, out, err)) {
+        q2err_t inner = *err;
+        return q2err_set(err, name, 0, 0, "%s", inner.msg);
+    }
+    return true;
 }

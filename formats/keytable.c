@@ -287,7 +287,7 @@ const char *keytable_status_name(key_status_t s)
 
 /* func_group and the detail entities have brushes, but their brushes join
  * the world: only the keys marked AT_GROUP reach qrad from them (qbsp's
- * Q2MAP_GROUPKEYS lump). */
+ * MAP.groupkeys side file). */
 unsigned keytable_entity_kind(const char *cls, bool has_brushes)
 {
     if (strcmp(cls, "worldspawn") == 0) return AT_WORLD;
@@ -363,7 +363,7 @@ void keytable_write_markdown(FILE *f)
           "  compilers pass through, `editor` for TrenchBroom's own.\n"
           "- **where**: W worldspawn, L lights, B brush models (func_wall, func_door, ...), G\n"
           "  func_group and func_detail* (their brushes join the world; qbsp passes their\n"
-          "  lighting keys marked G to qrad per face, in the bsp's Q2MAP_GROUPKEYS BSPX lump),\n"
+          "  lighting keys marked G to qrad per face, in the side file MAP.groupkeys),\n"
           "  P other point entities.\n\n"
           "qbsp warns once per key and entity, naming the entity's line, about every key with a\n"
           "leading `_` that no q2map program reads there: unknown keys, keys marked *not yet* or\n"

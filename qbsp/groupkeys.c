@@ -158,16 +158,21 @@ bool groupkeys_write(qbsp_t *q, q2err_t *err)
     size_t size;
     groupkeys_encode(&g, &data, &size);
     groupkeys_lump_free(&g);
-    bool ok = bspx_put_lump(&q->bsp, GROUPKEYS_LUMP, data, size, err);
+    free(q->groupkeys_file);
+    groupkeys_file_encode(data, size, &q->bsp, &q->groupkeys_file, &q->groupkeys_file_size);
     free(data);
-    return ok;
+    (void)err;
+    return true;
 }
 
 void groupkeys_free(qbsp_t *q)
 {
     free(q->ent_keyset);
     free(q->face_keyset);
+    free(q->groupkeys_file);
     q->ent_keyset = NULL;
     q->face_keyset = NULL;
+    q->groupkeys_file = NULL;
+    q->groupkeys_file_size = 0;
     q->numkeysets = q->cap_face_keyset = 0;
 }

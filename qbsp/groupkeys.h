@@ -1,15 +1,15 @@
 /* Group keys: the lighting keys of entities whose brushes join the world
  * (func_group, func_detail*, TrenchBroom groups and layers) reach qrad in
- * the Q2MAP_GROUPKEYS BSPX lump (formats/groupkeys.h), as ericw-tools' qbsp
- * hands them to its light per face:
+ * the side file MAP.groupkeys beside the bsp (formats/groupkeys.h), as
+ * ericw-tools' qbsp hands them to its light in MAP.texinfo.json:
  *
  *   groupkeys_collect    after prepare: which entities carry such keys
  *                        (each gets a keyset; none: nothing changes)
  *   groupkeys_of_face    a face's keyset (0 for none), used so that faces of
  *                        different keysets never merge, and when faces are
  *                        written
- *   groupkeys_write      after the last model: the lump, when any face has
- *                        a keyset */
+ *   groupkeys_write      after the last model: the side file's bytes in
+ *                        q->groupkeys_file, when any face has a keyset */
 #ifndef Q2M_QBSP_GROUPKEYS_H
 #define Q2M_QBSP_GROUPKEYS_H
 

@@ -10,6 +10,7 @@
 #include "../common/mem.h"
 #include "../common/threads.h"
 #include "../formats/enginelimits.h"
+#include "../formats/groupkeys.h"
 #include "../formats/keytable.h"
 #include "../formats/q2defs.h"
 #include "../formats/vfs.h"
@@ -429,6 +430,24 @@ static bool convert_map(const char *mappath, map_format_t fmt, log_t *log, q2err
     return true;
 }
 
+/* MAP.groupkeys beside the bsp just written (formats/groupkeys.h), or no
+ * such file: one left by an earlier compile would hand qrad keys of another
+ * map (qrad would refuse it by its fingerprint, but the designer would have
+ * to read why). */
+static bool write_groupkeys(const qbsp_t *q, const char *bsppath, log_t *log, q2err_t *err)
+{
+    char side[Q2_PATH_MAX];
+    if (!path_replace_ext(side, sizeof side, bsppath, GROUPKEYS_EXT)) return q2err_set(err, bsppath, 0, 0, "path too long");
+    if (!q->groupkeys_file) {
+        if (file_exists(side) && remove(side) != 0)
+            return q2err_set(err, side, 0, 0, "cannot remove the stale group-keys file");
+        return true;
+    }
+    if (!file_write_atomic(side, q->groupkeys_file, q->groupkeys_file_size, err)) return false;
+    log_verbose(log, "wrote %s (func_group lighting keys for qrad)", side);
+    return true;
+}
+
 /* The brush models (entities 1..) and the rest of the .bsp. */
 static bool compile_models_and_finish(run_t *r, const char *bsppath)
 {
@@ -440,7 +459,7 @@ static bool compile_models_and_finish(run_t *r, const char *bsppath)
     int dropped_tex = texinfo_compact(r->q);
     if (dropped_tex) log_verbose(r->log, "%d texinfo used by no face merged into others", dropped_tex);
     if (!writebsp_finish(r->q, r->err) || !check_engine_limits(r->q, r->log, r->err) ||
-        !bsp_write_file(bsppath, &r->q->bsp, r->err)) {
+        !bsp_write_file(bsppath, &r->q->bsp, r->err) || !write_groupkeys(r->q, bsppath, r->log, r->err)) {
         log_error(r->log, "%s", r->err->msg);
         return false;
     }

@@ -196,6 +196,10 @@ typedef struct qbsp_t {
     int numkeysets;
     uint16_t *face_keyset;
     int cap_face_keyset;
+    /* MAP.groupkeys's bytes (groupkeys_write), NULL when no face has a
+     * keyset: main writes the file beside the bsp, or removes a stale one. */
+    uint8_t *groupkeys_file;
+    size_t groupkeys_file_size;
     bool any_noclipfaces;    /* some entity has ENT_NOCLIPFACES */
     bool any_detail_wall;    /* some brush is a func_detail_wall brush */
 

@@ -11,6 +11,8 @@
 #include "../common/jsonw.h"
 #include "../common/threads.h"
 #include "../formats/bspcheck.h"
+#include "../formats/bspx.h"
+#include "../formats/groupkeys.h"
 #include "../formats/vfs.h"
 
 static void usage(FILE *f)
@@ -353,10 +355,50 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         bsp_free(&bsp);
         return 1;
     }
+    /* The func_group keys: MAP.groupkeys beside the bsp, or (in a bsp of an
+     * earlier q2map) the Q2MAP_GROUPKEYS lump, which moves into that file so
+     * that the bsp written carries no lump engines do not read. */
+    char gkpath[Q2_PATH_MAX];
+    uint8_t *gk = NULL;
+    size_t gksize = 0;
+    bool gk_from_lump = false;
+    if (!path_replace_ext(gkpath, sizeof gkpath, path, GROUPKEYS_EXT)) {
+        log_error(&log, "qrad: %s: path too long", path);
+        bsp_free(&bsp);
+        return 1;
+    }
+    if (dist_root_bool(dist, root && file_exists(gkpath))) {
+        if (!dist_read_file(dist, gkpath, BSP_MAX_FILE_SIZE, &gk, &gksize, &err)) {
+            log_error(&log, "qrad: %s", err.msg);
+            bsp_free(&bsp);
+            return 1;
+        }
+        log_verbose(&log, "func_group lighting keys from %s", gkpath);
+    } else {
+        bspx_t x;
+        if (bspx_parse(&bsp, &x, NULL, NULL)) {
+            const bspx_lump_t *l = bspx_find(&x, GROUPKEYS_LUMP);
+            if (l) {
+                groupkeys_file_encode(l->data, l->size, &bsp, &gk, &gksize);
+                gk_from_lump = true;
+            }
+            bspx_free(&x);
+        }
+    }
+    if (bspx_has_lump(&bsp, GROUPKEYS_LUMP) && !bspx_put_lump(&bsp, GROUPKEYS_LUMP, NULL, 0, &err)) {
+        log_error(&log, "qrad: %s", err.msg);
+        free(gk);
+        bsp_free(&bsp);
+        return 1;
+    }
+    opts.groupkeys = gk;
+    opts.groupkeys_size = gksize;
+    opts.groupkeys_name = gkpath;
     bool vfs_failed = false;
     vfs_t *vfs = root ? setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed) : NULL;
     if (dist_root_bool(dist, vfs_failed)) {
         log_error(&log, "qrad: %s", err.msg);
+        free(gk);
         bsp_free(&bsp);
         return 1;
     }
@@ -367,6 +409,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         log_error(&log, "qrad: %s", err.msg);
         texdb_free(texdb);
         vfs_free(vfs);
+        free(gk);
         bsp_free(&bsp);
         return 1;
     }
@@ -385,6 +428,11 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     if (ok) {
         stages_mark(&st, "write");
         ok = !root || bsp_write_file_threads(path, &bsp, dist, opts.threads, &err);
+        /* The keys the bsp carried are now beside it, for the next run. */
+        if (ok && root && gk_from_lump) {
+            ok = file_write_atomic(gkpath, gk, gksize, &err);
+            if (ok) log_info(&log, "moved the Q2MAP_GROUPKEYS lump into %s", gkpath);
+        }
         stages_end(&st);
     }
     if (!ok) {
@@ -433,6 +481,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     }
     texdb_free(texdb);
     vfs_free(vfs);
+    free(gk);
     bsp_free(&bsp);
     log_close(&log);
     return ok ? 0 : 1;

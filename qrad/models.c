@@ -15,7 +15,7 @@
  *   _lightignore, _minlight_mottle/_minlightMottle
  *
  * The keys of func_group and func_detail entities, whose faces are the
- * world's, come in qbsp's Q2MAP_GROUPKEYS lump (formats/groupkeys.h): each
+ * world's, come in qbsp's MAP.groupkeys side file (formats/groupkeys.h): each
  * keyset is the world's settings with the entity's keys over them, given to
  * the faces that came from it (ericw-tools' per-face "extended flags"). */
 #include <stdlib.h>
@@ -65,21 +65,14 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     k->lightignore = qrad_key_int(q, e, "_lightignore", 0, 0, 1) == 1;
 }
 
-/* The Q2MAP_GROUPKEYS keysets after the models' keys; a broken lump is an
- * error (the bsp does not match the qbsp that wrote it). */
+/* The keysets of the MAP.groupkeys side file after the models' keys; a
+ * broken file, or one of another compile, is an error. */
 static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
 {
-    bspx_t x;
-    if (!bspx_parse(q->bsp, &x, NULL, NULL)) return true; /* bspinfo --check reports a broken directory */
-    const bspx_lump_t *l = bspx_find(&x, GROUPKEYS_LUMP);
-    if (!l) {
-        bspx_free(&x);
-        return true;
-    }
+    if (!q->opts->groupkeys) return true;
     groupkeys_t g;
-    bool ok = groupkeys_decode(l->data, l->size, q->bsp->numfaces, &g, err);
-    bspx_free(&x);
-    if (!ok) return false;
+    if (!groupkeys_file_decode(q->opts->groupkeys, q->opts->groupkeys_size, q->bsp, q->opts->groupkeys_name, &g, err))
+        return false;
     int nm = q->nummkeys, ns = g.sets.count;
     q->mkeys = q2_realloc(q->mkeys, sizeof(model_keys_t) * (size_t)(nm + ns));
     for (int k = 0; k < ns; k++) {

@@ -86,6 +86,11 @@ typedef struct qrad_opts_t {
     double world_units_per_luxel; /* -world_units_per_luxel: DECOUPLED_LM; 0 = off */
     bool novanilla;          /* -novanilla: only the decoupled lightmaps */
     int soft;                /* -soft N: each luxel the mean of its (2N+1)^2 square on its face; 0 = off */
+    /* The MAP.groupkeys side file's bytes (formats/groupkeys.h), NULL for
+     * none; groupkeys_name is its path, for messages. */
+    const uint8_t *groupkeys;
+    size_t groupkeys_size;
+    const char *groupkeys_name;
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);

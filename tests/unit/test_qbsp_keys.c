@@ -437,10 +437,14 @@ static void test_key_bmodel_keys_reach_qrad(void **state)
     assert_true(lump_entity(&r.bsp, -1, "worldspawn", &e));
     assert_string_equal(entity_get(&e, "_sunlight"), "100");
     entity_free(&e);
-    /* The func_group's key reaches qrad in the Q2MAP_GROUPKEYS lump (its
-     * brushes joined the world), so no warning. */
+    /* The func_group's key reaches qrad in the side file bmodel_keys.groupkeys
+     * (its brushes joined the world), so no warning; the bsp has no lump of
+     * q2map's own. */
     assert_int_equal(count_lines_with(r.log, "(func_group): key \"_minlight\"", "warning:"), 0);
-    assert_true(bspx_has_lump(&r.bsp, "Q2MAP_GROUPKEYS"));
+    assert_false(bspx_has_lump(&r.bsp, "Q2MAP_GROUPKEYS"));
+    char side[Q2_PATH_MAX];
+    snprintf(side, sizeof side, "%s/bmodel_keys.groupkeys", tmpdir);
+    assert_true(file_exists(side));
     result_free(&r);
 }
 

@@ -519,11 +519,21 @@ static void light_file_upl(const char *name, bool wrnormals, double upl, lit_t *
     o.threads = 2;
     o.wrnormals = wrnormals;
     o.world_units_per_luxel = upl;
+    /* The func_group keys qbsp left beside the bsp, as qrad's main reads them. */
+    char side[Q2_PATH_MAX];
+    snprintf(side, sizeof side, "%s/%s" GROUPKEYS_EXT, tmpdir, name);
+    uint8_t *gk = NULL;
+    size_t gksize = 0;
+    if (file_exists(side)) {
+        assert_true(file_read_all(side, 1 << 24, &gk, &gksize, &err));
+        o.groupkeys = gk, o.groupkeys_size = gksize, o.groupkeys_name = side;
+    }
     FILE *lf = tmpfile();
     assert_non_null(lf);
     log_t log;
     log_init(&log, LOG_NORMAL, lf, lf);
     if (!qrad_run(&out->bsp, &o, NULL, &log, NULL, NULL, &err)) fail_msg("qrad_run %s: %s", name, err.msg);
+    free(gk);
     fflush(lf);
     rewind(lf);
     size_t n = fread(out->log, 1, sizeof out->log - 1, lf);
@@ -590,8 +600,11 @@ static void test_group_keys_minlight(void **state)
     group_minlight_map(&m, "0.5");
     compile_mt("gk_min", &m, NULL, &r);
     need_bsp(&r);
-    /* The keys travel in the bsp. */
-    assert_true(bspx_has_lump(&r.bsp, GROUPKEYS_LUMP));
+    /* The keys travel beside the bsp, not in it. */
+    assert_false(bspx_has_lump(&r.bsp, GROUPKEYS_LUMP));
+    char side[Q2_PATH_MAX];
+    snprintf(side, sizeof side, "%s/gk_min" GROUPKEYS_EXT, tmpdir);
+    assert_true(file_exists(side));
     /* No "read only on brush models" warning for the func_group. */
     assert_int_equal(count_lines_with(r.log, "_minlight", NULL), 0);
     result_free(&r);
@@ -612,6 +625,8 @@ static void test_group_keys_minlight(void **state)
     need_bsp(&r);
     assert_int_equal(count_lines_with(r.log, "gk_bad.map:", "entity 2 (func_group): key \"_minlight\" \"bright\" is not a number"), 1);
     assert_false(bspx_has_lump(&r.bsp, GROUPKEYS_LUMP));
+    snprintf(side, sizeof side, "%s/gk_bad" GROUPKEYS_EXT, tmpdir);
+    assert_false(file_exists(side));
     result_free(&r);
 }
 

@@ -13,6 +13,7 @@
 #include "../../formats/bspcheck.h"
 #include "../../formats/bspx.h"
 #include "../../formats/engineaccept.h"
+#include "../../formats/groupkeys.h"
 #include "../../formats/bspfile.h"
 #include "../../formats/enginelimits.h"
 #include "../../formats/entities.h"
@@ -30,7 +31,7 @@ static void usage(FILE *f)
                "  --json     machine-readable output (one object with a \"files\" array)\n"
                "  --check    validate structure; print one line per problem; warn (stderr)\n"
                "             about limits the engines enforce and the format does not\n"
-               "  --strict   with --check, engine-limit warnings are problems too\n"
+               "  --strict   with --check, engine-limit and engine-rule warnings are problems too\n"
                "  -h, --help print this help\n"
                "  --version  print the version\n"
                "Exit status: 0 valid, 1 unreadable or invalid file, 2 usage error.\n");
@@ -117,6 +118,29 @@ static const char *bsp_state_words(const bsp_t *b)
     return "vised and lit";
 }
 
+/* Where qrad finds the func_group lighting keys of this bsp: the side file
+ * beside it (formats/groupkeys.h), or the lump of an earlier q2map. */
+static void print_group_keys(const char *path, const bsp_t *b)
+{
+    char side[Q2_PATH_MAX];
+    if (path_replace_ext(side, sizeof side, path, GROUPKEYS_EXT) && file_exists(side)) {
+        uint8_t *d = NULL;
+        size_t n = 0;
+        groupkeys_t g;
+        q2err_t err;
+        if (file_read_all(side, BSP_MAX_FILE_SIZE, &d, &n, &err) && groupkeys_file_decode(d, n, b, side, &g, &err)) {
+            printf("  group keys: %s, %d keysets (func_group lighting keys qrad reads)\n", side, g.sets.count);
+            groupkeys_lump_free(&g);
+        } else {
+            printf("  group keys: %s does not belong to this bsp: %s\n", side, err.msg);
+        }
+        free(d);
+    }
+    if (bspx_has_lump(b, GROUPKEYS_LUMP))
+        printf("  group keys: in the Q2MAP_GROUPKEYS lump of an earlier q2map; qrad moves them to %s\n",
+               GROUPKEYS_EXT);
+}
+
 static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
 {
     long long counts[HEADER_LUMPS], bytes[HEADER_LUMPS];
@@ -134,6 +158,7 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
     else
         printf("  entities:   (unparsable entity lump)\n");
     printf("  state:      %s\n", bsp_state_words(b));
+    print_group_keys(path, b);
     printf("  models:     %d (world faces %d)\n", b->nummodels, st->worldfaces);
     printf("  areas:      %d, area portals %d\n", b->numareas, b->numareaportals);
     if (st->have_vis)

@@ -89,6 +89,17 @@ while IFS=$'\t' read -r name kind phrase; do
         bad "$name: sanitizer report: $(echo "$out" | grep -m1 -E 'Sanitizer|runtime error')"
     fi
 done <"$DATA/bad/EXPECTED.tsv"
+# Engine rules: ericw-tools' 0-style light grids are sound, so --check passes
+# them with a warning naming Q2PRO; --strict makes that a problem (exit 1).
+for g in q2_liquids q2_light_sun; do
+    f="$DATA/bspx/ericw/$g.bsp"
+    "$bspinfo" --check "$f" >"$TMP/eng.out" 2>"$TMP/eng.err" || bad "$g: --check should pass (a warning only)"
+    grep -q "warning: engine: Q2PRO refuses the light grid" "$TMP/eng.err" || bad "$g: no warning naming Q2PRO: $(cat "$TMP/eng.err")"
+    "$bspinfo" --check --strict "$f" >"$TMP/eng.out" 2>&1; [ $? -eq 1 ] || bad "$g: --check --strict should exit 1"
+    grep -q "Bad LIGHTGRID_OCTREE header.*(--strict)" "$TMP/eng.out" || bad "$g: --strict does not print the rule as a problem"
+    "$bspinfo" --json --check "$f" | tr -d '\n' | grep -q '"engine_warnings": *\[ *"Q2PRO refuses' || bad "$g: --json has no engine_warnings entry"
+done
+"$bspinfo" --check --strict "$DATA/bspx/ericw/q2_detail.bsp" >"$TMP/eng.out" 2>&1 || bad "q2_detail (a grid Q2PRO takes): --strict fails: $(cat "$TMP/eng.out")"
 echo "checked $nref reference bsps and $n malformed inputs"
 [ $n -ge 30 ] || bad "only $n malformed inputs were run"
 exit $fail

@@ -21,6 +21,9 @@ grep -Eq "LIGHTGRID_OCTREE .*grid [0-9]+ x [0-9]+ x [0-9]+ points.* [1-9][0-9]* 
 grep -Eq "FACENORMALS .* [1-9][0-9]* unique vectors, [1-9][0-9]* face vertices" "$TMP/info.txt" || bad "no face normals summary"
 grep -Eq "DECOUPLED_LM .* [1-9][0-9]* faces, [1-9][0-9]* luxels" "$TMP/info.txt" || bad "no decoupled lightmap summary"
 "$BIN/bspinfo" --check "$TMP/lit.bsp" >"$TMP/check.txt" 2>&1 || { cat "$TMP/check.txt"; bad "bspinfo --check on qrad's output"; }
+# qrad writes nothing an engine drops: no engine rule fires, even --strict.
+"$BIN/bspinfo" --check --strict "$TMP/lit.bsp" >"$TMP/strict.txt" 2>&1 || { cat "$TMP/strict.txt"; bad "bspinfo --check --strict on qrad's output"; }
+if grep -q "warning: engine" "$TMP/strict.txt"; then cat "$TMP/strict.txt"; bad "an engine rule fires on qrad's output"; fi
 
 # Lump bytes by name, from the file (independent of formats/bspx.c).
 lumps() {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "mem.h"
+#include "os.h"
 
 bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *size, q2err_t *err)
 {
@@ -152,11 +153,7 @@ bool file_write_atomic_parts(const char *path, const file_part_t *parts, int n, 
     return atomic_commit(&af, err);
 }
 
-bool file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
+bool file_exists(const char *path) { return os_is_file(path); }
 
 const char *path_basename(const char *path)
 {

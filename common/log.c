@@ -2,8 +2,8 @@
 
 #include <stdarg.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "os.h"
 #include "timer.h"
 
 void log_init(log_t *log, log_level_t level, FILE *out, FILE *err)
@@ -12,7 +12,7 @@ void log_init(log_t *log, log_level_t level, FILE *out, FILE *err)
     log->level = level;
     log->out = out;
     log->err = err;
-    log->progress_on = out && level != LOG_QUIET && isatty(fileno(out));
+    log->progress_on = out && level != LOG_QUIET && os_is_console(out);
 }
 
 bool log_open_file(log_t *log, const char *path, q2err_t *err)

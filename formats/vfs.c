@@ -2,27 +2,25 @@
  * archives.
  *
  * Each archive's directory is read once, validated against the archive's
- * size and kept as an immutable sorted index. Reads use pread() on a file
- * descriptor held open for the archive's lifetime (or copy from memory),
+ * size and kept as an immutable sorted index. Reads are positional reads
+ * (common/os.h) of a file held open for the archive's lifetime (or copies
+ * from memory),
  * which needs no lock, so any number of threads may read at once. Only the
  * dependency list changes after setup; it is guarded by a named OpenMP
  * critical section. */
 #include "vfs.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "bytes.h"
 
 /* Quake 2's pak directory entry: name[56], filepos, filelen. */
@@ -62,7 +60,7 @@ typedef struct vfs_entry_t {
 typedef struct vfs_source_t {
     src_kind_t kind;
     char *path;          /* directory or archive path (dependency name) */
-    int fd;              /* archives on disk; -1 for memory and dirs */
+    os_file_t file;      /* archives on disk; handle -1 for memory and dirs */
     uint8_t *mem;        /* archives in memory */
     uint64_t file_size;  /* archives */
     vfs_entry_t *entries; /* sorted by name, then order */
@@ -87,7 +85,7 @@ static void source_free(vfs_source_t *s)
     free(s->entries);
     free(s->path);
     free(s->mem);
-    if (s->fd >= 0) close(s->fd);
+    os_file_close(&s->file);
 }
 
 void vfs_free(vfs_t *vfs)
@@ -153,16 +151,7 @@ static bool source_pread(const vfs_source_t *s, uint64_t off, void *buf, size_t 
         memcpy(buf, s->mem + off, len);
         return true;
     }
-    size_t done = 0;
-    while (done < len) {
-        ssize_t r = pread(s->fd, (uint8_t *)buf + done, len - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0)
-            return q2err_set(err, s->path, 0, 0, "read error at offset %llu: %s", (unsigned long long)(off + done),
-                             r < 0 ? strerror(errno) : "file shorter than when it was opened");
-        done += (size_t)r;
-    }
-    return true;
+    return os_file_pread(&s->file, s->path, off, buf, len, err);
 }
 
 static void add_entry(vfs_source_t *s, const char *name, size_t namelen, uint64_t offset, uint64_t csize,
@@ -330,7 +319,7 @@ static vfs_source_t *push_source(vfs_t *vfs, src_kind_t kind, const char *path)
     vfs_source_t s = {0};
     s.kind = kind;
     s.path = q2_strdup(path);
-    s.fd = -1;
+    s.file.handle = -1;
     ARRAY_PUSH(vfs->sources, vfs->numsources, vfs->cap, s);
     return &vfs->sources[vfs->numsources - 1];
 }
@@ -364,16 +353,11 @@ bool vfs_add_archive(vfs_t *vfs, const char *path, q2err_t *err)
 {
     src_kind_t kind;
     if (!archive_kind(path, &kind, err)) return false;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return q2err_set(err, path, 0, 0, "not a regular file");
-    }
+    os_file_t f;
+    if (!os_file_open_read(path, &f, err)) return false;
     vfs_source_t *s = push_source(vfs, kind, path);
-    s->fd = fd;
-    s->file_size = (uint64_t)st.st_size;
+    s->file = f;
+    s->file_size = f.size;
     return finish_archive(vfs, s, err);
 }
 
@@ -418,28 +402,26 @@ static int pakname_cmp(const void *a, const void *b)
 
 bool vfs_add_gamedir(vfs_t *vfs, const char *dir, q2err_t *err)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0) return q2err_set(err, dir, 0, 0, "game directory not found: %s", strerror(errno));
-    if (!S_ISDIR(st.st_mode)) return q2err_set(err, dir, 0, 0, "not a directory");
-    DIR *d = opendir(dir);
-    if (!d) return q2err_set(err, dir, 0, 0, "cannot list directory: %s", strerror(errno));
+    char **names;
+    int nnames;
+    if (!os_list_dir(dir, &names, &nnames, err)) return false;
     pakname_t *paks = NULL;
     int npaks = 0, cpaks = 0;
     char **zips = NULL;
     int nzips = 0, czips = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) != NULL) {
-        long n = pak_number(de->d_name);
+    for (int i = 0; i < nnames; i++) {
+        const char *name = names[i];
+        long n = pak_number(name);
         if (n >= 0) {
-            pakname_t pn = {n, q2_strdup(de->d_name)};
+            pakname_t pn = {n, q2_strdup(name)};
             ARRAY_PUSH(paks, npaks, cpaks, pn);
-        } else if (ends_with_ci(de->d_name, ".pk3") || ends_with_ci(de->d_name, ".zip")) {
-            char *z = q2_strdup(de->d_name);
+        } else if (ends_with_ci(name, ".pk3") || ends_with_ci(name, ".zip")) {
+            char *z = q2_strdup(name);
             ARRAY_PUSH(zips, nzips, czips, z);
         }
     }
-    closedir(d);
-    /* readdir order depends on the file system; sorting keeps the override
+    os_free_names(names, nnames);
+    /* Listing order depends on the file system; sorting keeps the override
      * order (and so the output) the same everywhere. */
     if (npaks > 0) qsort(paks, (size_t)npaks, sizeof *paks, pakname_cmp);
     if (nzips > 0) qsort(zips, (size_t)nzips, sizeof *zips, strcmp_ptr);
@@ -583,8 +565,7 @@ bool vfs_read(vfs_t *vfs, const char *name, size_t max_size, uint8_t **data, siz
             for (int pass = 0; pass < 2; pass++) {
                 if (pass == 1 && strcmp(lname, name) == 0) break;
                 if (!path_join(path, sizeof path, s->path, pass ? lname : name)) continue;
-                struct stat st;
-                if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
+                if (!os_is_file(path)) continue;
                 if (!file_read_all(path, max_size, data, size, err)) return false;
                 record_dep(vfs, s, path);
                 return true;

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../common/threads.h"
 #include "../formats/enginelimits.h"
 #include "../formats/groupkeys.h"
@@ -439,7 +439,7 @@ static bool write_groupkeys(const qbsp_t *q, const char *bsppath, log_t *log, q2
     char side[Q2_PATH_MAX];
     if (!path_replace_ext(side, sizeof side, bsppath, GROUPKEYS_EXT)) return q2err_set(err, bsppath, 0, 0, "path too long");
     if (!q->groupkeys_file) {
-        if (file_exists(side) && remove(side) != 0)
+        if (!os_remove_file(side))
             return q2err_set(err, side, 0, 0, "cannot remove the stale group-keys file");
         return true;
     }
@@ -779,7 +779,7 @@ int main(int argc, char **argv)
     }
     if (leaked) {
         /* A .prt from an earlier sealed compile would not match this bsp. */
-        if (file_exists(prtpath)) unlink(prtpath);
+        os_remove_file(prtpath);
     }
     log_info(&log, "wrote %s%s: %d models, %d faces, %d leafs, %d clusters%s", bsppath,
              q.bsp.format == BSP_FORMAT_QBSP ? " (QBSP format)" : "", q.bsp.nummodels, q.bsp.numfaces,
@@ -787,7 +787,7 @@ int main(int argc, char **argv)
     status = 0;
 
 done:
-    if (file_exists(prtstage)) unlink(prtstage);
+    os_remove_file(prtstage);
     if (status == 0 && deps_path && !write_deps(deps_path, bsppath, mappath, vfs, &err)) {
         log_error(&log, "%s", err.msg);
         status = 1;

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../formats/keytable.h"
 
 /* Brush bounds for region tests are taken from side windings clipped by
@@ -332,8 +332,7 @@ static bool import_external_map(qbsp_t *q, int e, q2err_t *err)
     char dir[Q2_PATH_MAX], path[Q2_PATH_MAX];
     path_dirname(dir, sizeof dir, qbsp_entity_path(q, e));
     if (file[0] == '/' || !path_join(path, sizeof path, dir, file)) snprintf(path, sizeof path, "%s", file);
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (!os_is_file(path))
         return q2err_set(err, qbsp_entity_path(q, e), key_line(&me->ent, "_external_map"), 0,
                          "entity %d (misc_external_map): external map \"%s\" not found or not a file (looked for %s)", e, file, path);
     map_t ext;

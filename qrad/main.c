@@ -3,12 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "qrad.h"
 #include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
+#include "../common/os.h"
 #include "../common/threads.h"
 #include "../formats/bspcheck.h"
 #include "../formats/bspx.h"
@@ -58,12 +58,6 @@ static void usage(FILE *f)
             "  -help          this text  -version print the version\n");
 }
 
-static bool is_dir(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
 static bool parse_num(const char *opt, const char *val, double lo, double hi, double *out)
 {
     char *end;
@@ -90,7 +84,7 @@ static vfs_t *setup_vfs(const char *bsppath, const char *basedir, const char *ga
     vfs_t *vfs = vfs_create();
     int added = 0;
     if (basedir) {
-        if (path_join(buf, sizeof buf, basedir, "baseq2") && is_dir(buf)) snprintf(base, sizeof base, "%s", buf);
+        if (path_join(buf, sizeof buf, basedir, "baseq2") && os_is_dir(buf)) snprintf(base, sizeof base, "%s", buf);
         else snprintf(base, sizeof base, "%s", basedir);
         if (!vfs_add_gamedir(vfs, base, err)) goto fail;
         added++;
@@ -99,11 +93,11 @@ static vfs_t *setup_vfs(const char *bsppath, const char *basedir, const char *ga
         path_dirname(d, sizeof d, bsppath);
         if (!strcmp(path_basename(d), "maps")) {
             path_dirname(base, sizeof base, d);
-            if (is_dir(base) && vfs_add_gamedir(vfs, base, err)) added++;
+            if (os_is_dir(base) && vfs_add_gamedir(vfs, base, err)) added++;
         }
     }
     if (gamedir) {
-        if (is_dir(gamedir)) snprintf(buf, sizeof buf, "%s", gamedir);
+        if (os_is_dir(gamedir)) snprintf(buf, sizeof buf, "%s", gamedir);
         else if (!(basedir && path_join(buf, sizeof buf, basedir, gamedir))) {
             q2err_set(err, gamedir, 0, 0, "game directory not found");
             goto fail;

@@ -1,0 +1,49 @@
+/* The operating system behind one small interface, so that formats/, the
+ * stages and the tools' logic never include a platform header: what kind of
+ * thing a path names, directory listings, files read at an offset, removing
+ * a file, and whether a stream is a console.
+ *
+ * Paths are UTF-8. common/os_posix.c implements this for Linux and the other
+ * POSIX systems; a Windows implementation (wide-character API at the edge)
+ * goes beside it, selected by CMake, with the same contracts. */
+#ifndef Q2M_OS_H
+#define Q2M_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+
+/* A regular file (following links). */
+bool os_is_file(const char *path);
+/* A directory (following links). */
+bool os_is_dir(const char *path);
+/* Removes a file; true when it is gone (also when it was never there). */
+bool os_remove_file(const char *path);
+
+/* The names in a directory, "." and ".." left out, in the file system's
+ * order (callers sort what must not depend on it). *names is malloc'd, each
+ * name too; free with os_free_names. */
+bool os_list_dir(const char *dir, char ***names, int *count, q2err_t *err);
+void os_free_names(char **names, int count);
+
+/* A regular file opened for reads at given offsets (archives). */
+typedef struct os_file_t {
+    intptr_t handle; /* -1: not open */
+    uint64_t size;
+} os_file_t;
+
+/* Opens `path`, which must be a regular file; errors name the path. */
+bool os_file_open_read(const char *path, os_file_t *f, q2err_t *err);
+/* Reads exactly `len` bytes at `off`; a short read (the file shrank) or an
+ * I/O error is an error naming `name`. */
+bool os_file_pread(const os_file_t *f, const char *name, uint64_t off, void *buf, size_t len, q2err_t *err);
+void os_file_close(os_file_t *f);
+
+/* True when `f` is a terminal (console) that takes progress lines with
+ * carriage returns. */
+bool os_is_console(FILE *f);
+
+#endif

@@ -1,0 +1,111 @@
+/* common/os.h: the operating-system layer the formats and stages stand on
+ * (its POSIX implementation here; the same contracts bind the Windows one). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../common/fileio.h"
+#include "../../common/os.h"
+#include "test_util.h"
+
+TU_SCRATCH_DIR(g_tmp, "q2map_os")
+
+static void kinds_and_remove(void **state)
+{
+    (void)state;
+    const char *dir = g_tmp;
+    tu_write_file(dir, "a.txt", "abc", 3);
+    char path[Q2_PATH_MAX];
+    assert_true(path_join(path, sizeof path, dir, "a.txt"));
+    assert_true(os_is_file(path));
+    assert_false(os_is_dir(path));
+    assert_true(os_is_dir(dir));
+    assert_false(os_is_file(dir));
+    assert_true(os_remove_file(path));
+    assert_false(os_is_file(path));
+    /* Gone already: still true (callers remove stale outputs). */
+    assert_true(os_remove_file(path));
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void list_dir(void **state)
+{
+    (void)state;
+    char sub[Q2_PATH_MAX];
+    assert_true(path_join(sub, sizeof sub, g_tmp, "list"));
+    tu_write_file(g_tmp, "list/pak1.pak", "x", 1);
+    tu_write_file(g_tmp, "list/pak0.pak", "x", 1);
+    tu_write_file(g_tmp, "list/b.pk3", "x", 1);
+    char **names;
+    int n;
+    q2err_t err;
+    assert_true(os_list_dir(sub, &names, &n, &err));
+    assert_int_equal(n, 3);
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    assert_string_equal(names[0], "b.pk3");
+    assert_string_equal(names[1], "pak0.pak");
+    assert_string_equal(names[2], "pak1.pak");
+    os_free_names(names, n);
+    char missing[Q2_PATH_MAX];
+    assert_true(path_join(missing, sizeof missing, g_tmp, "nothere"));
+    assert_false(os_list_dir(missing, &names, &n, &err));
+    assert_non_null(strstr(err.msg, "nothere"));
+    char file[Q2_PATH_MAX];
+    assert_true(path_join(file, sizeof file, sub, "b.pk3"));
+    assert_false(os_list_dir(file, &names, &n, &err));
+    assert_non_null(strstr(err.msg, "not a directory"));
+}
+
+static void positional_reads(void **state)
+{
+    (void)state;
+    const char *dir = g_tmp;
+    tu_write_file(dir, "r.bin", "0123456789", 10);
+    char path[Q2_PATH_MAX];
+    assert_true(path_join(path, sizeof path, dir, "r.bin"));
+    os_file_t f;
+    q2err_t err;
+    assert_true(os_file_open_read(path, &f, &err));
+    assert_int_equal(f.size, 10);
+    char buf[8] = {0};
+    assert_true(os_file_pread(&f, path, 3, buf, 4, &err));
+    assert_memory_equal(buf, "3456", 4);
+    /* Past the end: an error naming the file, not a short buffer. */
+    assert_false(os_file_pread(&f, path, 8, buf, 4, &err));
+    assert_non_null(strstr(err.msg, "r.bin"));
+    os_file_close(&f);
+    os_file_close(&f); /* twice is harmless */
+    assert_false(os_file_open_read(dir, &f, &err));
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    char missing[Q2_PATH_MAX];
+    assert_true(path_join(missing, sizeof missing, dir, "nothere.bin"));
+    assert_false(os_file_open_read(missing, &f, &err));
+    assert_non_null(strstr(err.msg, "cannot open"));
+}
+
+static void console(void **state)
+{
+    (void)state;
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_false(os_is_console(f));
+    fclose(f);
+    assert_false(os_is_console(NULL));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(kinds_and_remove),
+        cmocka_unit_test(list_dir),
+        cmocka_unit_test(positional_reads),
+        cmocka_unit_test(console),
+    };
+    return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);
+}

@@ -81,7 +81,28 @@ if [ -x "$BIN/qview" ]; then
     cmp -s "$TMP/dec.png" "$TMP/van.png" && bad "decoupled lightmaps drew the same picture as the vanilla ones"
     cmp -s "$TMP/dec.png" "$TMP/grid.png" && bad "the light-grid overlay drew nothing"
     "$BIN/qview" "$TMP/plain.bsp" --render "$TMP/x.png" --overlay lightgrid >/dev/null 2>"$TMP/ov.err"
-    [ $? -eq 1 ] && grep -q "no LIGHTGRID_OCTREE" "$TMP/ov.err" || bad "--overlay lightgrid on a bsp without one: no clear error"
+    [ $? -eq 1 ] && grep -q "no LIGHTGRID_OCTREE" "$TMP/ov.err" || bad "--overlay lightgrid on a bsp without one: no clear error"    # Another compiler's lumps: ericw-tools' light wrote q2_detail's; with its
+    # DECOUPLED_LM entry renamed (so no reader finds it) the picture changes.
+    cp "$DATA/bspx/ericw/q2_detail.bsp" "$TMP/ew.bsp"
+    python3 - "$TMP/ew.bsp" "$TMP/ew_nodec.bsp" <<'PY' || bad "renaming ericw-tools' DECOUPLED_LM"
+import struct, sys
+d = bytearray(open(sys.argv[1], "rb").read())
+end = max(o + l for o, l in struct.iter_unpack("<ii", bytes(d[8:160])))
+p = (end + 3) & ~3
+assert d[p:p + 4] == b"BSPX"
+for i in range(struct.unpack_from("<I", d, p + 4)[0]):
+    e = p + 8 + 32 * i
+    if d[e:e + 12] == b"DECOUPLED_LM":
+        d[e] = ord("X")
+open(sys.argv[2], "wb").write(d)
+PY
+    ecam="200 300 200 -30 35"
+    "$BIN/qview" "$TMP/ew.bsp" --render "$TMP/ew.png" --camera $ecam --mode lightmap >/dev/null 2>&1 || bad "qview render (ericw-tools' decoupled)"
+    "$BIN/qview" "$TMP/ew_nodec.bsp" --render "$TMP/ew_nodec.png" --camera $ecam --mode lightmap >/dev/null 2>&1 || bad "qview render (ericw-tools' vanilla)"
+    cmp -s "$TMP/ew.png" "$TMP/ew_nodec.png" && bad "qview drew ericw-tools' decoupled lightmaps as the vanilla ones"
+    "$BIN/qview" "$TMP/ew.bsp" --render "$TMP/ew_grid.png" --camera $ecam --mode lightmap --overlay lightgrid >/dev/null 2>&1 ||
+        bad "qview --overlay lightgrid on ericw-tools' grid"
+    cmp -s "$TMP/ew.png" "$TMP/ew_grid.png" && bad "the overlay of ericw-tools' light grid drew nothing"
 fi
 
 # Broken copies: each rewrites one lump (or the directory) of lit.bsp.

@@ -1,0 +1,171 @@
+/* common/os.h on Windows: UTF-8 paths in, the wide-character API out, so
+ * that names outside ASCII and long paths behave as on Linux. */
+#include "os.h"
+
+#define WIN32_LEAN_AND_MEAN
+#include <io.h>
+#include <stdlib.h>
+#include <string.h>
+#include <windows.h>
+
+#include "mem.h"
+
+/* A malloc'd UTF-16 copy of a UTF-8 string, NULL when it is not valid UTF-8. */
+static wchar_t *widen(const char *s)
+{
+    int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, NULL, 0);
+    if (n <= 0) return NULL;
+    wchar_t *w = q2_malloc(sizeof *w * (size_t)n);
+    MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, s, -1, w, n);
+    return w;
+}
+
+static char *narrow(const wchar_t *w)
+{
+    int n = WideCharToMultiByte(CP_UTF8, 0, w, -1, NULL, 0, NULL, NULL);
+    char *s = q2_malloc(n > 0 ? (size_t)n : 1);
+    if (n <= 0) s[0] = 0;
+    else WideCharToMultiByte(CP_UTF8, 0, w, -1, s, n, NULL, NULL);
+    return s;
+}
+
+static const char *last_error_text(char *buf, size_t n)
+{
+    DWORD e = GetLastError();
+    if (!FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, NULL, e, 0, buf, (DWORD)n, NULL))
+        snprintf(buf, n, "error %lu", (unsigned long)e);
+    size_t l = strlen(buf);
+    while (l && (buf[l - 1] == '\n' || buf[l - 1] == '\r' || buf[l - 1] == '.')) buf[--l] = 0;
+    return buf;
+}
+
+static DWORD attributes(const char *path)
+{
+    wchar_t *w = widen(path);
+    if (!w) return INVALID_FILE_ATTRIBUTES;
+    DWORD a = GetFileAttributesW(w);
+    free(w);
+    return a;
+}
+
+bool os_is_file(const char *path)
+{
+    DWORD a = attributes(path);
+    return a != INVALID_FILE_ATTRIBUTES && !(a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+bool os_is_dir(const char *path)
+{
+    DWORD a = attributes(path);
+    return a != INVALID_FILE_ATTRIBUTES && (a & FILE_ATTRIBUTE_DIRECTORY);
+}
+
+bool os_remove_file(const char *path)
+{
+    wchar_t *w = widen(path);
+    if (!w) return false;
+    BOOL ok = DeleteFileW(w);
+    DWORD e = ok ? 0 : GetLastError();
+    free(w);
+    return ok || e == ERROR_FILE_NOT_FOUND || e == ERROR_PATH_NOT_FOUND;
+}
+
+bool os_list_dir(const char *dir, char ***names, int *count, q2err_t *err)
+{
+    *names = NULL;
+    *count = 0;
+    char msg[256];
+    DWORD a = attributes(dir);
+    if (a == INVALID_FILE_ATTRIBUTES) return q2err_set(err, dir, 0, 0, "directory not found: %s", last_error_text(msg, sizeof msg));
+    if (!(a & FILE_ATTRIBUTE_DIRECTORY)) return q2err_set(err, dir, 0, 0, "not a directory");
+    size_t n = strlen(dir);
+    char *pattern = q2_malloc(n + 3);
+    memcpy(pattern, dir, n);
+    /* Both separators are accepted in the paths a user types. */
+    if (n && dir[n - 1] != '/' && dir[n - 1] != '\\') pattern[n++] = '\\';
+    pattern[n++] = '*';
+    pattern[n] = 0;
+    wchar_t *w = widen(pattern);
+    free(pattern);
+    if (!w) return q2err_set(err, dir, 0, 0, "the path is not valid UTF-8");
+    WIN32_FIND_DATAW fd;
+    HANDLE h = FindFirstFileW(w, &fd);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) {
+        if (GetLastError() == ERROR_FILE_NOT_FOUND) return true;
+        return q2err_set(err, dir, 0, 0, "cannot list directory: %s", last_error_text(msg, sizeof msg));
+    }
+    int cap = 0;
+    do {
+        if (!wcscmp(fd.cFileName, L".") || !wcscmp(fd.cFileName, L"..")) continue;
+        char *name = narrow(fd.cFileName);
+        ARRAY_PUSH(*names, *count, cap, name);
+    } while (FindNextFileW(h, &fd));
+    FindClose(h);
+    return true;
+}
+
+void os_free_names(char **names, int count)
+{
+    for (int i = 0; i < count; i++) free(names[i]);
+    free(names);
+}
+
+bool os_file_open_read(const char *path, os_file_t *f, q2err_t *err)
+{
+    f->handle = -1;
+    f->size = 0;
+    char msg[256];
+    wchar_t *w = widen(path);
+    if (!w) return q2err_set(err, path, 0, 0, "cannot open: the path is not valid UTF-8");
+    /* FILE_SHARE_DELETE too: an editor may replace the file while it is read,
+     * as on Linux. */
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) return q2err_set(err, path, 0, 0, "cannot open: %s", last_error_text(msg, sizeof msg));
+    BY_HANDLE_FILE_INFORMATION info;
+    if (!GetFileInformationByHandle(h, &info) || (info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY)) {
+        CloseHandle(h);
+        return q2err_set(err, path, 0, 0, "not a regular file");
+    }
+    f->handle = (intptr_t)h;
+    f->size = ((uint64_t)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+    return true;
+}
+
+bool os_file_pread(const os_file_t *f, const char *name, uint64_t off, void *buf, size_t len, q2err_t *err)
+{
+    size_t done = 0;
+    char msg[256];
+    while (done < len) {
+        OVERLAPPED ov;
+        memset(&ov, 0, sizeof ov);
+        uint64_t at = off + done;
+        ov.Offset = (DWORD)at;
+        ov.OffsetHigh = (DWORD)(at >> 32);
+        DWORD want = len - done > 0x40000000u ? 0x40000000u : (DWORD)(len - done), got = 0;
+        if (!ReadFile((HANDLE)f->handle, (uint8_t *)buf + done, want, &got, &ov) || got == 0)
+            return q2err_set(err, name, 0, 0, "read error at offset %llu: %s", (unsigned long long)at,
+                             got == 0 && GetLastError() == ERROR_HANDLE_EOF ? "file shorter than when it was opened"
+                                                                            : last_error_text(msg, sizeof msg));
+        done += got;
+    }
+    return true;
+}
+
+void os_file_close(os_file_t *f)
+{
+    if (f->handle != -1) CloseHandle((HANDLE)f->handle);
+    f->handle = -1;
+}
+
+bool os_is_console(FILE *f)
+{
+    if (!f) return false;
+    intptr_t h = _get_osfhandle(_fileno(f));
+    DWORD mode;
+    /* A console takes progress lines; a pipe (TrenchBroom's output pane, a
+     * CI log) or a file gets none, as on Linux. */
+    return h != -1 && GetConsoleMode((HANDLE)h, &mode);
+}

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "fileio.h"
 #include "mem.h"
+#include "os.h"
 #include "timer.h"
 #include "zwords.h"
 
@@ -212,8 +212,7 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
     d->program = program;
     d->fault_rank = -1;
     d->self.threads = d->threads;
-    if (gethostname(d->self.host, sizeof d->self.host - 1) != 0) snprintf(d->self.host, sizeof d->self.host, "?");
-    d->self.host[sizeof d->self.host - 1] = 0;
+    os_host_name(d->self.host, sizeof d->self.host);
 #ifdef Q2MAP_HAVE_MPI
     if (launched_by_mpi()) {
         int provided = 0;

@@ -1,12 +1,8 @@
 #include "fileio.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mem.h"
 #include "os.h"
@@ -15,26 +11,15 @@ bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *si
 {
     *data = NULL;
     *size = 0;
-    /* O_NONBLOCK so that a FIFO or device given by mistake is refused below
-     * instead of blocking the open forever. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        return q2err_set(err, path, 0, 0, "not a regular file");
-    }
-    FILE *f = fdopen(fd, "rb");
-    if (!f) {
-        close(fd);
-        return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
-    }
-    if ((uint64_t)st.st_size > (uint64_t)max_size) {
+    FILE *f;
+    uint64_t fsize;
+    if (!os_open_regular(path, &f, &fsize, err)) return false;
+    if (fsize > (uint64_t)max_size) {
         fclose(f);
-        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit",
-                         (long long)st.st_size, max_size);
+        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit", (long long)fsize,
+                         max_size);
     }
-    size_t n = (size_t)st.st_size;
+    size_t n = (size_t)fsize;
     uint8_t *buf = q2_malloc(n + 1);
     if (n > 0 && fread(buf, 1, n, f) != n) {
         free(buf);
@@ -51,31 +36,22 @@ bool file_read_all(const char *path, size_t max_size, uint8_t **data, size_t *si
 bool file_map(const char *path, size_t max_size, file_map_t *m, q2err_t *err)
 {
     memset(m, 0, sizeof *m);
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
-    struct stat st;
-    bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    if (regular && (uint64_t)st.st_size > (uint64_t)max_size) {
-        close(fd);
-        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit", (long long)st.st_size,
+    FILE *f;
+    uint64_t fsize;
+    if (!os_open_regular(path, &f, &fsize, err)) return false;
+    fclose(f);
+    if (fsize > (uint64_t)max_size)
+        return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit", (long long)fsize,
                          max_size);
+    const void *p = fsize > 0 ? os_map_readonly(path, (size_t)fsize) : NULL;
+    if (p) {
+        m->data = p;
+        m->size = (size_t)fsize;
+        m->mapped = true;
+        return true;
     }
-    if (regular && st.st_size > 0) {
-        /* MAP_POPULATE maps the cached pages at once: no fault per page and
-         * no copy, where a read into fresh memory zero-fills and faults
-         * every page of it first. */
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (p != MAP_FAILED) {
-            close(fd);
-            m->data = p;
-            m->size = (size_t)st.st_size;
-            m->mapped = true;
-            return true;
-        }
-    }
-    close(fd);
-    /* anything mmap does not take (an empty file, a special file) goes the
-     * way of file_read_all, with its checks and messages */
+    /* anything the system does not map (an empty file) goes the way of
+     * file_read_all, with its checks and messages */
     uint8_t *data;
     size_t size;
     if (!file_read_all(path, max_size, &data, &size, err)) return false;
@@ -86,7 +62,7 @@ bool file_map(const char *path, size_t max_size, file_map_t *m, q2err_t *err)
 
 void file_unmap(file_map_t *m)
 {
-    if (m->mapped) munmap((void *)m->data, m->size);
+    if (m->mapped) os_unmap(m->data, m->size);
     else free((void *)m->data);
     memset(m, 0, sizeof *m);
 }
@@ -96,8 +72,8 @@ bool atomic_open(atomic_file_t *af, const char *path, q2err_t *err)
     memset(af, 0, sizeof *af);
     if (strlen(path) >= sizeof af->path) return q2err_set(err, path, 0, 0, "path too long");
     strcpy(af->path, path);
-    snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld", path, (long)getpid());
-    af->f = fopen(af->tmp, "wb");
+    snprintf(af->tmp, sizeof af->tmp, "%s.tmp%ld", path, os_process_id());
+    af->f = os_fopen(af->tmp, "wb");
     if (!af->f) return q2err_set(err, af->path, 0, 0, "cannot create: %s", strerror(errno));
     return true;
 }
@@ -110,13 +86,12 @@ bool atomic_commit(atomic_file_t *af, q2err_t *err)
     if (fclose(af->f) != 0) ok = false;
     af->f = NULL;
     if (!ok) {
-        remove(af->tmp);
+        os_remove_file(af->tmp);
         return q2err_set(err, af->path, 0, 0, "write error (disk full?)");
     }
-    if (rename(af->tmp, af->path) != 0) {
-        int e = errno;
-        remove(af->tmp);
-        return q2err_set(err, af->path, 0, 0, "cannot replace: %s", strerror(e));
+    if (!os_replace_file(af->tmp, af->path, err)) {
+        os_remove_file(af->tmp);
+        return false;
     }
     return true;
 }
@@ -126,7 +101,7 @@ void atomic_abort(atomic_file_t *af)
     if (af->f) {
         fclose(af->f);
         af->f = NULL;
-        remove(af->tmp);
+        os_remove_file(af->tmp);
     }
 }
 
@@ -190,10 +165,8 @@ bool path_dir_writable(const char *path, q2err_t *err)
 {
     char dir[Q2_PATH_MAX];
     path_dirname(dir, sizeof dir, path);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return q2err_set(err, path, 0, 0, "cannot create: directory %s does not exist", dir);
-    if (access(dir, W_OK) != 0) return q2err_set(err, path, 0, 0, "cannot create: directory %s is not writable", dir);
+    if (!os_is_dir(dir)) return q2err_set(err, path, 0, 0, "cannot create: directory %s does not exist", dir);
+    if (!os_dir_writable(dir)) return q2err_set(err, path, 0, 0, "cannot create: directory %s is not writable", dir);
     return true;
 }
 

@@ -46,4 +46,24 @@ void os_file_close(os_file_t *f);
  * carriage returns. */
 bool os_is_console(FILE *f);
 
+/* fopen with a UTF-8 path. */
+FILE *os_fopen(const char *path, const char *mode);
+/* Opens a regular file for reading as a stream and gives its size; a
+ * directory, FIFO or device is refused ("not a regular file") without
+ * blocking on it. */
+bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err);
+/* Maps `size` bytes of the regular file read-only, its pages loaded at once;
+ * NULL where the system will not (the caller reads the file instead). */
+const void *os_map_readonly(const char *path, size_t size);
+void os_unmap(const void *p, size_t size);
+/* Renames `from` over `to`, replacing it in one step: a reader sees the old
+ * file or the new one, never a part. */
+bool os_replace_file(const char *from, const char *to, q2err_t *err);
+/* True when files can be created in `dir`. */
+bool os_dir_writable(const char *dir);
+/* This process's id, to name temporary files. */
+long os_process_id(void);
+/* This machine's name (logs of runs over several hosts); "?" when unknown. */
+void os_host_name(char *out, size_t size);
+
 #endif

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -89,3 +90,64 @@ void os_file_close(os_file_t *f)
 }
 
 bool os_is_console(FILE *f) { return f && isatty(fileno(f)); }
+
+FILE *os_fopen(const char *path, const char *mode) { return fopen(path, mode); }
+
+bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err)
+{
+    *f = NULL;
+    *size = 0;
+    /* O_NONBLOCK so that a FIFO or device given by mistake is refused below
+     * instead of blocking the open forever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        return q2err_set(err, path, 0, 0, "not a regular file");
+    }
+    *f = fdopen(fd, "rb");
+    if (!*f) {
+        close(fd);
+        return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    }
+    *size = (uint64_t)st.st_size;
+    return true;
+}
+
+const void *os_map_readonly(const char *path, size_t size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    /* MAP_POPULATE maps the cached pages at once: no fault per page and no
+     * copy, where a read into fresh memory zero-fills and faults every page
+     * of it first. */
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == (uint64_t)size && size > 0)
+        p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : p;
+}
+
+void os_unmap(const void *p, size_t size)
+{
+    if (p) munmap((void *)p, size);
+}
+
+bool os_replace_file(const char *from, const char *to, q2err_t *err)
+{
+    if (rename(from, to) == 0) return true;
+    return q2err_set(err, to, 0, 0, "cannot replace: %s", strerror(errno));
+}
+
+bool os_dir_writable(const char *dir) { return access(dir, W_OK) == 0; }
+
+long os_process_id(void) { return (long)getpid(); }
+
+void os_host_name(char *out, size_t size)
+{
+    if (size == 0) return;
+    if (gethostname(out, size - 1) != 0) snprintf(out, size, "?");
+    out[size - 1] = 0;
+}

@@ -3,6 +3,7 @@
 #include "os.h"
 
 #define WIN32_LEAN_AND_MEAN
+#include <errno.h>
 #include <io.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,4 +169,88 @@ bool os_is_console(FILE *f)
     /* A console takes progress lines; a pipe (TrenchBroom's output pane, a
      * CI log) or a file gets none, as on Linux. */
     return h != -1 && GetConsoleMode((HANDLE)h, &mode);
+}
+
+FILE *os_fopen(const char *path, const char *mode)
+{
+    wchar_t *w = widen(path), *wm = widen(mode);
+    FILE *f = w && wm ? _wfopen(w, wm) : NULL;
+    free(w);
+    free(wm);
+    return f;
+}
+
+bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err)
+{
+    *f = NULL;
+    *size = 0;
+    char msg[256];
+    DWORD a = attributes(path);
+    if (a == INVALID_FILE_ATTRIBUTES) return q2err_set(err, path, 0, 0, "cannot open: %s", last_error_text(msg, sizeof msg));
+    if (a & FILE_ATTRIBUTE_DIRECTORY) return q2err_set(err, path, 0, 0, "not a regular file");
+    os_file_t h;
+    if (!os_file_open_read(path, &h, err)) return false;
+    os_file_close(&h);
+    *f = os_fopen(path, "rb");
+    if (!*f) return q2err_set(err, path, 0, 0, "cannot open: %s", strerror(errno));
+    *size = h.size;
+    return true;
+}
+
+const void *os_map_readonly(const char *path, size_t size)
+{
+    wchar_t *w = widen(path);
+    if (!w || size == 0) {
+        free(w);
+        return NULL;
+    }
+    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) return NULL;
+    LARGE_INTEGER sz;
+    const void *p = NULL;
+    if (GetFileSizeEx(h, &sz) && (uint64_t)sz.QuadPart == (uint64_t)size) {
+        HANDLE m = CreateFileMappingW(h, NULL, PAGE_READONLY, 0, 0, NULL);
+        if (m) {
+            p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
+            CloseHandle(m); /* the view keeps the mapping */
+        }
+    }
+    CloseHandle(h);
+    return p;
+}
+
+void os_unmap(const void *p, size_t size)
+{
+    (void)size;
+    if (p) UnmapViewOfFile(p);
+}
+
+bool os_replace_file(const char *from, const char *to, q2err_t *err)
+{
+    char msg[256];
+    wchar_t *wf = widen(from), *wt = widen(to);
+    BOOL ok = wf && wt && MoveFileExW(wf, wt, MOVEFILE_REPLACE_EXISTING | MOVEFILE_WRITE_THROUGH);
+    free(wf);
+    free(wt);
+    if (ok) return true;
+    return q2err_set(err, to, 0, 0, "cannot replace: %s", last_error_text(msg, sizeof msg));
+}
+
+bool os_dir_writable(const char *dir)
+{
+    wchar_t *w = widen(dir);
+    bool ok = w && _waccess(w, 2) == 0;
+    free(w);
+    return ok;
+}
+
+long os_process_id(void) { return (long)GetCurrentProcessId(); }
+
+void os_host_name(char *out, size_t size)
+{
+    if (size == 0) return;
+    DWORD n = (DWORD)size;
+    if (!GetComputerNameA(out, &n)) snprintf(out, size, "?");
+    out[size - 1] = 0;
 }

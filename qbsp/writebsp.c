@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "brushbsp.h"
 #include "csg.h"
 #include "emit.h"
 #include "groupkeys.h"
@@ -361,7 +362,7 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
     int idx = bsp->numleafs++;
     dleaf_t *lf = &bsp->leafs[idx];
     memset(lf, 0, sizeof *lf);
-    lf->contents = node->contents;
+    lf->contents = brushbsp_written_contents(node);
     lf->cluster = (int32_t)(c->entity == 0 ? node->cluster : -1);
     if (node->contents & CONTENTS_SOLID) lf->cluster = -1;
     lf->area = (int32_t)(c->entity == 0 ? node->area : 0);

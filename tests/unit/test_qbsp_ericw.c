@@ -409,6 +409,28 @@ static void test_trans33Window(void **state)
     release(&c);
 }
 
+/* The re-release's ALPHATEST surface flag (1 << 25), on a window brush and
+ * on a plain one: both become a translucent detail window. */
+static void alphatest_case(const char *map)
+{
+    compiled_t c;
+    compile(map, "", &c);
+    assert_int_equal(leaf_at(&c.bsp, 0, 0, 0, 0)->contents, CONTENTS_DETAIL | CONTENTS_WINDOW | CONTENTS_TRANSLUCENT);
+    release(&c);
+}
+
+static void test_alphatestWindow(void **state)
+{
+    (void)state;
+    alphatest_case("q2_alphatest_window.map");
+}
+
+static void test_alphatestSolid(void **state)
+{
+    (void)state;
+    alphatest_case("q2_alphatest_solid.map");
+}
+
 static void test_leaked(void **state)
 {
     (void)state;
@@ -588,7 +610,8 @@ int main(void)
         cmocka_unit_test(test_Q2DetailWithOmitdetail), cmocka_unit_test(test_playerclip),
         cmocka_unit_test(test_areaportal),     cmocka_unit_test(test_liquids),
         cmocka_unit_test(test_doubleAreaportal), cmocka_unit_test(test_door),
-        cmocka_unit_test(test_trans33Window),  cmocka_unit_test(test_leaked),
+        cmocka_unit_test(test_trans33Window),  cmocka_unit_test(test_alphatestWindow),
+        cmocka_unit_test(test_alphatestSolid), cmocka_unit_test(test_leaked),
         cmocka_unit_test(test_ladder),         cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),

@@ -633,6 +633,23 @@ int brushbsp_written_contents(const node_t *leaf)
     return CONTENTS_SOLID | (structural ? structural : detail);
 }
 
+bool brushbsp_solid_subtree(const node_t *node, int *contents)
+{
+    if (node->planenum == PLANENUM_LEAF) {
+        if (!(node->contents & CONTENTS_SOLID)) return false;
+        *contents = brushbsp_written_contents(node);
+        return true;
+    }
+    /* Faces on a node between solids (func_detail_wall's overdraw) are
+     * drawn: the node stays. */
+    if (node->faces) return false;
+    int c0, c1;
+    if (!brushbsp_solid_subtree(node->children[0], &c0) || !brushbsp_solid_subtree(node->children[1], &c1)) return false;
+    if (c0 != c1) return false;
+    *contents = c0;
+    return true;
+}
+
 static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node, bspbrush_t **front,
                              bspbrush_t **back)
 {

@@ -482,6 +482,21 @@ static void test_base1leak(void **state)
     release(&c);
 }
 
+/* ericw-tools cuts a name over 31 characters with a warning; q2map stops
+ * with an error unless -truncatetexnames (docs/qbsp.md says why). */
+static void test_longTextureName(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_long_texture_name.map", "-truncatetexnames", &c);
+    int f = face_at(&c.bsp, v3(0, 0, 16), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    const dtexinfo_t *ti = &c.bsp.texinfo[c.bsp.faces[f].texinfo];
+    assert_string_equal(ti->texture, "long_folder_name_test/long_text");
+    assert_int_equal(ti->nexttexinfo, -1);
+    release(&c);
+}
+
 static void test_tbCleanup(void **state)
 {
     (void)state;
@@ -636,7 +651,7 @@ int main(void)
         cmocka_unit_test(test_trans33Window),  cmocka_unit_test(test_alphatestWindow),
         cmocka_unit_test(test_alphatestSolid), cmocka_unit_test(test_leaked),
         cmocka_unit_test(test_ladder),         cmocka_unit_test(test_base1leak),
-        cmocka_unit_test(test_tbCleanup),
+        cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
     };

@@ -592,6 +592,20 @@ static bool has_tjunc(const bsp_t *b, int h, int v)
     return false;
 }
 
+/* A mist and an aux brush in a sealed room: with ericw-tools' rule
+ * (-mistdetail in q2map, docs/qbsp.md says why) both are detail by
+ * themselves, so the room stays one cluster with no portal. */
+static void test_mistAuxImplicitlyDetail(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_mist_aux_implicitly_detail.map", "-mistdetail", &c);
+    assert_true(c.has_prt);
+    assert_int_equal(c.prt.numportals, 0);
+    assert_int_equal(c.prt.numclusters, 1);
+    release(&c);
+}
+
 static void test_tjuncMatrix(void **state)
 {
     (void)state;
@@ -653,7 +667,7 @@ int main(void)
         cmocka_unit_test(test_ladder),         cmocka_unit_test(test_base1leak),
         cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_mistTranswater),
-        cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
+        cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -536,6 +536,26 @@ static void test_detailFence(void **state)
     release(&c);
 }
 
+/* func_detail_wall: solid detail that removes the face it covers but
+ * does not cut the floor it stands on. */
+static void test_detailWall(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_detail_wall.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    const dleaf_t *l = leaf_at(b, 0, 320, 384, 100);
+    assert_int_equal(l->contents, CONTENTS_SOLID | CONTENTS_DETAIL);
+    assert_int_equal(l->numleafbrushes, 1);
+    assert_int_equal(leaf_brush_contents(b, l, 0), CONTENTS_SOLID | CONTENTS_DETAIL);
+    /* The fully covered face is gone. */
+    assert_int_equal(face_at(b, v3(320, 384, 96), ANY), -1);
+    int under = face_at(b, v3(320, 348, 96), ANY);
+    assert_int_not_equal(under, -1);
+    assert_int_equal(under, face_at(b, v3(320, 312, 96), ANY));
+    release(&c);
+}
+
 static void test_mistTranswater(void **state)
 {
     (void)state;
@@ -666,7 +686,7 @@ int main(void)
         cmocka_unit_test(test_alphatestSolid), cmocka_unit_test(test_leaked),
         cmocka_unit_test(test_ladder),         cmocka_unit_test(test_base1leak),
         cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
-        cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_mistTranswater),
+        cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_detailWall),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

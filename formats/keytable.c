@@ -33,7 +33,7 @@ static const keyrow_t k_rows[] = {
     {"_tb_id", K, B | G, QB, "", HON, "test_key_tb_layer_omit", "TB", "the layer's or group's number, named by _tb_layer and _tb_group"},
     {"_tb_layer", K, ANY, QB, "", HON, "test_key_tb_layer_omit", "TB", "the layer an entity or group is in"},
     {"_tb_group", K, ANY, QB, "", HON, "test_key_tb_group_merge", "TB", "the group an entity or group is in"},
-    {"_tb_*", K, ANY, ED, "", QUI, "", "TB", "TrenchBroom bookkeeping (_tb_name, _tb_textures, _tb_def, _tb_mod, _tb_layer_sort_index, _tb_layer_locked, _tb_layer_hidden, _tb_layer_color, _tb_linked_group_id, _tb_transformation, _tb_protected_properties, ...): known and quiet"},
+    {"_tb_*", K, ANY, ED, "", QUI, "", "TB", "TrenchBroom bookkeeping (_tb_name, _tb_textures, _tb_def, _tb_mod, _tb_layer_sort_index, _tb_layer_locked, _tb_layer_hidden, _tb_layer_color, _tb_linked_group_id, _tb_transformation, _tb_protected_properties, ...): known and quiet; those on worldspawn are not written to the bsp (as ericw-tools leaves them out)"},
     /* ---- qbsp: inside faces, prefabs, omission ---- */
     {"_mirrorinside", K, B | G, QB, "by contents (ericw-tools' Quake 2)", HON, "test_key_mirrorinside_defaults", "ericw", "1 keeps the faces seen from inside the entity's non-solid brushes, 0 drops them. Without the key, as ericw-tools' qbsp in Quake 2 mode: on for liquids and mist, off for windows (translucent solids included), aux, func_detail_fence and func_detail_illusionary (q2map used to keep them for every non-solid contents)"},
     {"_noclipfaces", K, B | G, QB, "0", HON, "test_key_noclipfaces", "ericw", "1: the entity's brushes of one contents do not clip each other, and the faces between them are drawn"},

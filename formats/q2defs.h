@@ -41,6 +41,9 @@
 #define SURF_NODRAW 0x80
 #define SURF_HINT 0x100
 #define SURF_SKIP 0x200
+/* The 2023 re-release's alpha-tested (cut-out) surface (its q_files.h
+ * SURF_ALPHATEST, 1 << 25): see-through like TRANS33/66 for the compilers. */
+#define SURF_ALPHATEST 0x2000000
 
 /* Limits (engine and id tools). */
 #define MAX_MAP_MODELS 1024

@@ -51,6 +51,9 @@ static const tooltex_t tooltex_table[] = {
      * non-splitting sides of hint brushes. */
     {"skip", MATCH_EXACT, 0, SURF_SKIP | SURF_NODRAW},
     {"hintskip", MATCH_EXACT, 0, SURF_SKIP | SURF_NODRAW},
+    /* TrenchBroom's __TB_empty, the name it gives faces with no texture:
+     * ericw-tools' qbsp compiles them as skip. */
+    {"__TB_empty", MATCH_EXACT, 0, SURF_SKIP | SURF_NODRAW},
     /* e1u1/origin.wal_json: ORIGIN, NODRAW. */
     {"origin", MATCH_EXACT, CONTENTS_ORIGIN, SURF_NODRAW},
     /* A plain invisible face (SURF_NODRAW). */

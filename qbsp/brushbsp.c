@@ -608,6 +608,48 @@ static void leaf_node(node_t *node, bspbrush_t *brushes)
     node->brushlist = brushes;
 }
 
+/* A brush fragment bounded by node planes on every side fills its leaf. */
+static bool fills_leaf(const bspbrush_t *b)
+{
+    for (int i = 0; i < b->numsides; i++)
+        if (b->sides[i].texinfo != TEXINFO_NODE) return false;
+    return true;
+}
+
+int brushbsp_written_contents(const node_t *leaf)
+{
+    if (!(leaf->contents & CONTENTS_SOLID)) return leaf->contents;
+    /* The tree's stages see a solid leaf as plain SOLID. The file keeps the
+     * other bits of the solid brushes that fill it (DETAIL, LADDER, a mod's
+     * unknown bits), as ericw-tools' qbsp writes them, since games read
+     * them through CM_PointContents; a structural filler outweighs
+     * detail ones, so a detail brush inside a wall leaves it structural. */
+    int structural = 0, detail = 0;
+    for (const bspbrush_t *b = leaf->brushlist; b; b = b->next) {
+        if (!b->original || !(b->original->contents & CONTENTS_SOLID) || !fills_leaf(b)) continue;
+        if (b->original->contents & CONTENTS_DETAIL) detail |= b->original->contents;
+        else structural |= b->original->contents;
+    }
+    return CONTENTS_SOLID | (structural ? structural : detail);
+}
+
+bool brushbsp_solid_subtree(const node_t *node, int *contents)
+{
+    if (node->planenum == PLANENUM_LEAF) {
+        if (!(node->contents & CONTENTS_SOLID)) return false;
+        *contents = brushbsp_written_contents(node);
+        return true;
+    }
+    /* Faces on a node between solids (func_detail_wall's overdraw) are
+     * drawn: the node stays. */
+    if (node->faces) return false;
+    int c0, c1;
+    if (!brushbsp_solid_subtree(node->children[0], &c0) || !brushbsp_solid_subtree(node->children[1], &c1)) return false;
+    if (c0 != c1) return false;
+    *contents = c0;
+    return true;
+}
+
 static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node, bspbrush_t **front,
                              bspbrush_t **back)
 {

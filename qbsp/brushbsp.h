@@ -32,6 +32,18 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
 /* Frees nodes, volumes, brush lists and portals. */
 void tree_free(tree_t *tree);
 
+/* The contents a leaf is written with: its own, and for a solid leaf
+ * SOLID with the other bits of the solid brushes filling it. */
+int brushbsp_written_contents(const node_t *leaf);
+
+/* Whether everything below NODE is solid leaves of one written contents
+ * (*contents) with no face between them, so that the subtree is written as
+ * one leaf listing all their brushes (qbsp3's PruneNodes; ericw-tools'
+ * leaf merging). Leaves of different contents (a detail or ladder solid
+ * against a structural wall) stay apart, so CM_PointContents keeps their
+ * bits. */
+bool brushbsp_solid_subtree(const node_t *node, int *contents);
+
 /* The leaf that contains point p (points on a plane go to the front). */
 node_t *tree_point_leaf(const qbsp_t *q, node_t *node, vec3_t p);
 

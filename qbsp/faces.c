@@ -155,7 +155,11 @@ winding_t *faces_try_merge_windings(const winding_t *a, const winding_t *b, vec3
 static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
 {
     if (!f1->w || !f2->w) return NULL;
-    if (f1->texinfo != f2->texinfo || f1->planenum != f2->planenum || f1->contents != f2->contents) return NULL;
+    /* Unlike qbsp3, the contents of the leaves the faces are seen from do
+     * not keep them apart (ericw-tools merges them too): the floor under a
+     * func_detail_fence or a mist volume stays one face with the floor
+     * beside it, since engines draw a face alike from any leaf. */
+    if (f1->texinfo != f2->texinfo || f1->planenum != f2->planenum) return NULL;
     /* Faces of entities with their own lighting keys stay apart. */
     if (q->ent_keyset && groupkeys_of_face(q, f1) != groupkeys_of_face(q, f2)) return NULL;
     winding_t *w = faces_try_merge_windings(f1->w, f2->w, normal);

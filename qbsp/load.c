@@ -90,11 +90,17 @@ static void surface_for_side(const qbsp_t *q, const map_side_t *ms, int *content
 }
 
 /* qbsp3's per-side rules: translucent and clip sides are detail, sides
- * without visible contents are solid, hint and skip sides have none. */
+ * without visible contents are solid, hint and skip sides have none. The
+ * re-release's alpha-tested sides count as translucent (ericw-tools). */
+#define SURF_SEE_THROUGH (SURF_TRANS33 | SURF_TRANS66 | SURF_ALPHATEST)
 static int side_contents(const qbsp_t *q, int contents, int *surf)
 {
-    if (*surf & (SURF_TRANS33 | SURF_TRANS66)) contents |= CONTENTS_DETAIL;
+    if (*surf & SURF_SEE_THROUGH) contents |= CONTENTS_DETAIL;
     if (contents & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP)) contents |= CONTENTS_DETAIL;
+    /* -mistdetail: mist and aux are detail by themselves, as in ericw-tools
+     * (no clusters, no portals of their own). Not the default: on
+     * spirit2dm4 it loosens the PVS (visible faces per leaf 2740 -> 2897). */
+    if (q->opt.mistdetail && (contents & (CONTENTS_MIST | CONTENTS_AUX))) contents |= CONTENTS_DETAIL;
     if (q->opt.fulldetail) contents &= ~CONTENTS_DETAIL;
     if (!(contents & ((LAST_VISIBLE_CONTENTS - 1) | CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP | CONTENTS_MIST)))
         contents |= CONTENTS_SOLID;
@@ -271,7 +277,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     if (mixed)
         log_warn(q->log, "%s:%d: %s, brush %d: mixed face contents, using the first face's", path, mb->line,
                  ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index);
-    if (trans & (SURF_TRANS33 | SURF_TRANS66)) {
+    if (trans & SURF_SEE_THROUGH) {
         contents |= CONTENTS_TRANSLUCENT;
         if (contents & CONTENTS_SOLID) contents = (contents & ~CONTENTS_SOLID) | CONTENTS_WINDOW;
     }

@@ -516,10 +516,28 @@ static void face_flags(qbsp_t *q)
     }
 }
 
+/* TrenchBroom's own worldspawn keys (_tb_textures, _tb_def, _tb_mod, the
+ * default layer's _tb_layer_*) are editor bookkeeping, read (if at all)
+ * before this: they are not written to the bsp, as ericw-tools' qbsp
+ * leaves them out. */
+static void strip_tb_worldspawn_keys(qbsp_t *q)
+{
+    if (q->map.numentities < 1) return;
+    entity_t *w = &q->map.entities[0].ent;
+    for (int i = w->numpairs - 1; i >= 0; i--)
+        if (i < w->numpairs && strncmp(w->pairs[i].key, "_tb_", 4) == 0) {
+            /* entity_remove frees the stored key: pass a copy. */
+            char *key = q2_strdup(w->pairs[i].key);
+            entity_remove(w, key);
+            free(key);
+        }
+}
+
 bool prepare_map(qbsp_t *q, q2err_t *err)
 {
     omit_tb_layers(q);
     warn_unread_keys(q);
+    strip_tb_worldspawn_keys(q);
     omit_brushes(q);
     if (!external_maps(q, err)) return false;
     regions(q);

@@ -62,6 +62,8 @@ typedef struct qbsp_options_t {
     bool noallowupgrade;  /* -noallowupgrade: a map past IBSP 38's limits is an error, not QBSP */
     bool strict;          /* -strict: engine-limit findings are errors; no .bsp is written */
     bool includeskip;     /* -includeskip: SURF_NODRAW faces are written (ericw-tools', for Q2RTX) */
+    bool mistdetail;      /* -mistdetail: mist and aux brushes are detail (ericw-tools') */
+    bool truncatetexnames; /* -truncatetexnames: names over 31 characters are cut with a warning (ericw-tools') */
     const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */
     const char *basedir, *gamedir;
 } qbsp_options_t;

@@ -198,7 +198,11 @@ int texinfo_find(qbsp_t *q, const dtexinfo_t *tx)
 int texinfo_for_side(qbsp_t *q, const map_side_t *side, vec3_t normal, vec3_t origin, int flags, int value,
                      q2err_t *err)
 {
-    if (strlen(side->texture) > TEXNAME_MAX) {
+    bool cut = strlen(side->texture) > TEXNAME_MAX && q->opt.truncatetexnames;
+    if (cut)
+        log_warn(q->log, "%s:%d: texture name \"%s\" is %zu characters; cut to Quake 2's %d (-truncatetexnames)",
+                 q->map.path, side->line, side->texture, strlen(side->texture), TEXNAME_MAX);
+    else if (strlen(side->texture) > TEXNAME_MAX) {
         q2err_set(err, q->map.path, side->line, side->col,
                   "texture name \"%s\" is %zu characters; Quake 2 allows at most %d", side->texture,
                   strlen(side->texture), TEXNAME_MAX);
@@ -212,7 +216,7 @@ int texinfo_for_side(qbsp_t *q, const map_side_t *side, vec3_t normal, vec3_t or
         for (int j = 0; j < 4; j++) tx.vecs[i][j] = (float)vecs[i][j];
     tx.flags = flags;
     tx.value = value;
-    strcpy(tx.texture, side->texture);
+    snprintf(tx.texture, TEXNAME_MAX + 1, "%s", side->texture);
     tx.nexttexinfo = -1;
     return texinfo_find(q, &tx);
 }

@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "../common/mem.h"
+#include "brushbsp.h"
 #include "csg.h"
 #include "emit.h"
 #include "groupkeys.h"
@@ -353,23 +354,16 @@ typedef struct emit_ctx_t {
     const aabb_t *fallback;
 } emit_ctx_t;
 
-static int emit_leaf(emit_ctx_t *c, node_t *node)
+/* The brushes of every leaf below NODE, each once. */
+static void emit_leaf_brushes_r(emit_ctx_t *c, const node_t *node, int first)
 {
     qbsp_t *q = c->q;
     bsp_t *bsp = &q->bsp;
-    GROW(bsp->leafs, q->emit->cap_leafs, bsp->numleafs + 1);
-    int idx = bsp->numleafs++;
-    dleaf_t *lf = &bsp->leafs[idx];
-    memset(lf, 0, sizeof *lf);
-    lf->contents = node->contents;
-    lf->cluster = (int32_t)(c->entity == 0 ? node->cluster : -1);
-    if (node->contents & CONTENTS_SOLID) lf->cluster = -1;
-    lf->area = (int32_t)(c->entity == 0 ? node->area : 0);
-    bounds_to_units(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, lf->mins, lf->maxs);
-    node->outputnumber = idx;
-
-    lf->firstleafbrush = (uint32_t)bsp->numleafbrushes;
-    int first = bsp->numleafbrushes;
+    if (node->planenum != PLANENUM_LEAF) {
+        emit_leaf_brushes_r(c, node->children[0], first);
+        emit_leaf_brushes_r(c, node->children[1], first);
+        return;
+    }
     for (const bspbrush_t *b = node->brushlist; b; b = b->next) {
         if (!b->original || b->original->outputnumber < 0) continue;
         int bn = b->original->outputnumber;
@@ -380,11 +374,32 @@ static int emit_leaf(emit_ctx_t *c, node_t *node)
         GROW(bsp->leafbrushes, q->emit->cap_leafbrushes, bsp->numleafbrushes + 1);
         bsp->leafbrushes[bsp->numleafbrushes++] = (uint32_t)bn;
     }
+}
+
+/* NODE is a leaf, or (merged) a subtree of solid leaves of CONTENTS. */
+static int emit_leaf(emit_ctx_t *c, node_t *node, int contents)
+{
+    qbsp_t *q = c->q;
+    bsp_t *bsp = &q->bsp;
+    GROW(bsp->leafs, q->emit->cap_leafs, bsp->numleafs + 1);
+    int idx = bsp->numleafs++;
+    dleaf_t *lf = &bsp->leafs[idx];
+    memset(lf, 0, sizeof *lf);
+    lf->contents = contents;
+    lf->cluster = (int32_t)(c->entity == 0 ? node->cluster : -1);
+    if (contents & CONTENTS_SOLID) lf->cluster = -1;
+    lf->area = (int32_t)(c->entity == 0 && node->planenum == PLANENUM_LEAF ? node->area : 0);
+    bounds_to_units(aabb_is_empty(&node->bounds) ? c->fallback : &node->bounds, lf->mins, lf->maxs);
+    node->outputnumber = idx;
+
+    lf->firstleafbrush = (uint32_t)bsp->numleafbrushes;
+    int first = bsp->numleafbrushes;
+    emit_leaf_brushes_r(c, node, first);
     lf = &bsp->leafs[idx];
     lf->numleafbrushes = (uint32_t)(bsp->numleafbrushes - first);
 
     lf->firstleafface = (uint32_t)bsp->numleaffaces;
-    if (node->contents & CONTENTS_SOLID) return idx;
+    if (contents & CONTENTS_SOLID) return idx;
     int firstf = bsp->numleaffaces;
     leafpath_t lp;
     bool have_path = false;
@@ -410,7 +425,10 @@ static int emit_node_r(emit_ctx_t *c, node_t *node)
 {
     qbsp_t *q = c->q;
     bsp_t *bsp = &q->bsp;
-    if (node->planenum == PLANENUM_LEAF) return -(emit_leaf(c, node) + 1);
+    if (node->planenum == PLANENUM_LEAF) return -(emit_leaf(c, node, brushbsp_written_contents(node)) + 1);
+    int merged;
+    if (c->entity == 0 && !q->opt.noprune && brushbsp_solid_subtree(node, &merged))
+        return -(emit_leaf(c, node, merged) + 1);
     GROW(bsp->nodes, q->emit->cap_nodes, bsp->numnodes + 1);
     int idx = bsp->numnodes++;
     dnode_t *dn = &bsp->nodes[idx];

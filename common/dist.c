@@ -10,11 +10,9 @@
 #include "dist.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "fileio.h"
 #include "mem.h"
@@ -132,8 +130,7 @@ enum { REPLY_BLOCK, REPLY_SPILL, REPLY_WAIT, REPLY_DONE };
 
 static void nap(long *ns)
 {
-    struct timespec ts = {0, *ns};
-    nanosleep(&ts, NULL);
+    os_sleep_ns(*ns);
     if (*ns < DIST_POLL_MAX_NS) *ns *= 2;
 }
 
@@ -191,16 +188,12 @@ static bool launched_by_mpi(void)
 
 static double thread_cpu(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return os_cpu_thread_s();
 }
 
 static double process_cpu(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    return os_cpu_process_s();
 }
 
 bool dist_start(dist_t **out, const char *program, q2err_t *err)
@@ -607,7 +600,7 @@ static int request(dist_loop_t *l, bool busy, uint8_t **part, size_t *partlen)
     /* Tests: a rank dying mid-job (after the input was shared). At its
      * first request, which every loop makes, so it happens whatever the
      * timing; at a later one a fast rank 0 may have handed out all work. */
-    if (d->fault_rank == d->rank && l->requests == 1) raise(SIGKILL);
+    if (d->fault_rank == d->rank && l->requests == 1) os_kill_self();
     long req[2] = {l->finished, busy}, rep[4];
     MPI_Request rq;
     CHECK(d, "MPI_Isend", MPI_Isend(req, 2, MPI_LONG, 0, TAG_REQ, MPI_COMM_WORLD, &rq));

@@ -63,6 +63,23 @@ bool os_replace_file(const char *from, const char *to, q2err_t *err);
 bool os_dir_writable(const char *dir);
 /* This process's id, to name temporary files. */
 long os_process_id(void);
+/* Creates a directory; true when one is there afterwards (also when it was
+ * there already; false where a file of that name stands). */
+bool os_make_dir(const char *path);
+
+/* A clock that never steps back, for intervals only: seconds, and whole
+ * nanoseconds (for lock-free comparisons). */
+double os_monotonic_s(void);
+long long os_monotonic_ns(void);
+/* CPU seconds used so far by the calling thread, and by the whole process. */
+double os_cpu_thread_s(void);
+double os_cpu_process_s(void);
+/* Sleeps for `ns` nanoseconds, below one second (polling loops). */
+void os_sleep_ns(long ns);
+/* Ends the process at once, as a crash would: no atexit handlers, no
+ * flushing (dist.c's injected rank faults). */
+_Noreturn void os_kill_self(void);
+
 /* This machine's name (logs of runs over several hosts); "?" when unknown. */
 void os_host_name(char *out, size_t size);
 

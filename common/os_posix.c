@@ -5,10 +5,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mem.h"
@@ -142,6 +144,51 @@ bool os_replace_file(const char *from, const char *to, q2err_t *err)
 }
 
 bool os_dir_writable(const char *dir) { return access(dir, W_OK) == 0; }
+
+bool os_make_dir(const char *path) { return mkdir(path, 0777) == 0 || (errno == EEXIST && os_is_dir(path)); }
+
+static struct timespec clock_now(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return ts;
+}
+
+double os_monotonic_s(void)
+{
+    struct timespec ts = clock_now(CLOCK_MONOTONIC);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+long long os_monotonic_ns(void)
+{
+    struct timespec ts = clock_now(CLOCK_MONOTONIC);
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+double os_cpu_thread_s(void)
+{
+    struct timespec ts = clock_now(CLOCK_THREAD_CPUTIME_ID);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double os_cpu_process_s(void)
+{
+    struct timespec ts = clock_now(CLOCK_PROCESS_CPUTIME_ID);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void os_sleep_ns(long ns)
+{
+    struct timespec ts = {0, ns};
+    nanosleep(&ts, NULL);
+}
+
+_Noreturn void os_kill_self(void)
+{
+    raise(SIGKILL);
+    _exit(137);
+}
 
 long os_process_id(void) { return (long)getpid(); }
 

@@ -245,6 +245,70 @@ bool os_dir_writable(const char *dir)
     return ok;
 }
 
+bool os_make_dir(const char *path)
+{
+    wchar_t *w = widen(path);
+    bool ok = w && (CreateDirectoryW(w, NULL) || (GetLastError() == ERROR_ALREADY_EXISTS && os_is_dir(path)));
+    free(w);
+    return ok;
+}
+
+static long long perf_frequency(void)
+{
+    LARGE_INTEGER f;
+    QueryPerformanceFrequency(&f);
+    return f.QuadPart;
+}
+
+double os_monotonic_s(void)
+{
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    return (double)c.QuadPart / (double)perf_frequency();
+}
+
+long long os_monotonic_ns(void)
+{
+    LARGE_INTEGER c;
+    QueryPerformanceCounter(&c);
+    long long f = perf_frequency();
+    /* split so that the product does not overflow after a long uptime */
+    return c.QuadPart / f * 1000000000LL + c.QuadPart % f * 1000000000LL / f;
+}
+
+/* Kernel plus user time, in FILETIME's 100 ns units. */
+static double cpu_seconds(FILETIME k, FILETIME u)
+{
+    unsigned long long a = ((unsigned long long)k.dwHighDateTime << 32) | k.dwLowDateTime;
+    unsigned long long b = ((unsigned long long)u.dwHighDateTime << 32) | u.dwLowDateTime;
+    return (double)(a + b) * 1e-7;
+}
+
+double os_cpu_thread_s(void)
+{
+    FILETIME c, e, k, u;
+    return GetThreadTimes(GetCurrentThread(), &c, &e, &k, &u) ? cpu_seconds(k, u) : 0;
+}
+
+double os_cpu_process_s(void)
+{
+    FILETIME c, e, k, u;
+    return GetProcessTimes(GetCurrentProcess(), &c, &e, &k, &u) ? cpu_seconds(k, u) : 0;
+}
+
+void os_sleep_ns(long ns)
+{
+    /* Sleep's resolution is a scheduler tick; 0 would only yield */
+    DWORD ms = (DWORD)(ns / 1000000);
+    Sleep(ms ? ms : 1);
+}
+
+_Noreturn void os_kill_self(void)
+{
+    TerminateProcess(GetCurrentProcess(), 137);
+    ExitProcess(137);
+}
+
 long os_process_id(void) { return (long)GetCurrentProcessId(); }
 
 void os_host_name(char *out, size_t size)

@@ -1,13 +1,8 @@
 #include "timer.h"
 
-#include <time.h>
+#include "os.h"
 
-double time_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
+double time_now(void) { return os_monotonic_s(); }
 
 void stages_init(stage_times_t *st)
 {

@@ -777,8 +777,8 @@ int main(int argc, char **argv)
         goto done;
     }
     if (!ok_models) goto done;
-    if (!leaked && rename(prtstage, prtpath) != 0) {
-        log_error(&log, "%s: cannot replace: %s", prtpath, strerror(errno));
+    if (!leaked && !os_replace_file(prtstage, prtpath, &err)) {
+        log_error(&log, "%s", err.msg);
         goto done;
     }
     if (leaked) {

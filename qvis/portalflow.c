@@ -38,6 +38,7 @@
 
 #include "../common/dist.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 
 #define FLOW_WAVES 16
 
@@ -1022,9 +1023,7 @@ enum { SPILL_HEAD = 3 };
  * out, so a part spilled early waits there for the tail. */
 static bool spill_due(wave_t *w)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    long long now = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    long long now = os_monotonic_ns();
     long long last = __atomic_load_n(&w->last_spill_ns, __ATOMIC_RELAXED);
     if (last && now - last < (long long)(FLOW_SPILL_GAP_S * 1e9)) return false;
     return __atomic_compare_exchange_n(&w->last_spill_ns, &last, now, false, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
@@ -1299,8 +1298,7 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
                  * running, which may hand over more (or, with other ranks,
                  * for their spilled parts, until every rank is done) */
                 if (!more && __atomic_load_n(&wave.outstanding, __ATOMIC_ACQUIRE) == 0) break;
-                struct timespec ts = {0, nap_ns};
-                nanosleep(&ts, NULL);
+                os_sleep_ns(nap_ns);
                 if (nap_ns < FLOW_NAP_MAX_NS) nap_ns *= 2;
             }
             chains += f.chains;

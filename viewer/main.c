@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 
 #include "../common/fileio.h"
 #include "../common/log.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../common/threads.h"
 #include "../common/timer.h"
 #include "../formats/textures.h"
@@ -623,7 +623,7 @@ int main(int argc, char **argv)
             rc = 1;
         } else {
             uint8_t *img = q2_malloc((size_t)width * height * 4);
-            if (out_dir) mkdir(out_dir, 0777);
+            if (out_dir) os_make_dir(out_dir);
             for (int i = 0; i < ncams && rc == 0; i++) {
                 render_stats_t stats;
                 ref->begin_frame(st, &ropts);

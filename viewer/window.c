@@ -16,10 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../common/timer.h"
 #include "../formats/textures.h"
 #include "cameras.h"
@@ -48,7 +48,7 @@ static bool ensure(rend_slot_t *s, const world_t *w, int width, int height, int 
 
 static bool screenshot(const char *dir, const uint8_t *rgba, int w, int h, char *path, size_t pathsz, q2err_t *err)
 {
-    mkdir(dir, 0777);
+    os_make_dir(dir);
     for (int i = 0; i < 10000; i++) {
         snprintf(path, pathsz, "%s/qview_%04d.png", dir, i);
         if (file_exists(path)) continue;

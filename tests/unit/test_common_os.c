@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,45 @@ static void positional_reads(void **state)
     assert_non_null(strstr(err.msg, "cannot open"));
 }
 
+/* os_make_dir: made once, accepted again, refused where a file stands or
+ * the parent is missing. */
+static void make_dir(void **state)
+{
+    (void)state;
+    char path[Q2_PATH_MAX], file[Q2_PATH_MAX], deep[Q2_PATH_MAX];
+    assert_true(path_join(path, sizeof path, g_tmp, "made"));
+    os_remove_file(path);
+    assert_false(os_is_dir(path));
+    assert_true(os_make_dir(path));
+    assert_true(os_is_dir(path));
+    assert_true(os_make_dir(path));
+    tu_write_file(g_tmp, "plain.txt", "x", 1);
+    assert_true(path_join(file, sizeof file, g_tmp, "plain.txt"));
+    assert_false(os_make_dir(file));
+    assert_true(path_join(deep, sizeof deep, g_tmp, "no/such/parent"));
+    assert_false(os_make_dir(deep));
+}
+
+/* The clocks go forward across a sleep by at least the time slept, and the
+ * two monotonic forms agree; CPU time never goes back. */
+static void clocks_and_sleep(void **state)
+{
+    (void)state;
+    long long n0 = os_monotonic_ns();
+    double s0 = os_monotonic_s(), c0 = os_cpu_process_s(), t0 = os_cpu_thread_s();
+    os_sleep_ns(20 * 1000000L);
+    long long n1 = os_monotonic_ns();
+    double s1 = os_monotonic_s();
+    assert_true(n1 - n0 >= 20 * 1000000LL);
+    assert_true(s1 - s0 >= 0.019);
+    assert_true(s1 - s0 < 5.0);
+    assert_true(fabs((double)(n1 - n0) * 1e-9 - (s1 - s0)) < 0.01);
+    volatile double x = 0;
+    for (int i = 0; i < 2000000; i++) x += i * 0.5;
+    assert_true(os_cpu_process_s() >= c0);
+    assert_true(os_cpu_thread_s() > t0);
+}
+
 static void console(void **state)
 {
     (void)state;
@@ -105,6 +145,8 @@ int main(void)
         cmocka_unit_test(kinds_and_remove),
         cmocka_unit_test(list_dir),
         cmocka_unit_test(positional_reads),
+        cmocka_unit_test(make_dir),
+        cmocka_unit_test(clocks_and_sleep),
         cmocka_unit_test(console),
     };
     return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);

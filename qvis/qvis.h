@@ -46,6 +46,14 @@ typedef struct vwind_t {
     vec3_t p[VIS_MAXW];
 } vwind_t;
 
+/* Bytes a winding of n points takes in a packed store (vis_t.wstore), kept a
+ * multiple of vwind_t's alignment so that the next one starts aligned. */
+static inline size_t vwind_size(int n)
+{
+    size_t b = offsetof(vwind_t, p) + (size_t)n * sizeof(vec3_t);
+    return (b + _Alignof(vwind_t) - 1) / _Alignof(vwind_t) * _Alignof(vwind_t);
+}
+
 typedef struct vis_portal_t {
     plane_t plane;    /* normal points into `leaf`, the cluster the portal leads to */
     int leaf;         /* destination cluster */
@@ -63,7 +71,7 @@ typedef struct vis_t {
     int numportals;  /* directed: twice the portals of the .prt */
     int skipped;     /* degenerate .prt portals left out */
     vis_portal_t *portals;
-    vwind_t *wstore; /* the portals' windings */
+    void *wstore; /* the portals' windings, packed (vwind_size each) */
     int *cluster_first; /* portals leading out of cluster c: cluster_list[first[c] .. first[c+1]) */
     int *cluster_list;
     int portalwords; /* 64-bit words in a portal bit vector */

@@ -14,6 +14,12 @@ if [ -z "${Q2MAP_MPIEXEC:-}" ]; then
     exit 77
 fi
 MPIRUN=("$Q2MAP_MPIEXEC" --oversubscribe --bind-to none)
+# A session directory of this script's own: two scripts starting mpirun at
+# once (ctest -j2) race to create the shared /tmp/ompi.HOST.UID ("File
+# exists"). Short, under /tmp: Open MPI puts Unix sockets in it.
+Q2M_OMPI_TMP=$(mktemp -d /tmp/q2m-ompi.XXXXXX)
+export OMPI_MCA_orte_tmpdir_base="$Q2M_OMPI_TMP"
+trap 'rm -rf "$Q2M_OMPI_TMP"' EXIT
 # Open MPI refuses root unless told; CI runs as root.
 [ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
 # All ranks are on this host: shared memory only, which starts quicker than

@@ -27,6 +27,12 @@ done
 # the same bsp.
 if [ -n "${Q2MAP_MPIEXEC:-}" ]; then
     MPIRUN=("$Q2MAP_MPIEXEC" --oversubscribe --bind-to none)
+    # A session directory of this script's own: two scripts starting mpirun at
+    # once (ctest -j2) race to create the shared /tmp/ompi.HOST.UID ("File
+    # exists"). Short, under /tmp: Open MPI puts Unix sockets in it.
+    Q2M_OMPI_TMP=$(mktemp -d /tmp/q2m-ompi.XXXXXX)
+    export OMPI_MCA_orte_tmpdir_base="$Q2M_OMPI_TMP"
+    trap 'rm -rf "$Q2M_OMPI_TMP"' EXIT
     [ "$(id -u)" -eq 0 ] && MPIRUN+=(--allow-run-as-root)
     cp "$TMP/keys_all.bsp" "$TMP/k-np2.bsp"; cp "$TMP/keys_all.bsp" "$TMP/k-ref.bsp"
     "$BIN/qrad" -quiet -threads 2 -bounce 2 "$TMP/k-ref.bsp" || bad "qrad reference for MPI"

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "error.h"
 
@@ -27,7 +28,11 @@ bool os_remove_file(const char *path);
  * order (callers sort what must not depend on it). *names is malloc'd, each
  * name too; free with os_free_names. */
 bool os_list_dir(const char *dir, char ***names, int *count, q2err_t *err);
-void os_free_names(char **names, int count);
+static inline void os_free_names(char **names, int count)
+{
+    for (int i = 0; i < count; i++) free(names[i]);
+    free(names);
+}
 
 /* A regular file opened for reads at given offsets (archives). */
 typedef struct os_file_t {

@@ -106,12 +106,6 @@ bool os_list_dir(const char *dir, char ***names, int *count, q2err_t *err)
     return true;
 }
 
-void os_free_names(char **names, int count)
-{
-    for (int i = 0; i < count; i++) free(names[i]);
-    free(names);
-}
-
 bool os_file_open_read(const char *path, os_file_t *f, q2err_t *err)
 {
     f->handle = -1;

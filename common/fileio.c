@@ -39,11 +39,13 @@ bool file_map(const char *path, size_t max_size, file_map_t *m, q2err_t *err)
     FILE *f;
     uint64_t fsize;
     if (!os_open_regular(path, &f, &fsize, err)) return false;
-    fclose(f);
-    if (fsize > (uint64_t)max_size)
+    if (fsize > (uint64_t)max_size) {
+        fclose(f);
         return q2err_set(err, path, 0, 0, "file is %lld bytes, larger than the %zu-byte limit", (long long)fsize,
                          max_size);
-    const void *p = fsize > 0 ? os_map_readonly(path, (size_t)fsize) : NULL;
+    }
+    const void *p = os_map_stream(f, (size_t)fsize);
+    fclose(f);
     if (p) {
         m->data = p;
         m->size = (size_t)fsize;

@@ -57,9 +57,10 @@ FILE *os_fopen(const char *path, const char *mode);
  * directory, FIFO or device is refused ("not a regular file") without
  * blocking on it. */
 bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err);
-/* Maps `size` bytes of the regular file read-only, its pages loaded at once;
- * NULL where the system will not (the caller reads the file instead). */
-const void *os_map_readonly(const char *path, size_t size);
+/* Maps the `size` bytes of a regular file opened with os_open_regular
+ * read-only, its pages loaded at once; NULL where the system will not (the
+ * caller reads the stream instead). The mapping outlives the stream. */
+const void *os_map_stream(FILE *f, size_t size);
 void os_unmap(const void *p, size_t size);
 /* Renames `from` over `to`, replacing it in one step: a reader sees the old
  * file or the new one, never a part. */

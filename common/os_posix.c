@@ -111,18 +111,13 @@ bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err)
     return true;
 }
 
-const void *os_map_readonly(const char *path, size_t size)
+const void *os_map_stream(FILE *f, size_t size)
 {
-    int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0) return NULL;
-    struct stat st;
-    void *p = MAP_FAILED;
+    if (size == 0) return NULL;
     /* MAP_POPULATE maps the cached pages at once: no fault per page and no
      * copy, where a read into fresh memory zero-fills and faults every page
      * of it first. */
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == (uint64_t)size && size > 0)
-        p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
+    void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fileno(f), 0);
     return p == MAP_FAILED ? NULL : p;
 }
 

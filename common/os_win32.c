@@ -191,26 +191,14 @@ bool os_open_regular(const char *path, FILE **f, uint64_t *size, q2err_t *err)
     return true;
 }
 
-const void *os_map_readonly(const char *path, size_t size)
+const void *os_map_stream(FILE *f, size_t size)
 {
-    wchar_t *w = widen(path);
-    if (!w || size == 0) {
-        free(w);
-        return NULL;
-    }
-    HANDLE h = CreateFileW(w, GENERIC_READ, FILE_SHARE_READ, NULL, OPEN_EXISTING, FILE_ATTRIBUTE_NORMAL, NULL);
-    free(w);
-    if (h == INVALID_HANDLE_VALUE) return NULL;
-    LARGE_INTEGER sz;
-    const void *p = NULL;
-    if (GetFileSizeEx(h, &sz) && (uint64_t)sz.QuadPart == (uint64_t)size) {
-        HANDLE m = CreateFileMappingW(h, NULL, PAGE_READONLY, 0, 0, NULL);
-        if (m) {
-            p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
-            CloseHandle(m); /* the view keeps the mapping */
-        }
-    }
-    CloseHandle(h);
+    intptr_t h = _get_osfhandle(_fileno(f));
+    if (h == -1 || size == 0) return NULL;
+    HANDLE m = CreateFileMappingW((HANDLE)h, NULL, PAGE_READONLY, 0, 0, NULL);
+    if (!m) return NULL;
+    const void *p = MapViewOfFile(m, FILE_MAP_READ, 0, 0, size);
+    CloseHandle(m); /* the view keeps the mapping */
     return p;
 }
 

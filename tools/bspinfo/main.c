@@ -312,7 +312,14 @@ int main(int argc, char **argv)
         }
         bsp_t bsp;
         q2err_t err;
-        if (!bsp_read_file(path, &bsp, &err)) {
+        /* The bytes are kept: the engines' rules read them as the engines do. */
+        uint8_t *raw = NULL;
+        size_t rawsize = 0;
+        bsp_init(&bsp);
+        if (!file_read_all(path, BSP_MAX_FILE_SIZE, &raw, &rawsize, &err) ||
+            !bsp_read_memory(raw, rawsize, path, &bsp, &err)) {
+            free(raw);
+            bsp_free(&bsp);
             /* The message names the file already. */
             fprintf(stderr, "bspinfo: %s\n", err.msg);
             if (json) {
@@ -352,23 +359,16 @@ int main(int argc, char **argv)
                 if (strict && found.count) status = 1;
                 englimits_free(&found);
                 /* What the engines' loaders take of the file's BSPX block
-                 * and lumps: read from the bytes, as they read them. */
-                uint8_t *raw = NULL;
-                size_t rawsize = 0;
-                if (file_read_all(path, BSP_MAX_FILE_SIZE, &raw, &rawsize, &lerr)) {
-                    engine_ctx_t ec = {&engine, &notes};
-                    int nw = engaccept_check(raw, rawsize, &bsp, collect_engine, &ec);
-                    if (strict) {
-                        for (int k = 0; k < engine.count; k++) {
-                            snprintf(line, sizeof line, "%s (--strict)", engine.lines[k]);
-                            collect_problem(&probs, line);
-                        }
-                        nproblems += nw;
-                        if (nw) status = 1;
+                 * and lumps, from the bytes as they read them. */
+                engine_ctx_t ec = {&engine, &notes};
+                int nw = engaccept_check(raw, rawsize, &bsp, collect_engine, &ec);
+                if (strict) {
+                    for (int k = 0; k < engine.count; k++) {
+                        snprintf(line, sizeof line, "%s (--strict)", engine.lines[k]);
+                        collect_problem(&probs, line);
                     }
-                    free(raw);
-                } else {
-                    collect_problem(&notes, lerr.msg);
+                    nproblems += nw;
+                    if (nw) status = 1;
                 }
             }
         }
@@ -395,6 +395,7 @@ int main(int argc, char **argv)
         problems_free(&limits);
         problems_free(&engine);
         bsp_free(&bsp);
+        free(raw);
     }
     if (json) {
         jsonw_array_end(&w);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/crmath.h"
 #include "../common/fileio.h"
 
 /* Larger than any real map (the biggest known community maps are tens of
@@ -314,7 +315,8 @@ void map_texture_vectors(const map_side_t *side, vec3_t plane_normal, vec3_t ori
     for (int i = 0; i < 2; i++) shift[i] = origin.x * v[i][0] + origin.y * v[i][1] + origin.z * v[i][2];
 
     /* Exact values for the right angles, so that axial textures stay exactly
-     * axial (sin(pi) is not 0 in floating point). */
+     * axial (sin(pi) is not 0 in floating point); other angles through
+     * cr_sin/cr_cos, which give the same bits on every platform. */
     double sinv, cosv;
     if (side->rotate == 0) {
         sinv = 0, cosv = 1;
@@ -326,8 +328,8 @@ void map_texture_vectors(const map_side_t *side, vec3_t plane_normal, vec3_t ori
         sinv = -1, cosv = 0;
     } else {
         double ang = side->rotate / 180.0 * M_PI;
-        sinv = sin(ang);
-        cosv = cos(ang);
+        sinv = cr_sin(ang);
+        cosv = cr_cos(ang);
     }
 
     /* Rotation happens in the plane of the two axis components the base

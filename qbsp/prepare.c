@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../common/crmath.h"
 #include "../common/fileio.h"
 #include "../common/mem.h"
 #include "../common/os.h"
@@ -222,7 +223,7 @@ static int key_numbers(const char *v, double *out, int max)
 static void angles_matrix(double pitch, double yaw, double roll, double m[3][3])
 {
     double p = pitch * M_PI / 180, y = yaw * M_PI / 180, r = roll * M_PI / 180;
-    double cp = cos(p), sp = sin(p), cy = cos(y), sy = sin(y), cr = cos(r), sr = sin(r);
+    double cp = cr_cos(p), sp = cr_sin(p), cy = cr_cos(y), sy = cr_sin(y), cr = cr_cos(r), sr = cr_sin(r);
     /* Columns: where +X, +Y and +Z go (forward, left, up). */
     vec3_t fwd = vec3(cp * cy, cp * sy, -sp);
     vec3_t left = vec3(sr * sp * cy - cr * sy, sr * sp * sy + cr * cy, sr * cp);

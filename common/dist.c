@@ -230,7 +230,7 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
     }
 #endif
     const char *tr = getenv("Q2MAP_DIST_TRACE");
-    if (tr && *tr && d->rank == 0) d->trace = fopen(tr, "w");
+    if (tr && *tr && d->rank == 0) d->trace = os_fopen(tr, "w");
     d->tmark = time_now();
     d->cpumark = process_cpu();
     (void)err;

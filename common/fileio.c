@@ -132,21 +132,32 @@ bool file_write_atomic_parts(const char *path, const file_part_t *parts, int n, 
 
 bool file_exists(const char *path) { return os_is_file(path); }
 
+/* The last folder separator in path (os_is_sep), or NULL. */
+static const char *last_sep(const char *path)
+{
+    const char *s = NULL;
+    for (const char *p = path; *p; p++)
+        if (os_is_sep(*p)) s = p;
+    return s;
+}
+
 const char *path_basename(const char *path)
 {
-    const char *s = strrchr(path, '/');
+    const char *s = last_sep(path);
     return s ? s + 1 : path;
 }
 
 void path_dirname(char *out, size_t outsz, const char *path)
 {
-    const char *s = strrchr(path, '/');
+    const char *s = last_sep(path);
     if (!s) {
         snprintf(out, outsz, ".");
         return;
     }
     size_t n = (size_t)(s - path);
-    if (n == 0) n = 1; /* "/file" -> "/" */
+    /* "/file" -> "/", and on Windows "C:\\file" -> "C:\\": a root keeps its
+     * separator. */
+    if (n == 0 || (n == 2 && path[1] == ':' && os_path_is_absolute(path))) n++;
     if (n >= outsz) n = outsz - 1;
     memcpy(out, path, n);
     out[n] = 0;
@@ -178,9 +189,9 @@ bool path_join(char *out, size_t outsz, const char *a, const char *b)
     int n;
     if (la == 0)
         n = snprintf(out, outsz, "%s", b);
-    else if (a[la - 1] == '/')
+    else if (os_is_sep(a[la - 1]))
         n = snprintf(out, outsz, "%s%s", a, b);
-    else
-        n = snprintf(out, outsz, "%s/%s", a, b);
+    else /* a folder written with backslashes (Windows) is continued with one */
+        n = snprintf(out, outsz, "%s%c%s", a, os_is_sep('\\') && strchr(a, '\\') && !strchr(a, '/') ? '\\' : '/', b);
     return n >= 0 && (size_t)n < outsz;
 }

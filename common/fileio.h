@@ -70,7 +70,8 @@ void path_dirname(char *out, size_t outsz, const char *path);
  * writable. Tools check their report files (-json, -deps) before any work so
  * that a typo in a path fails fast instead of after the .bsp is written. */
 bool path_dir_writable(const char *path, q2err_t *err);
-/* out = a + "/" + b */
+/* out = a + "/" + b (a backslash where a is a Windows path written with
+ * them); no separator added after one that ends a. */
 bool path_join(char *out, size_t outsz, const char *a, const char *b);
 
 #endif

@@ -17,7 +17,7 @@ void log_init(log_t *log, log_level_t level, FILE *out, FILE *err)
 
 bool log_open_file(log_t *log, const char *path, q2err_t *err)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = os_fopen(path, "w");
     if (!f) return q2err_set(err, path, 0, 0, "cannot open log file for writing");
     log->file = f;
     return true;

@@ -17,6 +17,16 @@
 
 #include "error.h"
 
+/* Path syntax: which characters separate folders ('/' everywhere, and '\\'
+ * on Windows), and whether a path starts from a root ("/x"; on Windows also
+ * "\\x", "C:\\x", "C:/x" and UNC "\\\\host\\share") rather than from the
+ * current folder. */
+bool os_is_sep(char c);
+bool os_path_is_absolute(const char *path);
+/* The absolute form of `path` (which need not exist) from the current
+ * folder; false when it does not fit or the current folder is unknown. */
+bool os_absolute_path(const char *path, char *out, size_t size);
+
 /* A regular file (following links). */
 bool os_is_file(const char *path);
 /* A directory (following links). */
@@ -88,5 +98,51 @@ _Noreturn void os_kill_self(void);
 
 /* This machine's name (logs of runs over several hosts); "?" when unknown. */
 void os_host_name(char *out, size_t size);
+
+/* Every program's main calls this first: on Windows it replaces argv with
+ * the command line as UTF-8 (the C runtime's argv is in the ANSI code page,
+ * which cannot name every file) and sets the console to UTF-8 output; on
+ * POSIX argv is already bytes and nothing changes. */
+void os_main_init(int *argc, char ***argv);
+
+/* What ends the name of a program file here ("" or ".exe"). */
+const char *os_exe_suffix(void);
+/* The folder that holds the running program; false when it is unknown. */
+bool os_self_dir(char *out, size_t size);
+/* A file this process may run as a program. */
+bool os_is_executable(const char *path);
+
+/* When and where a file was last written: two stamps differ when the file
+ * was replaced or rewritten between them. */
+typedef struct os_stamp_t {
+    long long mtime_ns;
+    unsigned long long id; /* inode, or the file index on Windows */
+    unsigned long long size;
+} os_stamp_t;
+/* False when there is no file at `path`. */
+bool os_file_stamp(const char *path, os_stamp_t *st);
+static inline bool os_stamp_equal(const os_stamp_t *a, const os_stamp_t *b)
+{
+    return a->mtime_ns == b->mtime_ns && a->id == b->id && a->size == b->size;
+}
+
+/* Runs the program argv[0] (searched in PATH when it names no folder) with
+ * the arguments argv[1..] (NULL-terminated), passed as they are: no shell,
+ * so spaces and quotes reach it untouched. Its standard output (stream 1)
+ * and error (stream 2) are given to `sink` chunk by chunk as they arrive,
+ * one call at a time. Returns the exit status (128 + the signal's number
+ * when a signal ended it on POSIX; on Windows the exit code, and for an
+ * exception such as an access violation its code without the top bit, so
+ * that it stays a positive int above 255), or -1 with `err` set when it
+ * could not be started. */
+typedef void (*os_output_fn)(void *ctx, int stream, const char *buf, size_t n);
+int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err);
+/* How a non-zero status of os_run_piped reads ("exit status 2", "killed by
+ * signal 9", "ended by exception 0xC0000005"). */
+void os_status_text(int status, char *out, size_t size);
+/* A program writing into a pipe that its reader closed gets an error from
+ * the write instead of being killed (SIGPIPE on POSIX; nothing to do on
+ * Windows). */
+void os_ignore_broken_pipe(void);
 
 #endif

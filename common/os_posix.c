@@ -5,15 +5,33 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mem.h"
+
+extern char **environ;
+
+bool os_is_sep(char c) { return c == '/'; }
+
+bool os_path_is_absolute(const char *path) { return path[0] == '/'; }
+
+bool os_absolute_path(const char *path, char *out, size_t size)
+{
+    if (os_path_is_absolute(path)) return (size_t)snprintf(out, size, "%s", path) < size;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd)) return false;
+    return (size_t)snprintf(out, size, "%s/%s", cwd, path) < size;
+}
 
 bool os_is_file(const char *path)
 {
@@ -186,4 +204,105 @@ void os_host_name(char *out, size_t size)
     if (size == 0) return;
     if (gethostname(out, size - 1) != 0) snprintf(out, size, "?");
     out[size - 1] = 0;
+}
+
+void os_main_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+}
+
+const char *os_exe_suffix(void) { return ""; }
+
+bool os_self_dir(char *out, size_t size)
+{
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) return false;
+    self[len] = 0;
+    char *slash = strrchr(self, '/');
+    if (!slash) return false;
+    *slash = 0;
+    return (size_t)snprintf(out, size, "%s", slash == self ? "/" : self) < size;
+}
+
+bool os_is_executable(const char *path) { return os_is_file(path) && access(path, X_OK) == 0; }
+
+bool os_file_stamp(const char *path, os_stamp_t *st)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0) return false;
+    st->mtime_ns = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+    st->id = (unsigned long long)sb.st_ino;
+    st->size = (unsigned long long)sb.st_size;
+    return true;
+}
+
+void os_ignore_broken_pipe(void) { signal(SIGPIPE, SIG_IGN); }
+
+int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err)
+{
+    int outp[2], errp[2];
+    if (pipe(outp) != 0) return q2err_set(err, argv[0], 0, 0, "cannot run: %s", strerror(errno)), -1;
+    if (pipe(errp) != 0) {
+        int e = errno;
+        close(outp[0]);
+        close(outp[1]);
+        return q2err_set(err, argv[0], 0, 0, "cannot run: %s", strerror(e)), -1;
+    }
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, outp[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, errp[1], STDERR_FILENO);
+    posix_spawn_file_actions_addclose(&fa, outp[0]);
+    posix_spawn_file_actions_addclose(&fa, errp[0]);
+    posix_spawn_file_actions_addclose(&fa, outp[1]);
+    posix_spawn_file_actions_addclose(&fa, errp[1]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(outp[1]);
+    close(errp[1]);
+    if (rc != 0) {
+        close(outp[0]);
+        close(errp[0]);
+        return q2err_set(err, argv[0], 0, 0, "cannot run: %s", strerror(rc)), -1;
+    }
+
+    struct pollfd fds[2] = {{.fd = outp[0], .events = POLLIN}, {.fd = errp[0], .events = POLLIN}};
+    int open_fds = 2;
+    char buf[8192];
+    while (open_fds > 0) {
+        if (poll(fds, 2, -1) < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < 2; i++) {
+            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+            ssize_t n = read(fds[i].fd, buf, sizeof buf);
+            if (n > 0) {
+                sink(ctx, i + 1, buf, (size_t)n);
+            } else if (n == 0 || errno != EINTR) {
+                close(fds[i].fd);
+                fds[i].fd = -1;
+                open_fds--;
+            }
+        }
+    }
+    for (int i = 0; i < 2; i++)
+        if (fds[i].fd >= 0) close(fds[i].fd);
+
+    int status;
+    while (waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return q2err_set(err, argv[0], 0, 0, "lost the child: %s", strerror(errno)), -1;
+    }
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return q2err_set(err, argv[0], 0, 0, "ended in an unknown way"), -1;
+}
+
+void os_status_text(int status, char *out, size_t size)
+{
+    if (status > 128 && status < 128 + 65) snprintf(out, size, "killed by signal %d", status - 128);
+    else snprintf(out, size, "exit status %d", status);
 }

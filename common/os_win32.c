@@ -9,6 +9,9 @@
 #include <string.h>
 #include <windows.h>
 
+#include <shellapi.h>
+#include <stdio.h>
+
 #include "mem.h"
 
 /* A malloc'd UTF-16 copy of a UTF-8 string, NULL when it is not valid UTF-8. */
@@ -47,6 +50,27 @@ static DWORD attributes(const char *path)
     DWORD a = GetFileAttributesW(w);
     free(w);
     return a;
+}
+
+bool os_is_sep(char c) { return c == '/' || c == '\\'; }
+
+bool os_path_is_absolute(const char *path)
+{
+    if (os_is_sep(path[0])) return true; /* \\x, and \\\\host\\share */
+    bool drive = ((path[0] | 0x20) >= 'a' && (path[0] | 0x20) <= 'z') && path[1] == ':';
+    return drive && os_is_sep(path[2]);
+}
+
+bool os_absolute_path(const char *path, char *out, size_t size)
+{
+    wchar_t *w = widen(path), full[32768];
+    DWORD n = w ? GetFullPathNameW(w, (DWORD)(sizeof full / sizeof full[0]), full, NULL) : 0;
+    free(w);
+    if (n == 0 || n >= sizeof full / sizeof full[0]) return false;
+    char *s = narrow(full);
+    bool ok = (size_t)snprintf(out, size, "%s", s) < size;
+    free(s);
+    return ok;
 }
 
 bool os_is_file(const char *path)
@@ -299,4 +323,195 @@ void os_host_name(char *out, size_t size)
     DWORD n = (DWORD)size;
     if (!GetComputerNameA(out, &n)) snprintf(out, size, "?");
     out[size - 1] = 0;
+}
+
+void os_main_init(int *argc, char ***argv)
+{
+    int n = 0;
+    wchar_t **w = CommandLineToArgvW(GetCommandLineW(), &n);
+    if (w && n > 0) {
+        /* Kept for the life of the process, as the runtime's argv is. */
+        char **v = q2_malloc(sizeof *v * ((size_t)n + 1));
+        for (int i = 0; i < n; i++) v[i] = narrow(w[i]);
+        v[n] = NULL;
+        *argc = n;
+        *argv = v;
+    }
+    if (w) LocalFree(w);
+    SetConsoleOutputCP(CP_UTF8);
+}
+
+const char *os_exe_suffix(void) { return ".exe"; }
+
+bool os_self_dir(char *out, size_t size)
+{
+    wchar_t w[32768];
+    DWORD n = GetModuleFileNameW(NULL, w, (DWORD)(sizeof w / sizeof w[0]));
+    if (n == 0 || n >= sizeof w / sizeof w[0]) return false;
+    char *s = narrow(w);
+    char *cut = strrchr(s, '\\'), *fwd = strrchr(s, '/');
+    if (fwd && (!cut || fwd > cut)) cut = fwd;
+    bool ok = cut != NULL;
+    if (ok) {
+        *cut = 0;
+        ok = (size_t)snprintf(out, size, "%s", s) < size;
+    }
+    free(s);
+    return ok;
+}
+
+bool os_is_executable(const char *path) { return os_is_file(path); }
+
+bool os_file_stamp(const char *path, os_stamp_t *st)
+{
+    wchar_t *w = widen(path);
+    if (!w) return false;
+    HANDLE h = CreateFileW(w, FILE_READ_ATTRIBUTES, FILE_SHARE_READ | FILE_SHARE_WRITE | FILE_SHARE_DELETE, NULL,
+                           OPEN_EXISTING, FILE_FLAG_BACKUP_SEMANTICS, NULL);
+    free(w);
+    if (h == INVALID_HANDLE_VALUE) return false;
+    BY_HANDLE_FILE_INFORMATION info;
+    BOOL ok = GetFileInformationByHandle(h, &info);
+    CloseHandle(h);
+    if (!ok) return false;
+    ULARGE_INTEGER t = {.LowPart = info.ftLastWriteTime.dwLowDateTime, .HighPart = info.ftLastWriteTime.dwHighDateTime};
+    st->mtime_ns = (long long)t.QuadPart * 100; /* 100 ns ticks */
+    st->id = ((unsigned long long)info.nFileIndexHigh << 32) | info.nFileIndexLow;
+    st->size = ((unsigned long long)info.nFileSizeHigh << 32) | info.nFileSizeLow;
+    return true;
+}
+
+void os_ignore_broken_pipe(void) {}
+
+/* Appends `arg` to a command line as the C runtime's parser reads it back
+ * (CommandLineToArgvW's rules): quoted when it has a space, a tab or a
+ * quote or is empty; backslashes doubled only before a quote. */
+static void append_arg(wchar_t **line, size_t *len, size_t *cap, const wchar_t *arg)
+{
+    size_t need = *len + 2 * wcslen(arg) + 4;
+    if (need > *cap) {
+        *cap = need * 2;
+        *line = q2_realloc(*line, sizeof **line * *cap);
+    }
+    wchar_t *o = *line + *len;
+    if (*len) *o++ = L' ';
+    bool quote = !*arg || wcspbrk(arg, L" \t\"") != NULL;
+    if (!quote) {
+        wcscpy(o, arg);
+        o += wcslen(arg);
+    } else {
+        *o++ = L'"';
+        for (const wchar_t *p = arg;; p++) {
+            size_t bs = 0;
+            while (*p == L'\\') bs++, p++;
+            if (!*p) {
+                for (size_t i = 0; i < 2 * bs; i++) *o++ = L'\\';
+                break;
+            }
+            if (*p == L'"') {
+                for (size_t i = 0; i < 2 * bs + 1; i++) *o++ = L'\\';
+            } else {
+                for (size_t i = 0; i < bs; i++) *o++ = L'\\';
+            }
+            *o++ = *p;
+        }
+        *o++ = L'"';
+    }
+    *o = 0;
+    *len = (size_t)(o - *line);
+}
+
+typedef struct pipe_reader_t {
+    HANDLE h;
+    int stream;
+    os_output_fn sink;
+    void *ctx;
+    CRITICAL_SECTION *lock;
+} pipe_reader_t;
+
+static DWORD WINAPI read_pipe(void *arg)
+{
+    pipe_reader_t *r = arg;
+    char buf[8192];
+    DWORD n;
+    while (ReadFile(r->h, buf, sizeof buf, &n, NULL) && n > 0) {
+        EnterCriticalSection(r->lock);
+        r->sink(r->ctx, r->stream, buf, n);
+        LeaveCriticalSection(r->lock);
+    }
+    return 0;
+}
+
+int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err)
+{
+    char msg[256];
+    wchar_t *line = NULL;
+    size_t len = 0, cap = 0;
+    for (int i = 0; argv[i]; i++) {
+        wchar_t *w = widen(argv[i]);
+        if (!w) {
+            free(line);
+            return q2err_set(err, argv[0], 0, 0, "cannot run: argument %d is not UTF-8", i), -1;
+        }
+        append_arg(&line, &len, &cap, w);
+        free(w);
+    }
+    SECURITY_ATTRIBUTES sa = {.nLength = sizeof sa, .bInheritHandle = TRUE};
+    HANDLE rd[2] = {NULL, NULL}, wr[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        if (!CreatePipe(&rd[i], &wr[i], &sa, 0)) {
+            q2err_set(err, argv[0], 0, 0, "cannot run: %s", last_error_text(msg, sizeof msg));
+            for (int j = 0; j < i; j++) CloseHandle(rd[j]), CloseHandle(wr[j]);
+            free(line);
+            return -1;
+        }
+        /* Only the write ends go to the child. */
+        SetHandleInformation(rd[i], HANDLE_FLAG_INHERIT, 0);
+    }
+    STARTUPINFOW si = {.cb = sizeof si, .dwFlags = STARTF_USESTDHANDLES};
+    si.hStdInput = GetStdHandle(STD_INPUT_HANDLE);
+    si.hStdOutput = wr[0];
+    si.hStdError = wr[1];
+    PROCESS_INFORMATION pi;
+    /* No application name: CreateProcessW then searches PATH (and adds
+     * .exe) for the first word, as posix_spawnp does. */
+    BOOL started = CreateProcessW(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    if (!started) q2err_set(err, argv[0], 0, 0, "cannot run: %s", last_error_text(msg, sizeof msg));
+    free(line);
+    CloseHandle(wr[0]);
+    CloseHandle(wr[1]);
+    if (!started) {
+        CloseHandle(rd[0]);
+        CloseHandle(rd[1]);
+        return -1;
+    }
+    CloseHandle(pi.hThread);
+
+    CRITICAL_SECTION lock;
+    InitializeCriticalSection(&lock);
+    pipe_reader_t readers[2] = {{rd[0], 1, sink, ctx, &lock}, {rd[1], 2, sink, ctx, &lock}};
+    HANDLE t = CreateThread(NULL, 0, read_pipe, &readers[1], 0, NULL);
+    read_pipe(&readers[0]);
+    if (t) {
+        WaitForSingleObject(t, INFINITE);
+        CloseHandle(t);
+    } else {
+        read_pipe(&readers[1]);
+    }
+    DeleteCriticalSection(&lock);
+    CloseHandle(rd[0]);
+    CloseHandle(rd[1]);
+
+    WaitForSingleObject(pi.hProcess, INFINITE);
+    DWORD code = 1;
+    BOOL got = GetExitCodeProcess(pi.hProcess, &code);
+    CloseHandle(pi.hProcess);
+    if (!got) return q2err_set(err, argv[0], 0, 0, "lost the child: %s", last_error_text(msg, sizeof msg)), -1;
+    return code <= 0x7fffffff ? (int)code : (int)(code & 0x7fffffff);
+}
+
+void os_status_text(int status, char *out, size_t size)
+{
+    if (status > 255) snprintf(out, size, "ended by exception 0x%08lX", (unsigned long)status | 0x80000000UL);
+    else snprintf(out, size, "exit status %d", status);
 }

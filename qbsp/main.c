@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/version.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/mem.h"
@@ -26,7 +27,6 @@
 #include "texinfo.h"
 #include "writebsp.h"
 
-#define QBSP_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -112,7 +112,7 @@ static bool write_json(const char *path, const char *map, const timing_t *t, con
     jsonw_init(&w, af.f);
     jsonw_object_begin(&w, NULL);
     jsonw_string(&w, "tool", "qbsp");
-    jsonw_string(&w, "version", QBSP_VERSION);
+    jsonw_string(&w, "version", q2map_version_long());
     jsonw_string(&w, "map", map);
     jsonw_int(&w, "threads", q->opt.threads);
     jsonw_double(&w, "seconds", total);
@@ -164,7 +164,7 @@ static vfs_t *make_vfs(const qbsp_options_t *o, const char *mappath, log_t *log,
     if (o->basedir) {
         vfs = vfs_create();
         const char *base = o->basedir;
-        if (path_join(buf, sizeof buf, o->basedir, "baseq2") && file_exists(buf)) base = buf;
+        if (path_join(buf, sizeof buf, o->basedir, "baseq2") && os_is_dir(buf)) base = buf;
         if (!vfs_add_gamedir(vfs, base, err)) {
             vfs_free(vfs);
             return NULL;
@@ -173,17 +173,19 @@ static vfs_t *make_vfs(const qbsp_options_t *o, const char *mappath, log_t *log,
     if (o->gamedir) {
         if (!vfs) vfs = vfs_create();
         const char *g = o->gamedir;
-        if (o->basedir && g[0] != '/' && path_join(buf, sizeof buf, o->basedir, g) && file_exists(buf)) g = buf;
+        if (o->basedir && !os_path_is_absolute(g) && path_join(buf, sizeof buf, o->basedir, g) && os_is_dir(buf)) g = buf;
         if (!vfs_add_gamedir(vfs, g, err)) {
             vfs_free(vfs);
             return NULL;
         }
     }
     if (!vfs) {
-        path_dirname(dir, sizeof dir, mappath);
+        /* A bare name given from inside maps/ still finds its game folder. */
+        char full[Q2_PATH_MAX];
+        path_dirname(dir, sizeof dir, os_absolute_path(mappath, full, sizeof full) ? full : mappath);
         if (strcmp(path_basename(dir), "maps") == 0) {
             path_dirname(buf, sizeof buf, dir);
-            if (file_exists(buf)) {
+            if (os_is_dir(buf)) {
                 vfs = vfs_create();
                 if (!vfs_add_gamedir(vfs, buf, err)) {
                     vfs_free(vfs);
@@ -484,6 +486,7 @@ static bool write_prt(const qbsp_t *q, tree_t *tree, const char *prtstage, int *
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     /* Windings, brushes and portals by the hundred thousand: see mem.h. */
     mem_heap_setup();
     qbsp_options_t opt;
@@ -526,7 +529,7 @@ int main(int argc, char **argv)
             keytable_write_markdown(stdout);
             return 0;
         } else if (!strcmp(a, "-version")) {
-            printf("qbsp (q2map) %s\n", QBSP_VERSION);
+            printf("qbsp (q2map) %s\n", q2map_version_long());
             return 0;
         } else if (!strcmp(a, "-threads")) {
             NEED_VALUE();
@@ -678,7 +681,7 @@ int main(int argc, char **argv)
     int status = 1;
     vfs_t *vfs = NULL;
 
-    log_info(&log, "qbsp %s: %s (%d threads)", QBSP_VERSION, mappath, opt.threads);
+    log_info(&log, "qbsp %s: %s (%d threads)", q2map_version_long(), mappath, opt.threads);
     double t0 = time_now();
     if (!file_exists(mappath)) {
         log_error(&log, "%s: map file not found", mappath);

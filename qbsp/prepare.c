@@ -332,7 +332,7 @@ static bool import_external_map(qbsp_t *q, int e, q2err_t *err)
         return q2err_set(err, qbsp_entity_path(q, e), me->ent.line, 0, "entity %d (misc_external_map) has no \"_external_map\" key", e);
     char dir[Q2_PATH_MAX], path[Q2_PATH_MAX];
     path_dirname(dir, sizeof dir, qbsp_entity_path(q, e));
-    if (file[0] == '/' || !path_join(path, sizeof path, dir, file)) snprintf(path, sizeof path, "%s", file);
+    if (os_path_is_absolute(file) || !path_join(path, sizeof path, dir, file)) snprintf(path, sizeof path, "%s", file);
     if (!os_is_file(path))
         return q2err_set(err, qbsp_entity_path(q, e), key_line(&me->ent, "_external_map"), 0,
                          "entity %d (misc_external_map): external map \"%s\" not found or not a file (looked for %s)", e, file, path);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/version.h"
 #include "qrad.h"
 #include "../common/dist.h"
 #include "../common/fileio.h"
@@ -89,8 +90,8 @@ static vfs_t *setup_vfs(const char *bsppath, const char *basedir, const char *ga
         if (!vfs_add_gamedir(vfs, base, err)) goto fail;
         added++;
     } else {
-        char d[Q2_PATH_MAX];
-        path_dirname(d, sizeof d, bsppath);
+        char d[Q2_PATH_MAX], full[Q2_PATH_MAX];
+        path_dirname(d, sizeof d, os_absolute_path(bsppath, full, sizeof full) ? full : bsppath);
         if (!strcmp(path_basename(d), "maps")) {
             path_dirname(base, sizeof base, d);
             if (os_is_dir(base) && vfs_add_gamedir(vfs, base, err)) added++;
@@ -196,7 +197,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "-version")) {
-            printf("qrad (q2map) %s\n", QRAD_VERSION);
+            printf("qrad (q2map) %s\n", q2map_version_long());
             return 0;
         } else if (!strcmp(a, "-threads")) {
             if (!parse_num(a, v, 0, THREADS_MAX, &d)) return 2;
@@ -407,7 +408,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         bsp_free(&bsp);
         return 1;
     }
-    log_info(&log, "qrad %s: %s, %d threads, %d bounces%s", QRAD_VERSION, path, opts.threads, opts.bounce,
+    log_info(&log, "qrad %s: %s, %d threads, %d bounces%s", q2map_version_long(), path, opts.threads, opts.bounce,
              opts.extra ? ", extra" : "");
     /* Whatever another light tool or a qbsp left in the faces' styles and
      * offsets, the lightmaps are laid out anew. */
@@ -447,7 +448,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             jsonw_init(&w, af.f);
             jsonw_object_begin(&w, NULL);
             jsonw_string(&w, "tool", "qrad");
-            jsonw_string(&w, "version", QRAD_VERSION);
+            jsonw_string(&w, "version", q2map_version_long());
             jsonw_string(&w, "bsp", path);
             jsonw_int(&w, "threads", opts.threads);
             jsonw_int(&w, "bounce", opts.bounce);
@@ -483,6 +484,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     q2err_t err;
     dist_t *dist;
     if (!dist_start(&dist, "qrad", &err)) {

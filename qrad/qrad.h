@@ -34,7 +34,6 @@
 #include "../formats/lightmap.h"
 #include "../formats/textures.h"
 
-#define QRAD_VERSION "0.1.0"
 
 /* Distance (units) a luxel sample is lifted off its face along the normal,
  * and kept inside the face's winding: far enough that shadow rays never hit

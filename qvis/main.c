@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/os.h"
+#include "../common/version.h"
 #include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
@@ -14,7 +16,6 @@
 #include "../formats/bspcheck.h"
 #include "qvis.h"
 
-#define QVIS_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -288,6 +289,7 @@ static int run(const char *bsppath, int threads, int level, bool fast, const cha
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     int threads = 0, level = VIS_LEVEL_DEFAULT;
     bool fast = false, checkpvs = false;
     log_level_t lvl = LOG_NORMAL;
@@ -319,7 +321,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "-version")) {
-            printf("qvis %s\n", QVIS_VERSION);
+            printf("qvis (q2map) %s\n", q2map_version_long());
             return 0;
         } else if (a[0] == '-') {
             fprintf(stderr, "qvis: unknown or incomplete option '%s'\n", argv[i]);

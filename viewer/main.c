@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "../common/version.h"
 #include "../common/fileio.h"
 #include "../common/log.h"
 #include "../common/mem.h"
@@ -63,6 +64,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: qview [options] MAP.bsp\n"
             "  (no mode)              open the interactive window (needs a display)\n"
+            "  --version              print the version\n"
             "  --render OUT.png       render one view to a PNG\n"
             "  --views N --out-dir D  render N deterministic views to D/view_NNN.png\n"
             "  --check-cracks         count key-coloured pixels per view (exit 1 if any)\n"
@@ -265,6 +267,7 @@ static int watch_main(const char *map, const char *const *copts, int ncopts, boo
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     const char *map = NULL, *render_out = NULL, *out_dir = NULL, *renderer = "soft", *game = NULL;
     const char *pts = NULL, *prtf = NULL, *shot_dir = ".", *overlay = NULL;
     int width = 640, height = 480, views = 8, threads = 0, mode = RMODE_LIT, skip_face = -1;
@@ -288,6 +291,9 @@ int main(int argc, char **argv)
     }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
+            printf("qview (q2map) %s\n", q2map_version_long());
             return 0;
         } else if (!strcmp(a, "--render")) {
             NEED(1);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/os.h"
+#include "../common/version.h"
 #include "../../common/jsonw.h"
 #include "../../common/fileio.h"
 #include "../../formats/bspcheck.h"
@@ -18,7 +20,6 @@
 #include "../../formats/enginelimits.h"
 #include "../../formats/entities.h"
 
-#define BSPINFO_VERSION "0.1.0"
 /* Problems printed per file; the rest are counted. Enough to see a pattern,
  * few enough that a badly broken file does not flood the terminal. */
 #define MAX_REPORTED_PROBLEMS 100
@@ -260,6 +261,7 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     bool json = false, check = false, strict = false;
     int nfiles = 0;
     for (int i = 1; i < argc; i++) {
@@ -274,7 +276,7 @@ int main(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--version") || !strcmp(a, "-version")) {
-            printf("bspinfo %s\n", BSPINFO_VERSION);
+            printf("bspinfo (q2map) %s\n", q2map_version_long());
             return 0;
         } else if (!strcmp(a, "--")) {
             nfiles += argc - i - 1;

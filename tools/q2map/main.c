@@ -4,20 +4,16 @@
  *   q2map info MAP.map|MAP.bsp        summary of a map (or bspinfo for a bsp)
  *
  * The three compilers stay the primary interface; this only sequences them,
- * so it never links their code. Children are started with posix_spawn (no
+ * so it never links their code. Children are started with os_run_piped (no
  * shell: paths with spaces or quotes from editors pass through untouched)
  * and their output is copied both to our own streams and to one log file. */
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "../common/os.h"
+#include "../common/version.h"
 #include "fileio.h"
 #include "jsonw.h"
 #include "log.h"
@@ -25,9 +21,6 @@
 #include "q2defs.h"
 #include "timer.h"
 
-extern char **environ;
-
-#define Q2MAP_VERSION "0.1.0"
 #define MAX_ARGS 128
 #define MAX_EXTRA 32
 
@@ -104,99 +97,34 @@ static bool argv_push(argv_t *a, const char *s)
  * tree uses its own compilers, not whatever is first on PATH. */
 static void find_tool(char *out, size_t outsz, const char *name)
 {
-    char self[Q2_PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-    if (len > 0) {
-        self[len] = '\0';
-        char dir[Q2_PATH_MAX];
-        path_dirname(dir, sizeof(dir), self);
-        if (path_join(out, outsz, dir, name) && access(out, X_OK) == 0)
-            return;
-    }
-    snprintf(out, outsz, "%s", name); /* posix_spawnp searches PATH */
+    char dir[Q2_PATH_MAX], file[Q2_PATH_MAX];
+    snprintf(file, sizeof file, "%s%s", name, os_exe_suffix());
+    if (os_self_dir(dir, sizeof dir) && path_join(out, outsz, dir, file) && os_is_executable(out))
+        return;
+    snprintf(out, outsz, "%s", name); /* os_run_piped searches PATH */
 }
 
 /* Copies one chunk of child output to our stream and to the log file. */
-static void tee_chunk(const char *buf, size_t n, FILE *stream, log_t *log)
+static void tee_chunk(void *ctx, int stream, const char *buf, size_t n)
 {
-    fwrite(buf, 1, n, stream);
-    fflush(stream);
+    log_t *log = ctx;
+    FILE *f = stream == 2 ? stderr : stdout;
+    fwrite(buf, 1, n, f);
+    fflush(f);
     if (log->file) {
         fwrite(buf, 1, n, log->file);
         fflush(log->file);
     }
 }
 
-/* Runs argv, teeing stdout and stderr; returns the exit status (128+signal
- * when killed) or -1 when the program could not be started. */
+/* Runs argv, teeing stdout and stderr; returns the exit status (see
+ * os_run_piped) or -1 when the program could not be started. */
 static int run_child(const argv_t *a, log_t *log)
 {
-    int outp[2], errp[2];
-    if (pipe(outp) != 0)
-        return -1;
-    if (pipe(errp) != 0) {
-        close(outp[0]);
-        close(outp[1]);
-        return -1;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, outp[1], STDOUT_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, errp[1], STDERR_FILENO);
-    posix_spawn_file_actions_addclose(&fa, outp[0]);
-    posix_spawn_file_actions_addclose(&fa, errp[0]);
-    posix_spawn_file_actions_addclose(&fa, outp[1]);
-    posix_spawn_file_actions_addclose(&fa, errp[1]);
-
-    pid_t pid;
-    int rc = posix_spawnp(&pid, a->v[0], &fa, NULL, (char *const *)a->v, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(outp[1]);
-    close(errp[1]);
-    if (rc != 0) {
-        close(outp[0]);
-        close(errp[0]);
-        log_error(log, "q2map: cannot run %s: %s", a->v[0], strerror(rc));
-        return -1;
-    }
-
-    struct pollfd fds[2] = {{.fd = outp[0], .events = POLLIN}, {.fd = errp[0], .events = POLLIN}};
-    FILE *dest[2] = {stdout, stderr};
-    int open_fds = 2;
-    char buf[8192];
-    while (open_fds > 0) {
-        if (poll(fds, 2, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            break;
-        }
-        for (int i = 0; i < 2; i++) {
-            if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-                continue;
-            ssize_t n = read(fds[i].fd, buf, sizeof(buf));
-            if (n > 0) {
-                tee_chunk(buf, (size_t)n, dest[i], log);
-            } else if (n == 0 || errno != EINTR) {
-                close(fds[i].fd);
-                fds[i].fd = -1;
-                open_fds--;
-            }
-        }
-    }
-    for (int i = 0; i < 2; i++)
-        if (fds[i].fd >= 0)
-            close(fds[i].fd);
-
-    int status;
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno != EINTR)
-            return -1;
-    }
-    if (WIFEXITED(status))
-        return WEXITSTATUS(status);
-    if (WIFSIGNALED(status))
-        return 128 + WTERMSIG(status);
-    return -1;
+    q2err_t err;
+    int st = os_run_piped(a->v, tee_chunk, log, &err);
+    if (st < 0) log_error(log, "q2map: %s", err.msg);
+    return st;
 }
 
 static void add_common(argv_t *a, const compile_opts_t *o)
@@ -365,9 +293,9 @@ static int cmd_compile(int argc, char **argv)
     if (rc)
         return rc;
 
-    struct stat sb;
-    if (stat(o.map, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        fprintf(stderr, "q2map: %s: %s\n", o.map, stat(o.map, &sb) != 0 ? strerror(errno) : "not a regular file");
+    if (!os_is_file(o.map)) {
+        os_stamp_t st;
+        fprintf(stderr, "q2map: %s: %s\n", o.map, os_file_stamp(o.map, &st) ? "not a regular file" : "no such file");
         return 1;
     }
 
@@ -390,14 +318,14 @@ static int cmd_compile(int argc, char **argv)
         fprintf(stderr, "q2map: %s\n", err.msg);
         return 1;
     }
-    log_info(&log, "q2map %s: compiling %s (%s preset), log %s", Q2MAP_VERSION, o.map,
+    log_info(&log, "q2map %s: compiling %s (%s preset), log %s", q2map_version_long(), o.map,
              o.preset == PRESET_FAST ? "fast" : o.preset == PRESET_FINAL ? "final" : "normal", logpath);
 
     /* A stale .prt from an earlier compile would let qvis run on portals
      * that do not match a leaked bsp; qbsp rewrites it when the map seals. */
     bool prt_before = file_exists(prt);
-    struct stat prt_sb0;
-    if (prt_before && stat(prt, &prt_sb0) != 0)
+    os_stamp_t prt_stamp0;
+    if (prt_before && !os_file_stamp(prt, &prt_stamp0))
         prt_before = false;
 
     char tool[3][Q2_PATH_MAX];
@@ -429,10 +357,8 @@ static int cmd_compile(int argc, char **argv)
                 log_info(&log, "==> qvis skipped (-novis)");
                 continue;
             }
-            struct stat now;
-            bool fresh = stat(prt, &now) == 0 &&
-                         (!prt_before || now.st_mtim.tv_sec != prt_sb0.st_mtim.tv_sec ||
-                          now.st_mtim.tv_nsec != prt_sb0.st_mtim.tv_nsec || now.st_ino != prt_sb0.st_ino);
+            os_stamp_t now;
+            bool fresh = os_file_stamp(prt, &now) && (!prt_before || !os_stamp_equal(&now, &prt_stamp0));
             if (!fresh) {
                 res[s].skipped = true;
                 log_warn(&log, "q2map: qbsp wrote no new %s (the map leaks?): skipping qvis; "
@@ -478,10 +404,9 @@ static int cmd_compile(int argc, char **argv)
         res[s].ran = true;
         res[s].status = st < 0 ? 127 : st;
         if (st != 0) {
-            if (st > 128)
-                log_error(&log, "q2map: %s was killed by signal %d", names[s], st - 128);
-            else
-                log_error(&log, "q2map: %s failed (exit status %d)", names[s], res[s].status);
+            char how[64];
+            os_status_text(res[s].status, how, sizeof how);
+            log_error(&log, "q2map: %s failed (%s)", names[s], how);
             final_status = res[s].status;
         }
     }
@@ -611,8 +536,9 @@ static int cmd_info(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+    os_main_init(&argc, &argv);
     /* A child dying on a closed pipe must not take us with it. */
-    signal(SIGPIPE, SIG_IGN);
+    os_ignore_broken_pipe();
     /* Our own lines and the children's output share the streams; line
      * buffering keeps them in order when stdout is a pipe (editors, make). */
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -626,7 +552,7 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(cmd, "-version") || !strcmp(cmd, "--version")) {
-        printf("q2map %s\n", Q2MAP_VERSION);
+        printf("q2map %s\n", q2map_version_long());
         return 0;
     }
     if (!strcmp(cmd, "compile"))

@@ -130,7 +130,8 @@ static inline bool os_stamp_equal(const os_stamp_t *a, const os_stamp_t *b)
  * the arguments argv[1..] (NULL-terminated), passed as they are: no shell,
  * so spaces and quotes reach it untouched. Its standard output (stream 1)
  * and error (stream 2) are given to `sink` chunk by chunk as they arrive,
- * one call at a time. Returns the exit status (128 + the signal's number
+ * one call at a time, with lines ending in LF on every platform (a Windows
+ * child's CR LF arrives as LF). Returns the exit status (128 + the signal's number
  * when a signal ended it on POSIX; on Windows the exit code, and for an
  * exception such as an access violation its code without the top bit, so
  * that it stays a positive int above 255), or -1 with `err` set when it

@@ -429,14 +429,29 @@ typedef struct pipe_reader_t {
     CRITICAL_SECTION *lock;
 } pipe_reader_t;
 
+/* A child's text-mode output ends its lines with CR LF; the sink gets LF, as
+ * on POSIX, so that a caller writing it to its own text-mode stream does not
+ * double the CR. A CR at the end of one read waits for the next. */
 static DWORD WINAPI read_pipe(void *arg)
 {
     pipe_reader_t *r = arg;
-    char buf[8192];
+    char buf[8192], out[8193];
+    bool held_cr = false;
     DWORD n;
     while (ReadFile(r->h, buf, sizeof buf, &n, NULL) && n > 0) {
+        size_t k = 0;
+        for (DWORD i = 0; i < n; i++) {
+            if (held_cr && buf[i] != '\n') out[k++] = '\r';
+            held_cr = buf[i] == '\r';
+            if (!held_cr) out[k++] = buf[i];
+        }
         EnterCriticalSection(r->lock);
-        r->sink(r->ctx, r->stream, buf, n);
+        if (k) r->sink(r->ctx, r->stream, out, k);
+        LeaveCriticalSection(r->lock);
+    }
+    if (held_cr) {
+        EnterCriticalSection(r->lock);
+        r->sink(r->ctx, r->stream, "\r", 1);
         LeaveCriticalSection(r->lock);
     }
     return 0;

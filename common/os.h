@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include <signal.h>
+
 #include "error.h"
 
 /* Path syntax: which characters separate folders ('/' everywhere, and '\\'
@@ -96,6 +98,12 @@ void os_sleep_ns(long ns);
  * flushing (dist.c's injected rank faults). */
 _Noreturn void os_kill_self(void);
 
+/* Memory: asks for the pages of a large block [p, p+size) to be backed by
+ * huge pages (a hint; contents unchanged), and sets the heap up for a run
+ * of many small allocations (common/mem.h mem_heap_setup). */
+void os_hint_huge_pages(void *p, size_t size);
+void os_heap_setup(void);
+
 /* This machine's name (logs of runs over several hosts); "?" when unknown. */
 void os_host_name(char *out, size_t size);
 
@@ -138,6 +146,56 @@ static inline bool os_stamp_equal(const os_stamp_t *a, const os_stamp_t *b)
  * could not be started. */
 typedef void (*os_output_fn)(void *ctx, int stream, const char *buf, size_t n);
 int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err);
+/* A program run in the background as a group of its own (POSIX: a process
+ * group, with the caller as subreaper on Linux; Windows: a job object), so
+ * that one kill ends it and every program it started. Its standard input is
+ * empty, its output and errors go to the file `out_path` (created). */
+typedef struct os_job_t {
+    long long pid;     /* 0: none runs */
+    intptr_t proc, group; /* Windows handles */
+} os_job_t;
+bool os_job_start(os_job_t *j, const char *const *argv, const char *out_path, q2err_t *err);
+static inline bool os_job_running(const os_job_t *j) { return j->pid > 0; }
+/* Never blocks: false while it runs; once it has ended, true with its
+ * status as os_run_piped gives it, and whatever is left of its group
+ * killed, so that nothing of it runs afterwards. */
+bool os_job_poll(os_job_t *j, int *status);
+/* Kills the whole group and waits until none of it runs. */
+void os_job_kill(os_job_t *j);
+
+/* Change notification on folders: a file in one was written, created,
+ * removed or renamed (inotify on Linux, FindFirstChangeNotification on
+ * Windows). It only says that something changed; callers compare file
+ * stamps to see what. */
+typedef struct os_dirwatch_t os_dirwatch_t;
+/* What the system calls it ("inotify"), for logs. */
+const char *os_dirwatch_name(void);
+/* NULL where the system has none (callers poll the stamps instead). */
+os_dirwatch_t *os_dirwatch_create(void);
+void os_dirwatch_free(os_dirwatch_t *w);
+/* Watches one more folder (again: no change); false when it cannot be. */
+bool os_dirwatch_add(os_dirwatch_t *w, const char *dir);
+void os_dirwatch_clear(os_dirwatch_t *w);
+/* Waits up to timeout_ms (0: does not wait) for a change; true when one
+ * came since the last call. */
+bool os_dirwatch_wait(os_dirwatch_t *w, int timeout_ms);
+
+/* From now on a request to stop the process (Ctrl+C, SIGTERM, SIGHUP; on
+ * Windows Ctrl+C, Ctrl+Break and the console closing) sets *flag to 1
+ * instead of ending it, so that a loop can end and clean up. A handler can
+ * reach nothing but a global: the flag is the caller's, the pointer to it
+ * the one thing kept here. */
+void os_on_stop_request(volatile sig_atomic_t *flag);
+/* Gives `existing` a second name `link` (a hard link); false where the file
+ * system has none (the caller copies instead). */
+bool os_hard_link(const char *existing, const char *link);
+
+/* Makes a new, empty folder named PREFIX-XXXXXX in the system's folder for
+ * temporary files (TMPDIR, TEMP); `out` gets its path. */
+bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err);
+/* Removes the files in `dir` (not folders below it), then `dir`. */
+void os_remove_dir(const char *dir);
+
 /* How a non-zero status of os_run_piped reads ("exit status 2", "killed by
  * signal 9", "ended by exception 0xC0000005"). */
 void os_status_text(int status, char *out, size_t size);

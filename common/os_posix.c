@@ -17,7 +17,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef __linux__
+#include <sys/inotify.h>
+#include <sys/prctl.h>
+#endif
+
 #include "mem.h"
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 extern char **environ;
 
@@ -305,4 +314,257 @@ void os_status_text(int status, char *out, size_t size)
 {
     if (status > 128 && status < 128 + 65) snprintf(out, size, "killed by signal %d", status - 128);
     else snprintf(out, size, "exit status %d", status);
+}
+
+bool os_job_start(os_job_t *j, const char *const *argv, const char *out_path, q2err_t *err)
+{
+    memset(j, 0, sizeof *j);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
+#ifdef __linux__
+    /* Orphans of a killed group come to us, to be reaped (reap_group). */
+    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+#endif
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, &at, (char *const *)argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (rc != 0) return q2err_set(err, argv[0], 0, 0, "cannot run: %s", strerror(rc));
+    j->pid = pid;
+    return true;
+}
+
+/* After the leader is reaped: reaps what is left of its group. A program it
+ * ran was orphaned by the kill and, with us as subreaper, is our child now;
+ * waiting for it means that nothing of the group runs any more. Where
+ * subreapers do not exist this finds no child and returns at once. */
+static void reap_group(pid_t pgid)
+{
+    int status;
+    for (;;) {
+        pid_t p = waitpid(-pgid, &status, 0);
+        if (p > 0 || (p < 0 && errno == EINTR)) continue;
+        break;
+    }
+}
+
+static int decode_status(int status)
+{
+    if (WIFEXITED(status)) return WEXITSTATUS(status);
+    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+    return 1;
+}
+
+bool os_job_poll(os_job_t *j, int *status)
+{
+    if (j->pid <= 0) return false;
+    pid_t pid = (pid_t)j->pid;
+    /* Looked at without reaping: while the leader is a zombie its pid (the
+     * group's id) cannot be reused, so the kill below reaches only what it
+     * may have left in its group (nothing, normally). */
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+        if (errno == EINTR) return false;
+    } else if (si.si_pid == 0) {
+        return false;
+    }
+    kill(-pid, SIGKILL);
+    int st = 1 << 8; /* lost: counts as a failure */
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    reap_group(pid);
+    j->pid = 0;
+    *status = decode_status(st);
+    return true;
+}
+
+void os_job_kill(os_job_t *j)
+{
+    if (j->pid <= 0) return;
+    pid_t pid = (pid_t)j->pid;
+    kill(-pid, SIGKILL);
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    reap_group(pid);
+    j->pid = 0;
+}
+
+bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err)
+{
+    const char *tmp = getenv("TMPDIR");
+    if (!tmp || !*tmp) tmp = "/tmp";
+    if ((size_t)snprintf(out, size, "%s/%s-XXXXXX", tmp, prefix) >= size)
+        return q2err_set(err, tmp, 0, 0, "temporary folder path too long");
+    if (!mkdtemp(out)) return q2err_set(err, out, 0, 0, "cannot create: %s", strerror(errno));
+    return true;
+}
+
+void os_remove_dir(const char *dir)
+{
+    char **names;
+    int n;
+    q2err_t e;
+    if (os_list_dir(dir, &names, &n, &e)) {
+        for (int i = 0; i < n; i++) {
+            char p[4096];
+            if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, names[i]) < sizeof p) unlink(p);
+        }
+        os_free_names(names, n);
+    }
+    rmdir(dir);
+}
+
+const char *os_dirwatch_name(void) { return "inotify"; }
+
+#ifdef __linux__
+struct os_dirwatch_t {
+    int fd;
+    int *wds;
+    int numwds, maxwds;
+};
+
+os_dirwatch_t *os_dirwatch_create(void)
+{
+    int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0) return NULL;
+    os_dirwatch_t *w = q2_calloc(1, sizeof *w);
+    w->fd = fd;
+    return w;
+}
+
+void os_dirwatch_clear(os_dirwatch_t *w)
+{
+    for (int i = 0; i < w->numwds; i++) inotify_rm_watch(w->fd, w->wds[i]);
+    w->numwds = 0;
+}
+
+void os_dirwatch_free(os_dirwatch_t *w)
+{
+    if (!w) return;
+    os_dirwatch_clear(w);
+    close(w->fd);
+    free(w->wds);
+    free(w);
+}
+
+bool os_dirwatch_add(os_dirwatch_t *w, const char *dir)
+{
+    /* The same folder twice gives the same descriptor back. */
+    int wd = inotify_add_watch(w->fd, dir,
+                               IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE | IN_DELETE |
+                                   IN_ATTRIB);
+    if (wd < 0) return false;
+    for (int k = 0; k < w->numwds; k++)
+        if (w->wds[k] == wd) return true;
+    if (w->numwds == w->maxwds) {
+        w->maxwds = w->maxwds ? 2 * w->maxwds : 16;
+        w->wds = q2_realloc(w->wds, sizeof *w->wds * (size_t)w->maxwds);
+    }
+    w->wds[w->numwds++] = wd;
+    return true;
+}
+
+bool os_dirwatch_wait(os_dirwatch_t *w, int timeout_ms)
+{
+    if (timeout_ms > 0) {
+        struct pollfd p = {.fd = w->fd, .events = POLLIN};
+        poll(&p, 1, timeout_ms);
+    }
+    /* Which file an event names does not matter to the callers. */
+    bool any = false;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    for (;;) {
+        ssize_t r = read(w->fd, buf, sizeof buf);
+        if (r > 0) {
+            any = true;
+            continue;
+        }
+        if (r < 0 && errno == EINTR) continue;
+        break;
+    }
+    return any;
+}
+#else
+os_dirwatch_t *os_dirwatch_create(void) { return NULL; }
+void os_dirwatch_free(os_dirwatch_t *w) { (void)w; }
+bool os_dirwatch_add(os_dirwatch_t *w, const char *dir) { return (void)w, (void)dir, false; }
+void os_dirwatch_clear(os_dirwatch_t *w) { (void)w; }
+bool os_dirwatch_wait(os_dirwatch_t *w, int timeout_ms) { return (void)w, (void)timeout_ms, false; }
+#endif
+
+static volatile sig_atomic_t *stop_flag;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    if (stop_flag) *stop_flag = 1;
+}
+
+void os_on_stop_request(volatile sig_atomic_t *flag)
+{
+    stop_flag = flag;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+}
+
+bool os_hard_link(const char *existing, const char *newpath) { return link(existing, newpath) == 0; }
+
+/* Only the 2 MiB-aligned interior of a block can use huge pages; the hint
+ * changes no contents and is ignored where the kernel does not support it. */
+#define HUGE_PAGE ((uintptr_t)2 << 20)
+
+void os_hint_huge_pages(void *p, size_t size)
+{
+#if defined(__linux__) && defined(MADV_HUGEPAGE)
+    uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    uintptr_t hi = ((uintptr_t)p + size) & ~(HUGE_PAGE - 1);
+    if (hi > lo) (void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)size;
+#endif
+}
+
+/* Room reserved at the top of the heap, and the most the compile keeps
+ * there instead of handing it back (see mem_heap_setup). */
+#define HEAP_RESERVE ((size_t)64 << 20)
+
+/* The tools make and free many small objects (qbsp: hundreds of thousands
+ * of windings, brushes and portals), and on e1m1 a fifth of qbsp's time
+ * went to the kernel faulting in fresh 4 KiB heap pages one by one (about
+ * 7000 faults). With glibc the heap is grown once by HEAP_RESERVE and that
+ * range is offered to transparent huge pages (a hint: the kernel may ignore
+ * it), so it faults in 2 MiB at a time; freed memory stays in the heap for
+ * reuse instead of being trimmed and faulted in again. Pages are only counted once touched,
+ * so the reserve costs no resident memory. Elsewhere this does nothing. */
+void os_heap_setup(void)
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE)
+    mallopt(M_TOP_PAD, (int)HEAP_RESERVE);
+    mallopt(M_TRIM_THRESHOLD, (int)(2 * HEAP_RESERVE));
+    uintptr_t before = (uintptr_t)sbrk(0);
+    /* Blocks below the mmap threshold until the heap grows (by the pad);
+     * volatile so that the compiler keeps them. */
+    void *volatile grow[64];
+    int n = 0;
+    while (n < 64 && (uintptr_t)sbrk(0) == before) grow[n++] = malloc(64 << 10);
+    while (n > 0) free(grow[--n]);
+    uintptr_t after = (uintptr_t)sbrk(0);
+    uintptr_t start = (before + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+    if (before != (uintptr_t)-1 && after > start) madvise((void *)start, after - start, MADV_HUGEPAGE);
+#endif
 }

@@ -421,6 +421,24 @@ static void append_arg(wchar_t **line, size_t *len, size_t *cap, const wchar_t *
     *len = (size_t)(o - *line);
 }
 
+/* The command line for argv (append_arg's quoting); NULL when an argument
+ * is not UTF-8. */
+static wchar_t *command_line(const char *const *argv)
+{
+    wchar_t *line = NULL;
+    size_t len = 0, cap = 0;
+    for (int i = 0; argv[i]; i++) {
+        wchar_t *w = widen(argv[i]);
+        if (!w) {
+            free(line);
+            return NULL;
+        }
+        append_arg(&line, &len, &cap, w);
+        free(w);
+    }
+    return line;
+}
+
 typedef struct pipe_reader_t {
     HANDLE h;
     int stream;
@@ -460,17 +478,8 @@ static DWORD WINAPI read_pipe(void *arg)
 int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err)
 {
     char msg[256];
-    wchar_t *line = NULL;
-    size_t len = 0, cap = 0;
-    for (int i = 0; argv[i]; i++) {
-        wchar_t *w = widen(argv[i]);
-        if (!w) {
-            free(line);
-            return q2err_set(err, argv[0], 0, 0, "cannot run: argument %d is not UTF-8", i), -1;
-        }
-        append_arg(&line, &len, &cap, w);
-        free(w);
-    }
+    wchar_t *line = command_line(argv);
+    if (!line) return q2err_set(err, argv[0], 0, 0, "cannot run: an argument is not UTF-8"), -1;
     SECURITY_ATTRIBUTES sa = {.nLength = sizeof sa, .bInheritHandle = TRUE};
     HANDLE rd[2] = {NULL, NULL}, wr[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++) {
@@ -530,3 +539,233 @@ void os_status_text(int status, char *out, size_t size)
     if (status > 255) snprintf(out, size, "ended by exception 0x%08lX", (unsigned long)status | 0x80000000UL);
     else snprintf(out, size, "exit status %d", status);
 }
+
+bool os_job_start(os_job_t *j, const char *const *argv, const char *out_path, q2err_t *err)
+{
+    memset(j, 0, sizeof *j);
+    char msg[256];
+    wchar_t *line = command_line(argv), *wout = widen(out_path);
+    if (!line || !wout) {
+        free(line);
+        free(wout);
+        return q2err_set(err, argv[0], 0, 0, "cannot run: an argument is not UTF-8");
+    }
+    SECURITY_ATTRIBUTES sa = {.nLength = sizeof sa, .bInheritHandle = TRUE};
+    HANDLE out = CreateFileW(wout, GENERIC_WRITE, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, CREATE_ALWAYS,
+                             FILE_ATTRIBUTE_NORMAL, NULL);
+    HANDLE nul = CreateFileW(L"NUL", GENERIC_READ, FILE_SHARE_READ | FILE_SHARE_WRITE, &sa, OPEN_EXISTING, 0, NULL);
+    free(wout);
+    if (out == INVALID_HANDLE_VALUE || nul == INVALID_HANDLE_VALUE) {
+        q2err_set(err, out_path, 0, 0, "cannot create: %s", last_error_text(msg, sizeof msg));
+        if (out != INVALID_HANDLE_VALUE) CloseHandle(out);
+        if (nul != INVALID_HANDLE_VALUE) CloseHandle(nul);
+        free(line);
+        return false;
+    }
+    /* Every process the compile starts belongs to the job; closing the job's
+     * last handle (qview ending in any way) kills them too. */
+    HANDLE group = CreateJobObjectW(NULL, NULL);
+    JOBOBJECT_EXTENDED_LIMIT_INFORMATION lim;
+    memset(&lim, 0, sizeof lim);
+    lim.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE;
+    if (group) SetInformationJobObject(group, JobObjectExtendedLimitInformation, &lim, sizeof lim);
+    STARTUPINFOW si = {.cb = sizeof si, .dwFlags = STARTF_USESTDHANDLES};
+    si.hStdInput = nul;
+    si.hStdOutput = out;
+    si.hStdError = out;
+    PROCESS_INFORMATION pi;
+    BOOL started = CreateProcessW(NULL, line, NULL, NULL, TRUE, CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    if (!started) q2err_set(err, argv[0], 0, 0, "cannot run: %s", last_error_text(msg, sizeof msg));
+    free(line);
+    CloseHandle(out);
+    CloseHandle(nul);
+    if (!started) {
+        if (group) CloseHandle(group);
+        return false;
+    }
+    if (group) AssignProcessToJobObject(group, pi.hProcess);
+    ResumeThread(pi.hThread);
+    CloseHandle(pi.hThread);
+    j->pid = (long long)pi.dwProcessId;
+    j->proc = (intptr_t)pi.hProcess;
+    j->group = (intptr_t)group;
+    return true;
+}
+
+/* Ends what is left of the job and waits until no process of it runs. */
+static void end_group(os_job_t *j)
+{
+    HANDLE group = (HANDLE)j->group;
+    if (group) {
+        TerminateJobObject(group, 1);
+        for (int tries = 0; tries < 1000; tries++) {
+            JOBOBJECT_BASIC_ACCOUNTING_INFORMATION acct;
+            if (!QueryInformationJobObject(group, JobObjectBasicAccountingInformation, &acct, sizeof acct, NULL) ||
+                acct.ActiveProcesses == 0)
+                break;
+            Sleep(5);
+        }
+        CloseHandle(group);
+    }
+    CloseHandle((HANDLE)j->proc);
+    memset(j, 0, sizeof *j);
+}
+
+bool os_job_poll(os_job_t *j, int *status)
+{
+    if (j->pid <= 0) return false;
+    if (WaitForSingleObject((HANDLE)j->proc, 0) != WAIT_OBJECT_0) return false;
+    DWORD code = 1;
+    if (!GetExitCodeProcess((HANDLE)j->proc, &code)) code = 1;
+    *status = code <= 0x7fffffff ? (int)code : (int)(code & 0x7fffffff);
+    end_group(j);
+    return true;
+}
+
+void os_job_kill(os_job_t *j)
+{
+    if (j->pid <= 0) return;
+    TerminateProcess((HANDLE)j->proc, 1);
+    WaitForSingleObject((HANDLE)j->proc, INFINITE);
+    end_group(j);
+}
+
+bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err)
+{
+    wchar_t wtmp[MAX_PATH + 1];
+    DWORD n = GetTempPathW(MAX_PATH + 1, wtmp);
+    if (n == 0 || n > MAX_PATH) return q2err_set(err, prefix, 0, 0, "no folder for temporary files");
+    char *tmp = narrow(wtmp);
+    size_t l = strlen(tmp);
+    if (l && (tmp[l - 1] == '\\' || tmp[l - 1] == '/')) tmp[--l] = 0;
+    /* Names from the process id and a counter: CreateDirectoryW fails on
+     * one that exists, so a name is never shared. */
+    bool ok = false;
+    for (unsigned k = 0; k < 1000 && !ok; k++) {
+        if ((size_t)snprintf(out, size, "%s\\%s-%lu-%u", tmp, prefix, (unsigned long)GetCurrentProcessId(), k) >= size)
+            break;
+        wchar_t *w = widen(out);
+        ok = w && CreateDirectoryW(w, NULL);
+        free(w);
+    }
+    free(tmp);
+    return ok ? true : q2err_set(err, out, 0, 0, "cannot create a temporary folder");
+}
+
+void os_remove_dir(const char *dir)
+{
+    char **names;
+    int n;
+    q2err_t e;
+    if (os_list_dir(dir, &names, &n, &e)) {
+        for (int i = 0; i < n; i++) {
+            char p[4096];
+            if ((size_t)snprintf(p, sizeof p, "%s\\%s", dir, names[i]) < sizeof p) os_remove_file(p);
+        }
+        os_free_names(names, n);
+    }
+    wchar_t *w = widen(dir);
+    if (w) RemoveDirectoryW(w);
+    free(w);
+}
+
+/* One change handle per folder; WaitForMultipleObjects takes at most
+ * MAXIMUM_WAIT_OBJECTS (64), so folders past that are not watched (their
+ * files are polled). */
+struct os_dirwatch_t {
+    HANDLE h[MAXIMUM_WAIT_OBJECTS];
+    char *dirs[MAXIMUM_WAIT_OBJECTS];
+    int n;
+};
+
+const char *os_dirwatch_name(void) { return "change notifications"; }
+
+os_dirwatch_t *os_dirwatch_create(void) { return q2_calloc(1, sizeof(os_dirwatch_t)); }
+
+void os_dirwatch_clear(os_dirwatch_t *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        FindCloseChangeNotification(w->h[i]);
+        free(w->dirs[i]);
+    }
+    w->n = 0;
+}
+
+void os_dirwatch_free(os_dirwatch_t *w)
+{
+    if (!w) return;
+    os_dirwatch_clear(w);
+    free(w);
+}
+
+bool os_dirwatch_add(os_dirwatch_t *w, const char *dir)
+{
+    for (int i = 0; i < w->n; i++)
+        if (!strcmp(w->dirs[i], dir)) return true;
+    if (w->n == MAXIMUM_WAIT_OBJECTS) return false;
+    wchar_t *wd = widen(dir);
+    HANDLE h = wd ? FindFirstChangeNotificationW(wd, FALSE,
+                                                 FILE_NOTIFY_CHANGE_FILE_NAME | FILE_NOTIFY_CHANGE_SIZE |
+                                                     FILE_NOTIFY_CHANGE_LAST_WRITE)
+                  : INVALID_HANDLE_VALUE;
+    free(wd);
+    if (h == INVALID_HANDLE_VALUE) return false;
+    w->h[w->n] = h;
+    w->dirs[w->n] = q2_strdup(dir);
+    w->n++;
+    return true;
+}
+
+bool os_dirwatch_wait(os_dirwatch_t *w, int timeout_ms)
+{
+    if (w->n == 0) {
+        if (timeout_ms > 0) Sleep((DWORD)timeout_ms);
+        return false;
+    }
+    bool any = false;
+    DWORD wait = timeout_ms > 0 ? (DWORD)timeout_ms : 0;
+    /* Bounded: a folder written to without pause must not hold us here. */
+    for (int rounds = 0; rounds < 4 * MAXIMUM_WAIT_OBJECTS; rounds++) {
+        DWORD r = WaitForMultipleObjects((DWORD)w->n, w->h, FALSE, wait);
+        if (r >= WAIT_OBJECT_0 + (DWORD)w->n) break; /* timeout or failure */
+        any = true;
+        FindNextChangeNotification(w->h[r - WAIT_OBJECT_0]);
+        wait = 0; /* drain what else is pending, without waiting */
+    }
+    return any;
+}
+
+static volatile sig_atomic_t *stop_flag;
+
+static BOOL WINAPI on_console_event(DWORD ev)
+{
+    (void)ev;
+    if (!stop_flag) return FALSE;
+    *stop_flag = 1;
+    return TRUE;
+}
+
+void os_on_stop_request(volatile sig_atomic_t *flag)
+{
+    stop_flag = flag;
+    SetConsoleCtrlHandler(on_console_event, TRUE);
+}
+
+bool os_hard_link(const char *existing, const char *newpath)
+{
+    wchar_t *we = widen(existing), *wn = widen(newpath);
+    bool ok = we && wn && CreateHardLinkW(wn, we, NULL);
+    free(we);
+    free(wn);
+    return ok;
+}
+
+/* The Windows heap needs neither hint: its large blocks come from
+ * VirtualAlloc, committed as they are touched. */
+void os_hint_huge_pages(void *p, size_t size)
+{
+    (void)p;
+    (void)size;
+}
+
+void os_heap_setup(void) {}

@@ -1,25 +1,12 @@
 #include "compile_job.h"
 
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
-
-extern char **environ;
+#include "../common/os.h"
 
 #define MAX_ARGV 160
 /* The compile's own output is read back up to this size; a longer log
@@ -28,14 +15,9 @@ extern char **environ;
 
 void compile_job_find_q2map(char *out, size_t outsz)
 {
-    char self[Q2_PATH_MAX];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (len > 0) {
-        self[len] = '\0';
-        char dir[Q2_PATH_MAX];
-        path_dirname(dir, sizeof dir, self);
-        if (path_join(out, outsz, dir, "q2map") && access(out, X_OK) == 0) return;
-    }
+    char dir[Q2_PATH_MAX], file[64];
+    snprintf(file, sizeof file, "q2map%s", os_exe_suffix());
+    if (os_self_dir(dir, sizeof dir) && path_join(out, outsz, dir, file) && os_is_executable(out)) return;
     snprintf(out, outsz, "q2map");
 }
 
@@ -43,7 +25,7 @@ bool compile_job_start(compile_job_t *j, const char *q2map, const char *map, con
                        bool final, const char *dir, q2err_t *err)
 {
     memset(j, 0, sizeof *j);
-    if (mkdir(dir, 0700) != 0) return q2err_set(err, dir, 0, 0, "cannot create: %s", strerror(errno));
+    if (os_is_dir(dir) || !os_make_dir(dir)) return q2err_set(err, dir, 0, 0, "cannot create the folder");
     snprintf(j->dir, sizeof j->dir, "%s", dir);
     char base[Q2_PATH_MAX];
     snprintf(base, sizeof base, "%s", path_basename(map));
@@ -77,48 +59,14 @@ bool compile_job_start(compile_job_t *j, const char *q2map, const char *map, con
     argv[n++] = deps;
     argv[n] = NULL;
 
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_adddup2(&fa, STDOUT_FILENO, STDERR_FILENO);
-#ifdef __linux__
-    /* Orphans of a killed compile come to us, to be reaped (reap_group). */
-    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-#endif
-    posix_spawnattr_t at;
-    posix_spawnattr_init(&at);
-    /* A group of its own: one kill reaches q2map and the stage it runs. */
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP);
-    pid_t pid;
-    int rc = posix_spawnp(&pid, q2map, &fa, &at, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
-    if (rc != 0) {
+    if (!os_job_start(&j->proc, argv, out, err)) {
         compile_job_remove_dir(dir);
-        return q2err_set(err, q2map, 0, 0, "cannot run: %s", strerror(rc));
+        return false;
     }
-    j->pid = pid;
     return true;
 }
 
-bool compile_job_running(const compile_job_t *j) { return j->pid > 0; }
-
-/* After q2map itself is reaped: reaps what is left of its group. The stage
- * it ran was orphaned by the kill and, with us as subreaper, is our child
- * now; waiting for it means that when a cancel returns nothing of the
- * compile is running any more. Where subreapers do not exist this finds no
- * child and returns at once. */
-static void reap_group(pid_t pgid)
-{
-    int status;
-    for (;;) {
-        pid_t p = waitpid(-pgid, &status, 0);
-        if (p > 0 || (p < 0 && errno == EINTR)) continue;
-        break;
-    }
-}
+bool compile_job_running(const compile_job_t *j) { return os_job_running(&j->proc); }
 
 static void copy_line(char *dst, const char *src, size_t n)
 {
@@ -176,12 +124,7 @@ static void parse_output(compile_result_t *r)
 static void finish(compile_job_t *j, int status, compile_result_t *r)
 {
     memset(r, 0, sizeof *r);
-    if (WIFEXITED(status))
-        r->status = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-        r->status = 128 + WTERMSIG(status);
-    else
-        r->status = 1;
+    r->status = status;
     /* The same paths compile_job_start checked for length. */
     if (snprintf(r->bsp, sizeof r->bsp, "%s/%s.bsp", j->dir, j->name) >= (int)sizeof r->bsp ||
         snprintf(r->pts, sizeof r->pts, "%s/%s.pts", j->dir, j->name) >= (int)sizeof r->pts ||
@@ -191,41 +134,17 @@ static void finish(compile_job_t *j, int status, compile_result_t *r)
     for (int k = 0; k < JOB_STAGES; k++) snprintf(r->stage_note[k], sizeof r->stage_note[k], "not run");
     parse_output(r);
     if (file_exists(r->pts)) r->leaked = true;
-    j->pid = 0;
 }
 
 bool compile_job_poll(compile_job_t *j, compile_result_t *r)
 {
-    if (j->pid <= 0) return false;
-    /* Looked at without reaping: while q2map is a zombie its pid (the
-     * group's id) cannot be reused, so the kill below reaches only what it
-     * may have left in its group (nothing, normally). */
-    siginfo_t si;
-    memset(&si, 0, sizeof si);
-    if (waitid(P_PID, (id_t)j->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
-        if (errno == EINTR) return false;
-    } else if (si.si_pid == 0) {
-        return false;
-    }
-    kill(-j->pid, SIGKILL);
-    int status = 1 << 8; /* lost: counts as a failure */
-    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    reap_group(j->pid);
+    int status;
+    if (!os_job_poll(&j->proc, &status)) return false;
     finish(j, status, r);
     return true;
 }
 
-void compile_job_cancel(compile_job_t *j)
-{
-    if (j->pid <= 0) return;
-    kill(-j->pid, SIGKILL);
-    int status;
-    while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    reap_group(j->pid);
-    j->pid = 0;
-}
+void compile_job_cancel(compile_job_t *j) { os_job_kill(&j->proc); }
 
 const char *compile_stage_text(const compile_result_t *r, int stage, char *buf, size_t n)
 {
@@ -236,17 +155,4 @@ const char *compile_stage_text(const compile_result_t *r, int stage, char *buf, 
     return buf;
 }
 
-void compile_job_remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-            char p[Q2_PATH_MAX];
-            if (snprintf(p, sizeof p, "%s/%s", dir, e->d_name) < (int)sizeof p) unlink(p);
-        }
-        closedir(d);
-    }
-    rmdir(dir);
-}
+void compile_job_remove_dir(const char *dir) { os_remove_dir(dir); }

@@ -8,10 +8,10 @@
 #define QVIEW_COMPILE_JOB_H
 
 #include <stdbool.h>
-#include <sys/types.h>
 
 #include "../common/error.h"
 #include "../common/fileio.h"
+#include "../common/os.h"
 
 #define JOB_MAX_LINES 8
 #define JOB_LINE_MAX 256
@@ -19,7 +19,7 @@
 enum { JOB_QBSP, JOB_QVIS, JOB_QRAD, JOB_STAGES };
 
 typedef struct compile_result_t {
-    int status; /* q2map's exit status (128+signal when killed); 0: a bsp was written */
+    int status; /* q2map's exit status (os_run_piped's form); 0: a bsp was written */
     bool leaked;
     double total_s;
     double stage_s[JOB_STAGES];
@@ -31,7 +31,7 @@ typedef struct compile_result_t {
 } compile_result_t;
 
 typedef struct compile_job_t {
-    pid_t pid; /* 0 when none runs */
+    os_job_t proc; /* q2map and the stage it runs */
     char dir[Q2_PATH_MAX];
     char name[Q2_PATH_MAX]; /* the map's base name without extension */
 } compile_job_t;

@@ -1,5 +1,7 @@
 #include "egl_headless.h"
 
+#ifndef Q2MAP_NO_GL /* Windows builds have no EGL: see gl_render.c */
+
 #include <epoxy/egl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,3 +80,5 @@ const char *__lsan_default_suppressions(void)
     return "leak:libEGL_mesa\nleak:libgallium\nleak:libLLVM\nleak:_dri.so\nleak:libglapi\nleak:libGLX\n"
            "leak:libX11\nleak:libxcb\nleak:libSDL2\n";
 }
+
+#endif /* Q2MAP_NO_GL */

@@ -5,6 +5,11 @@
  * with one glMultiDrawArrays per group. It renders into its own RGBA8
  * framebuffer object, on a headless EGL context, so the same code serves
  * the command line and the window. */
+#include <stdbool.h>
+
+#include "refexport.h"
+
+#ifndef Q2MAP_NO_GL /* Windows builds: software renderer only (see the end) */
 #include <epoxy/gl.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -565,3 +570,22 @@ static void gl_read(void *state, uint8_t *rgba)
 const refexport_t ref_gl = {
     "gl", gl_init, gl_begin, gl_draw_world, gl_draw_lines, gl_end, gl_read, gl_shutdown,
 };
+
+bool ref_gl_built(void) { return true; }
+
+#else /* Q2MAP_NO_GL */
+
+/* A build without GL (Windows, where there is no surfaceless EGL): the
+ * renderer exists so that --renderer gl can be named, and its init says
+ * why it cannot run; main falls back to the software renderer. */
+static bool gl_missing_init(void **state, const world_t *w, int width, int height, int threads, q2err_t *err)
+{
+    (void)state, (void)w, (void)width, (void)height, (void)threads;
+    return q2err_set(err, NULL, 0, 0, "the GL renderer is not in this build (no EGL on this platform)");
+}
+
+const refexport_t ref_gl = {"gl", gl_missing_init, NULL, NULL, NULL, NULL, NULL, NULL};
+
+bool ref_gl_built(void) { return false; }
+
+#endif

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../common/timer.h"
 
 /* At most this many files are watched (map, textures, paks). */
@@ -21,11 +21,10 @@ bool live_start(live_t *l, const live_opts_t *o, q2err_t *err)
     l->final = o->final;
     if (!file_exists(o->map)) return q2err_set(err, o->map, 0, 0, "no such map");
     compile_job_find_q2map(l->q2map, sizeof l->q2map);
-    const char *tmp = getenv("TMPDIR");
-    if (!tmp || !*tmp) tmp = "/tmp";
-    if (snprintf(l->root, sizeof l->root, "%s/qview-watch-XXXXXX", tmp) >= (int)sizeof l->root)
-        return q2err_set(err, tmp, 0, 0, "TMPDIR path too long");
-    if (!mkdtemp(l->root)) return q2err_set(err, l->root, 0, 0, "cannot create: %s", strerror(errno));
+    if (!os_make_temp_dir("qview-watch", l->root, sizeof l->root, err)) {
+        l->root[0] = '\0';
+        return false;
+    }
     l->wf = watch_files_create(o->force_poll, err);
     const char *first = o->map;
     if (!l->wf || !watch_files_set(l->wf, &first, 1, err)) {
@@ -41,13 +40,17 @@ void live_stop(live_t *l)
     if (compile_job_running(&l->job)) compile_job_cancel(&l->job);
     if (l->job.dir[0]) compile_job_remove_dir(l->job.dir);
     l->job.dir[0] = '\0';
-    if (l->root[0]) rmdir(l->root);
+    if (l->root[0]) os_remove_dir(l->root);
     l->root[0] = '\0';
     watch_files_free(l->wf);
     l->wf = NULL;
 }
 
-int live_fd(const live_t *l) { return l->wf ? watch_files_fd(l->wf) : -1; }
+void live_wait(live_t *l, int timeout_ms)
+{
+    if (l->wf) watch_files_wait(l->wf, timeout_ms);
+    else os_sleep_ns((long)timeout_ms * 1000000L);
+}
 bool live_compiling(const live_t *l) { return compile_job_running(&l->job); }
 const char *live_preset_name(const live_t *l) { return l->final ? "final" : "fast"; }
 

@@ -18,7 +18,7 @@ typedef struct live_opts_t {
     const char *const *compile_opts; /* passed to q2map compile as they are */
     int ncompile_opts;
     bool final;      /* start with the -final preset instead of -fast */
-    bool force_poll; /* stat() polling instead of inotify */
+    bool force_poll; /* stat() polling instead of change notification */
     texdb_t *db;     /* textures for the worlds (may be NULL) */
     log_t *log;
 } live_opts_t;
@@ -64,8 +64,8 @@ void live_stop(live_t *l);
 /* One step; never blocks for long (the world load of an ended compile is
  * the longest part). */
 void live_poll(live_t *l, double now, live_update_t *u);
-/* The inotify descriptor to wait on, or -1. */
-int live_fd(const live_t *l);
+/* Sleeps until a watched file may have changed or timeout_ms passed. */
+void live_wait(live_t *l, int timeout_ms);
 /* F5: compile now (a running compile is cancelled and started again). */
 void live_request(live_t *l);
 /* Switches between -fast and -final and compiles again. */

@@ -10,11 +10,9 @@
  *   qview --watch MAP.map --render-on-change DIR [--max-compiles N]
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 
 #include "../common/version.h"
 #include "../common/fileio.h"
@@ -34,15 +32,10 @@
 #include "watch_headless.h"
 #include "window.h"
 
-/* Set by SIGINT/SIGTERM/SIGHUP in headless watch mode so that the loop ends
- * and the running compile is killed, not left behind; a signal handler can
- * reach nothing but a global. */
+/* Set on a stop request (os_on_stop_request) in headless watch mode so that
+ * the loop ends and the running compile is killed, not left behind; a
+ * signal handler can reach nothing but a global. */
 static volatile sig_atomic_t stop_requested;
-static void on_stop_signal(int sig)
-{
-    (void)sig;
-    stop_requested = 1;
-}
 
 /* q2map compile's options that watch mode passes on, and how many
  * arguments each takes. -o, -log and -json stay qview's own. */
@@ -82,7 +75,7 @@ static void usage(FILE *f)
             "  --render-on-change DIR with --watch: no window; DIR/compile_NNN.png and DIR/latest.png\n"
             "                         after each compile that gives a map\n"
             "  --max-compiles N       with --watch: stop after N compiles have ended\n"
-            "  --watch-poll           with --watch: poll the files instead of inotify\n"
+            "  --watch-poll           with --watch: poll the files instead of change notification\n"
             "compile options (with --watch, passed to q2map compile): -fast -final -threads N\n"
             "  -quiet -verbose -basedir D -gamedir D -leaktest -novis -norad -qbsp A -qvis A -qrad A\n"
             "options:\n"
@@ -224,17 +217,11 @@ static int watch_main(const char *map, const char *const *copts, int ncopts, boo
     ropts.no_pvs = no_pvs;
     int rc = 0;
     if (out_dir) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-        sigaction(SIGHUP, &sa, NULL);
+        os_on_stop_request(&stop_requested);
         watch_headless_opts_t ho = {out_dir, max_compiles, width,  height, threads, ref_by_name(renderer),
                                     ropts,   cam,          &stop_requested, stdout};
         log_info(log, "qview: watching %s (%s, %s)", map, live_preset_name(&live),
-                 watch_files_polling(live.wf) ? "polling" : "inotify");
+                 watch_files_polling(live.wf) ? "polling" : os_dirwatch_name());
         rc = watch_headless_run(&live, &ho, log);
         if (stop_requested) log_info(log, "qview: stopped by a signal");
     } else {
@@ -253,7 +240,7 @@ static int watch_main(const char *map, const char *const *copts, int ncopts, boo
         snprintf(title, sizeof title, "qview: %s", path_basename(map));
         wo.title = title;
         log_info(log, "qview: watching %s (%s, %s)", map, live_preset_name(&live),
-                 watch_files_polling(live.wf) ? "polling" : "inotify");
+                 watch_files_polling(live.wf) ? "polling" : os_dirwatch_name());
         if (!window_run(NULL, &wo, &err)) {
             fprintf(stderr, "qview: %s\n", err.msg);
             rc = 1;
@@ -359,6 +346,11 @@ int main(int argc, char **argv)
             if (!ref_by_name(renderer)) {
                 fprintf(stderr, "qview: unknown renderer '%s' (soft or gl)\n", renderer);
                 return 2;
+            }
+            if (!strcmp(renderer, "gl") && !ref_gl_built()) {
+                fprintf(stderr, "qview: warning: the GL renderer is not in this build (no EGL on this platform); "
+                                "using the software renderer\n");
+                renderer = "soft";
             }
         } else if (!strcmp(a, "--size")) {
             NEED(1);
@@ -672,8 +664,7 @@ int main(int argc, char **argv)
              * count. */
             render_view(ref, st, &cams[0], &ropts, NULL, img);
             long faces = 0;
-            struct rusage ru0, ru1;
-            getrusage(RUSAGE_SELF, &ru0);
+            double cpu0 = os_cpu_process_s();
             for (int i = 0; i < ncams; i++) {
                 double a = time_now();
                 render_stats_t stats;
@@ -683,11 +674,9 @@ int main(int argc, char **argv)
                 ms[i] = (time_now() - a) * 1000.0;
                 faces += stats.faces_drawn;
             }
-            getrusage(RUSAGE_SELF, &ru1);
             /* CPU time of all threads per view: on a busy machine the wall
              * time says more about the other processes than about qview. */
-            double cpu = (ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) + (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-                         1e-6 * ((ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) + (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec));
+            double cpu = os_cpu_process_s() - cpu0;
             qsort(ms, ncams, sizeof *ms, cmp_double);
             printf("bench: %s: load %.3f s; %s %dx%d, %d threads, %d views: median %.2f ms, min %.2f, max %.2f, "
                    "%.0f faces per view, %.2f ms CPU per view\n",

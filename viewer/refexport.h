@@ -33,6 +33,9 @@ typedef struct refexport_t {
 extern const refexport_t ref_soft;
 /* NULL-safe: gl init fails with an error when EGL or GL 3.3 is unavailable. */
 extern const refexport_t ref_gl;
+/* False in a build without GL (Windows: Q2MAP_NO_GL), where ref_gl's init
+ * always fails. */
+bool ref_gl_built(void);
 
 /* The renderer with this name ("soft" or "gl"), or NULL. */
 const refexport_t *ref_by_name(const char *name);

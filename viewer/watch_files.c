@@ -1,84 +1,57 @@
 #include "watch_files.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#ifdef __linux__
-#include <sys/inotify.h>
-#endif
 
 #include "../common/fileio.h"
 #include "../common/mem.h"
+#include "../common/os.h"
 
 typedef struct stamp_t {
     bool exists;
-    long long mtime_ns, size;
-    unsigned long long ino, dev;
+    os_stamp_t st;
 } stamp_t;
 
 typedef struct wfile_t {
     char *path;
     stamp_t seen;
-    bool polled; /* its directory has no inotify watch */
+    bool polled; /* its directory has no change notification */
 } wfile_t;
 
 struct watch_files_t {
-    int fd; /* inotify, -1 when polling */
+    os_dirwatch_t *dw; /* NULL when polling */
     wfile_t *files;
     int numfiles;
-    int *wds;
-    int numwds;
     bool dirty;         /* a stamp changed since the last STABLE */
     double last_change; /* when a stamp last changed */
     double last_poll;
-    bool recheck;       /* an inotify event came: stat everything now */
+    bool recheck;       /* a notification came: stat everything now */
 };
 
 static stamp_t stamp_of(const char *path)
 {
     stamp_t s;
     memset(&s, 0, sizeof s);
-    struct stat sb;
-    if (stat(path, &sb) != 0) return s;
-    s.exists = true;
-    s.mtime_ns = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
-    s.size = (long long)sb.st_size;
-    s.ino = (unsigned long long)sb.st_ino;
-    s.dev = (unsigned long long)sb.st_dev;
+    s.exists = os_file_stamp(path, &s.st);
     return s;
 }
 
 static bool stamp_eq(const stamp_t *a, const stamp_t *b)
 {
-    return a->exists == b->exists && a->mtime_ns == b->mtime_ns && a->size == b->size && a->ino == b->ino &&
-           a->dev == b->dev;
+    return a->exists == b->exists && (!a->exists || os_stamp_equal(&a->st, &b->st));
 }
 
 watch_files_t *watch_files_create(bool force_poll, q2err_t *err)
 {
     (void)err;
     watch_files_t *wf = q2_calloc(1, sizeof *wf);
-    wf->fd = -1;
-#ifdef __linux__
-    if (!force_poll) wf->fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-#else
-    (void)force_poll;
-#endif
+    if (!force_poll) wf->dw = os_dirwatch_create();
     return wf;
 }
 
 static void clear_files(watch_files_t *wf)
 {
-#ifdef __linux__
-    for (int i = 0; i < wf->numwds; i++) inotify_rm_watch(wf->fd, wf->wds[i]);
-#endif
-    free(wf->wds);
-    wf->wds = NULL;
-    wf->numwds = 0;
+    if (wf->dw) os_dirwatch_clear(wf->dw);
     for (int i = 0; i < wf->numfiles; i++) free(wf->files[i].path);
     free(wf->files);
     wf->files = NULL;
@@ -89,7 +62,7 @@ void watch_files_free(watch_files_t *wf)
 {
     if (!wf) return;
     clear_files(wf);
-    if (wf->fd >= 0) close(wf->fd);
+    os_dirwatch_free(wf->dw);
     free(wf);
 }
 
@@ -98,39 +71,32 @@ bool watch_files_set(watch_files_t *wf, const char *const *paths, int n, q2err_t
     (void)err;
     clear_files(wf);
     wf->files = q2_calloc(n > 0 ? n : 1, sizeof *wf->files);
-    wf->wds = q2_calloc(n > 0 ? n : 1, sizeof *wf->wds);
     for (int i = 0; i < n; i++) {
         wfile_t *f = &wf->files[wf->numfiles++];
         f->path = q2_strdup(paths[i]);
         f->seen = stamp_of(paths[i]);
-        f->polled = true;
-#ifdef __linux__
-        if (wf->fd >= 0) {
-            char dir[PATH_MAX];
-            path_dirname(dir, sizeof dir, paths[i]);
-            /* The same directory twice gives the same descriptor back. */
-            int wd = inotify_add_watch(wf->fd, dir,
-                                       IN_CLOSE_WRITE | IN_MODIFY | IN_MOVED_TO | IN_MOVED_FROM | IN_CREATE |
-                                           IN_DELETE | IN_ATTRIB);
-            if (wd >= 0) {
-                f->polled = false;
-                int k;
-                for (k = 0; k < wf->numwds; k++)
-                    if (wf->wds[k] == wd) break;
-                if (k == wf->numwds) wf->wds[wf->numwds++] = wd;
-            }
-        }
-#endif
+        char dir[Q2_PATH_MAX];
+        path_dirname(dir, sizeof dir, paths[i]);
+        f->polled = !(wf->dw && os_dirwatch_add(wf->dw, dir));
     }
     wf->dirty = false;
     return true;
 }
 
-int watch_files_fd(const watch_files_t *wf) { return wf->fd; }
+bool watch_files_has_notify(const watch_files_t *wf) { return wf->dw != NULL; }
+
+void watch_files_wait(watch_files_t *wf, int timeout_ms)
+{
+    if (wf->dw) {
+        if (os_dirwatch_wait(wf->dw, timeout_ms)) wf->recheck = true;
+    } else if (timeout_ms > 0) {
+        os_sleep_ns((long)timeout_ms * 1000000L);
+    }
+}
 
 bool watch_files_polling(const watch_files_t *wf)
 {
-    if (wf->fd < 0) return true;
+    if (!wf->dw) return true;
     for (int i = 0; i < wf->numfiles; i++)
         if (wf->files[i].polled) return true;
     return false;
@@ -155,29 +121,14 @@ static bool restat(watch_files_t *wf, bool all)
 
 watch_event_t watch_files_poll(watch_files_t *wf, double now)
 {
-#ifdef __linux__
-    if (wf->fd >= 0) {
-        /* Which file an event names does not matter: any event in a watched
-         * directory makes us stat the watched files. */
-        char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-        for (;;) {
-            ssize_t r = read(wf->fd, buf, sizeof buf);
-            if (r > 0) {
-                wf->recheck = true;
-                continue;
-            }
-            if (r < 0 && errno == EINTR) continue;
-            break;
-        }
-    }
-#endif
+    watch_files_wait(wf, 0);
     bool all = wf->recheck || wf->dirty;
     bool due = now - wf->last_poll >= WATCH_POLL_S;
     bool moved = false;
     if (all || due) {
         /* While a change settles every file is stat()ed on each call, so
          * stability is judged on stamps, not on the absence of events. */
-        moved = restat(wf, all || wf->fd < 0);
+        moved = restat(wf, all || !wf->dw);
         wf->recheck = false;
         if (due) wf->last_poll = now;
     }

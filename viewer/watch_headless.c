@@ -1,14 +1,10 @@
 #include "watch_headless.h"
 
-#include <errno.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "../common/mem.h"
+#include "../common/os.h"
 #include "../common/timer.h"
 #include "../formats/textures.h"
 #include "cameras.h"
@@ -37,9 +33,9 @@ static bool render_png(const world_t *w, const overlays_t *leak, const camera_t 
          * again only where hard links do not work. */
         char tmp[Q2_PATH_MAX + 8];
         snprintf(tmp, sizeof tmp, "%s.new", latest);
-        unlink(tmp);
-        if (link(path, tmp) == 0) {
-            if (rename(tmp, latest) != 0) ok = q2err_set(err, latest, 0, 0, "cannot rename: %s", strerror(errno));
+        os_remove_file(tmp);
+        if (os_hard_link(path, tmp)) {
+            ok = os_replace_file(tmp, latest, err);
         } else {
             ok = png_write_file(latest, &im, err);
         }
@@ -50,8 +46,8 @@ static bool render_png(const world_t *w, const overlays_t *leak, const camera_t 
 
 int watch_headless_run(live_t *l, const watch_headless_opts_t *o, log_t *log)
 {
-    if (mkdir(o->out_dir, 0777) != 0 && errno != EEXIST) {
-        log_error(log, "qview: %s: cannot create: %s", o->out_dir, strerror(errno));
+    if (!os_make_dir(o->out_dir)) {
+        log_error(log, "qview: %s: cannot create the folder", o->out_dir);
         return 1;
     }
     world_t *world = NULL;
@@ -63,14 +59,7 @@ int watch_headless_run(live_t *l, const watch_headless_opts_t *o, log_t *log)
     }
     int rc = 1;
     while (!*o->stop && (o->max_compiles <= 0 || l->finished < o->max_compiles)) {
-        int fd = live_fd(l);
-        if (fd >= 0) {
-            struct pollfd p = {.fd = fd, .events = POLLIN};
-            poll(&p, 1, TICK_MS);
-        } else {
-            struct timespec ts = {0, TICK_MS * 1000000L};
-            nanosleep(&ts, NULL);
-        }
+        live_wait(l, TICK_MS);
         live_update_t u;
         live_poll(l, time_now(), &u);
         if (u.cancelled) fprintf(o->out, "watch: compile %d cancelled: the map changed\n", u.serial);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Where qbsp finds the game's textures: `-basedir ROOT` searches ROOT/baseq2
-# (its pak0.pak), `-basedir ROOT/baseq2` the same folder, and with neither a
+# (its pak0.pak and loose textures/), `-basedir ROOT/baseq2` the same folder, and with neither a
 # map inside baseq2/maps/ finds baseq2 by itself, also when given by a bare
 # name from inside maps/. Each of these writes the same bsp, and it differs
 # from a compile with no game data (the .wal's flags and value reach the
@@ -13,7 +13,7 @@ qbsp="$BIN/qbsp"
 python3 "$(dirname "$0")/lib/mkgame.py" "$TMP/q2" || fail "mkgame.py"
 mkdir -p "$TMP/q2/baseq2/maps" "$TMP/none"
 # The walls' sides give no flags of their own, so the .wal's apply.
-sed 's|\(e1u1/wall1_1 0 0 0 1 1\) 0 0 0|\1|' "$Q2MAP_SRC/maps/q2map_sample.map" >"$TMP/none/room.map"
+sed 's#\(e1u1/\(wall1_1\|floor1_3\) 0 0 0 1 1\) 0 0 0#\1#' "$Q2MAP_SRC/maps/q2map_sample.map" >"$TMP/none/room.map"
 cp "$TMP/none/room.map" "$TMP/q2/baseq2/maps/room.map"
 
 "$qbsp" -threads 2 -verbose "$TMP/none/room.map" >"$TMP/none.log" 2>&1 || fail "no game data: $(tail -2 "$TMP/none.log")"
@@ -24,6 +24,7 @@ run() { # NAME DIR ARGS...: compiles room.map in DIR (relative to DIR) and keeps
     shift 2
     (cd "$dir" && "$qbsp" -threads 2 -verbose "$@") >"$TMP/$name.log" 2>&1 || { bad "$name: $(tail -2 "$TMP/$name.log")"; return; }
     grep -q "wall1_1' not found\|wall1_1': no game data" "$TMP/$name.log" && bad "$name: the pak's texture was not found"
+    grep -q "floor1_3' not found\|floor1_3': no game data" "$TMP/$name.log" && bad "$name: the loose texture was not found"
     mv "$TMP/q2/baseq2/maps/room.bsp" "$TMP/$name.bsp"
 }
 run basedir_root "$TMP/q2/baseq2/maps" -basedir "$TMP/q2" room.map

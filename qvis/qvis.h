@@ -76,7 +76,7 @@ typedef struct vis_t {
     int *cluster_list;
     int portalwords; /* 64-bit words in a portal bit vector */
     int clusterwords;
-    uint64_t *flood; /* numportals * portalwords: might-see portals */
+    uint64_t *flood; /* numportals * portalwords: might-see portals (vis_flow narrows them) */
     uint64_t *see;   /* numportals * portalwords: portals seen (flow result) */
     int threads;
     struct dist_t *dist; /* ranks sharing the flow (common/dist.h); NULL: this process alone */
@@ -140,7 +140,9 @@ void vis_free(vis_t *vis);
 void vis_base(vis_t *vis, log_t *log);
 
 /* portalflow.c: fills vis->see with the full flow, or copies the might-see
- * vectors when `fast`. */
+ * vectors when `fast`. The full flow narrows vis->flood in place: after it
+ * a portal's row there holds what a walk through it may still reach (for a
+ * portal that ran, within what it sees), no longer its might-see set. */
 void vis_flow(vis_t *vis, bool fast, log_t *log);
 
 /* vislump.c */

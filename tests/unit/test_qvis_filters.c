@@ -530,14 +530,15 @@ static void run_vis_split(const prt_t *prt, int threads, int level, long split_c
     }
     vis_base(&vis, NULL);
     check_base(&vis, out->float_base ? "base (float pretest)" : "base (double pretest)");
-    vis_flow(&vis, false, NULL);
-    if (handovers) *handovers = vis.handovers;
     out->np = vis.numportals;
     out->words = vis.portalwords;
     size_t n = (size_t)vis.numportals * vis.portalwords;
     out->flood = q2_malloc((n + 1) * sizeof(uint64_t));
     out->see = q2_malloc((n + 1) * sizeof(uint64_t));
+    /* before the flow, which narrows the base vectors in place */
     memcpy(out->flood, vis.flood, n * sizeof(uint64_t));
+    vis_flow(&vis, false, NULL);
+    if (handovers) *handovers = vis.handovers;
     memcpy(out->see, vis.see, n * sizeof(uint64_t));
     vis_result_t res;
     vis_cluster_rows(&vis, &res);

@@ -133,7 +133,8 @@ typedef struct flow_t {
     const uint64_t *mask; /* per portal, portalwords each: what may be seen through it */
     const vis_portal_t *base;
     sphere_t bs; /* around the base portal, so around every source */
-    uint64_t *seen; /* the base portal's result */
+    uint64_t *seen; /* the base portal's result: its row of vis->see */
+    int seen_lo;    /* the row's first word (vis_row_t.lo); the walk reads no other words */
     frame_t **frames;
     int nframes;
     long chains;
@@ -480,11 +481,14 @@ static int drop_behind(const filter_t *ft, const pack_t *pk, int *idx, int n, ui
  * once on this rank's threads: each marks with an atomic or and reads it
  * without ordering. Whatever a branch reads is a subset of the final row,
  * which is all the pruning needs. */
-static inline uint64_t seen_word(const uint64_t *row, int w) { return __atomic_load_n(&row[w], __ATOMIC_RELAXED); }
-static inline bool seen_bit(const uint64_t *row, int i) { return (seen_word(row, i >> 6) >> (i & 63)) & 1; }
-static inline void seen_set(uint64_t *row, int i)
+static inline uint64_t seen_word(const flow_t *f, int w)
 {
-    if (!seen_bit(row, i)) __atomic_fetch_or(&row[i >> 6], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED);
+    return __atomic_load_n(&f->seen[w - f->seen_lo], __ATOMIC_RELAXED);
+}
+static inline bool seen_bit(const flow_t *f, int i) { return (seen_word(f, i >> 6) >> (i & 63)) & 1; }
+static inline void seen_set(flow_t *f, int i)
+{
+    if (!seen_bit(f, i)) __atomic_fetch_or(&f->seen[(i >> 6) - f->seen_lo], (uint64_t)1 << (i & 63), __ATOMIC_RELAXED);
 }
 
 /* Whether portal pi, seen and in frame d's set, would have been dropped by
@@ -543,7 +547,7 @@ static void recurse(flow_t *f, int leaf, int d)
         pack_planes(f->pk, prev->sep[0], prev->nsep[0], prev->sep[1], prev->nsep[1]);
         int n = 0;
         for (int w = prev->lo; w < prev->hi; w++) {
-            uint64_t sw = seen_word(f->seen, w);
+            uint64_t sw = seen_word(f, w);
             uint64_t bits = prev->might[w] & ~sw;
             prev->exempt[w] = prev->might[w] & sw;
             while (bits) {
@@ -576,7 +580,10 @@ static void recurse(flow_t *f, int leaf, int d)
         const vis_portal_t *p = &vis->portals[pi];
 
         /* the might-see set beyond p, and the range of its non-zero words */
-        const uint64_t *test = f->mask + (size_t)pi * vis->portalwords;
+        /* (lo..hi below lies within the passage's non-zero words, so within
+         * pi's row) */
+        const uint64_t *test = vis_row(vis, f->mask, pi);
+        const int tlo = vis->rows[pi].lo;
         const passage_t *pas = &f->pg->pass[f->pg->first[prev->last] + (size_t)(k - vis->cluster_first[leaf])];
         int lo = prev->lo > pas->lo ? prev->lo : pas->lo;
         int hi = prev->hi < pas->hi ? prev->hi : pas->hi;
@@ -588,26 +595,26 @@ static void recurse(flow_t *f, int leaf, int d)
             const int nx = pas->nx;
             int e = 0;
             while (e < nx && (int)xw[e] < lo) e++;
-            const uint64_t *pm = prev->might, *seen = f->seen;
+            const uint64_t *pm = prev->might;
             uint64_t *sm = st->might;
             for (int w = lo; w < hi;) {
                 const int stop = e < nx && (int)xw[e] < hi ? (int)xw[e] : hi;
                 for (; w < stop; w++) {
-                    uint64_t m = pm[w] & test[w];
+                    uint64_t m = pm[w] & test[w - tlo];
                     sm[w] = m;
-                    more |= m & ~seen_word(seen, w);
+                    more |= m & ~seen_word(f, w);
                 }
                 if (w < hi) {
-                    uint64_t m = pm[w] & test[w] & xv[e++];
+                    uint64_t m = pm[w] & test[w - tlo] & xv[e++];
                     sm[w] = m;
-                    more |= m & ~seen_word(seen, w);
+                    more |= m & ~seen_word(f, w);
                     w++;
                 }
             }
         }
-        if (!more && seen_bit(f->seen, pi)) continue; /* nothing new beyond it */
+        if (!more && seen_bit(f, pi)) continue; /* nothing new beyond it */
         /* a seen portal may have escaped a frame's drop (see above) */
-        if (level >= 1 && d >= 2 && seen_bit(f->seen, pi) && dropped_on_chain(f, d, pi)) continue;
+        if (level >= 1 && d >= 2 && seen_bit(f, pi) && dropped_on_chain(f, d, pi)) continue;
 
         const sphere_t ps = bound_of(p);
         const vwind_t *pass = chop2(p->w, &f->base->plane, &ps, st->pbuf);
@@ -642,7 +649,7 @@ static void recurse(flow_t *f, int leaf, int d)
             }
         }
 
-        seen_set(f->seen, pi);
+        seen_set(f, pi);
         /* beyond p only portals of st->might can be marked: if all of them
          * are seen already, the walk would change nothing */
         if (!more) continue;
@@ -672,15 +679,18 @@ static void portal_flow(flow_t *f, int pi)
     const vis_portal_t *p = &vis->portals[pi];
     f->base = p;
     f->bs = bound_of(p);
-    f->seen = vis->see + (size_t)pi * vis->portalwords;
+    const vis_row_t *row = &vis->rows[pi];
+    f->seen = vis->see + row->at;
+    f->seen_lo = row->lo;
     f->start = f->began = f->chains;
     frame_t *head = get_frame(f, 0);
     head->source = p->w;
     head->pass = NULL;
     head->plane = p->plane;
-    memcpy(head->might, f->mask + (size_t)pi * vis->portalwords, (size_t)vis->portalwords * sizeof(uint64_t));
-    head->lo = 0;
-    head->hi = vis->portalwords;
+    /* the walk reads only words within the base portal's row */
+    memcpy(head->might + row->lo, vis_row(vis, f->mask, pi), (size_t)(row->hi - row->lo) * sizeof(uint64_t));
+    head->lo = row->lo;
+    head->hi = row->hi;
     head->last = pi;
     recurse(f, p->leaf, 0);
 }
@@ -725,10 +735,15 @@ static inline uint64_t passage_word(const passages_t *pg, int q, const passage_t
     return c;
 }
 
+/* The might-see words w of q and p ANDed. */
+static inline uint64_t might_and(const vis_t *vis, int q, int p, int w)
+{
+    return vis_row_word(vis, vis->flood, q, w) & vis_row_word(vis, vis->flood, p, w);
+}
+
 static void passages_encode(const vis_t *vis, passages_t *pg, int q)
 {
-    const size_t words = (size_t)vis->portalwords, nk = pg->first[q + 1] - pg->first[q];
-    const uint64_t *fq = vis->flood + (size_t)q * words;
+    const size_t nk = pg->first[q + 1] - pg->first[q];
     size_t n = nk * 2 * sizeof(int32_t);
     for (size_t k = 0; k < nk; k++) {
         const passage_t *ps = &pg->pass[pg->first[q] + k];
@@ -748,14 +763,14 @@ static void passages_encode(const vis_t *vis, passages_t *pg, int q)
     }
     for (size_t k = 0; k < nk; k++) {
         const passage_t *ps = &pg->pass[pg->first[q] + k];
-        const uint64_t *fp = vis->flood + (size_t)passage_portal(vis, q, k) * words;
+        const int p = passage_portal(vis, q, k);
         size_t m = (size_t)(ps->hi - ps->lo), ncode = (m + 31) / 32;
         uint8_t *codes = o, *lit = o + ncode * sizeof(uint64_t);
         memset(codes, 0, ncode * sizeof(uint64_t));
         int e = 0;
         for (size_t i = 0; i < m; i++) {
             const int w = ps->lo + (int)i;
-            uint64_t c = fq[w] & fp[w], b = passage_word(pg, q, ps, w, c, &e);
+            uint64_t c = might_and(vis, q, p, w), b = passage_word(pg, q, ps, w, c, &e);
             uint64_t code = !b ? PASS_ZERO : b == c ? PASS_SAME : PASS_WORD;
             uint64_t cw;
             memcpy(&cw, codes + (i / 32) * sizeof cw, sizeof cw);
@@ -807,7 +822,6 @@ static void passages_unpack(void *ctx, long q, const uint8_t *in, size_t size)
         pg->pass[pg->first[q] + k].hi = lh[1];
     }
     p += nk * 2 * sizeof(int32_t);
-    const uint64_t *fq = vis->flood + (size_t)q * words;
     /* twice over the codes: first to count the exceptions, then to store
      * them (a zero where the candidate word is not zero is one) */
     const uint8_t *start = p;
@@ -818,7 +832,7 @@ static void passages_unpack(void *ctx, long q, const uint8_t *in, size_t size)
         int x = 0;
         for (size_t k = 0; k < nk; k++) {
             passage_t *ps = &pg->pass[pg->first[q] + k];
-            const uint64_t *fp = vis->flood + (size_t)passage_portal(vis, q, k) * words;
+            const int pk = passage_portal(vis, q, k);
             size_t m = (size_t)(ps->hi - ps->lo), ncode = (m + 31) / 32;
             if ((size_t)(end - p) < ncode * sizeof(uint64_t)) abort();
             const uint8_t *codes = p;
@@ -829,7 +843,7 @@ static void passages_unpack(void *ctx, long q, const uint8_t *in, size_t size)
                 uint64_t cw;
                 memcpy(&cw, codes + (i / 32) * sizeof cw, sizeof cw);
                 unsigned code = (unsigned)(cw >> (2 * (i % 32))) & 3;
-                uint64_t v = 0, c = fq[w] & fp[w];
+                uint64_t v = 0, c = might_and(vis, (int)q, pk, w);
                 if (code == PASS_SAME) {
                     continue;
                 } else if (code == PASS_WORD) {
@@ -886,35 +900,39 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
         for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
             const int q = (int)item;
             const vis_portal_t *pq = &vis->portals[q];
-            const uint64_t *fq = vis->flood + (size_t)q * words;
+            const vis_row_t *rq = &vis->rows[q];
+            const uint64_t *fq = vis_row(vis, vis->flood, q);
             int c = pq->leaf, c0 = vis->cluster_first[c], nk = vis->cluster_first[c + 1] - c0;
             memset(tmp, 0, (size_t)nk * words * sizeof *tmp);
             for (int k = 0; k < nk; k++) {
                 int p = vis->cluster_list[c0 + k];
                 uint64_t *out = tmp + (size_t)k * words;
-                if (!vbit_get(fq, p)) continue; /* never walked */
+                if (!vis_row_bit(vis, vis->flood, q, p)) continue; /* never walked */
                 const vis_portal_t *pp = &vis->portals[p];
                 int ppv[VIS_MAXW];
                 int ns = find_seps(pq->w, pp->w, false, seps, NULL, NULL, 0, ppv);
                 int nb = find_seps(pp->w, pq->w, true, seps + ns, seps, ppv, ns, NULL);
-                const uint64_t *fp = vis->flood + (size_t)p * words;
+                const vis_row_t *rp = &vis->rows[p];
+                const uint64_t *fp = vis_row(vis, vis->flood, p);
                 pack_planes(pk, seps, ns, seps + ns, nb);
                 int n = 0;
-                for (size_t w = 0; w < words; w++) {
-                    uint64_t bits = out[w] = fq[w] & fp[w];
+                const int w0 = rq->lo > rp->lo ? rq->lo : rp->lo, w1 = rq->hi < rp->hi ? rq->hi : rp->hi;
+                for (int w = w0; w < w1; w++) {
+                    uint64_t bits = out[w] = fq[w - rq->lo] & fp[w - rp->lo];
                     while (bits) {
-                        idx[n++] = (int)(w * 64) + __builtin_ctzll(bits);
+                        idx[n++] = w * 64 + __builtin_ctzll(bits);
                         bits &= bits - 1;
                     }
                 }
                 drop_behind(ft, pk, idx, n, out);
             }
             /* keep the words between the first and last non-zero one, and
-             * of those only the ones the separators changed */
+             * of those only the ones the separators changed (they lie
+             * within the rows of both portals) */
             size_t total = 0;
             for (int k = 0; k < nk; k++) {
                 const uint64_t *v = tmp + (size_t)k * words;
-                const uint64_t *fp = vis->flood + (size_t)vis->cluster_list[c0 + k] * words;
+                const int p = vis->cluster_list[c0 + k];
                 int lo = 0, hi = (int)words;
                 while (lo < hi && !v[lo]) lo++;
                 while (hi > lo && !v[hi - 1]) hi--;
@@ -922,17 +940,17 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
                 ps->lo = lo;
                 ps->hi = hi;
                 ps->x = (int)total;
-                for (int w = lo; w < hi; w++) total += v[w] != (fq[w] & fp[w]);
+                for (int w = lo; w < hi; w++) total += v[w] != might_and(vis, q, p, w);
                 ps->nx = (int)total - ps->x;
             }
             passages_alloc(pg, q, total);
             for (int k = 0; k < nk; k++) {
                 const uint64_t *v = tmp + (size_t)k * words;
-                const uint64_t *fp = vis->flood + (size_t)vis->cluster_list[c0 + k] * words;
+                const int p = vis->cluster_list[c0 + k];
                 const passage_t *ps = &pg->pass[pg->first[q] + (size_t)k];
                 int x = ps->x;
                 for (int w = ps->lo; w < ps->hi; w++)
-                    if (v[w] != (fq[w] & fp[w])) {
+                    if (v[w] != might_and(vis, q, p, w)) {
                         pg->xv[q][x] = v[w];
                         pg->xw[q][x++] = (uint32_t)w;
                     }
@@ -963,10 +981,10 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     const int np = vis->numportals;
     const size_t words = (size_t)vis->portalwords;
     for (int r = lo; r < hi; r++) {
-        int d = order[r].index;
-        uint64_t *m = mask + (size_t)d * words;
-        const uint64_t *see = vis->see + (size_t)d * words;
-        for (size_t w = 0; w < words; w++) m[w] &= see[w];
+        const vis_row_t *row = &vis->rows[order[r].index];
+        uint64_t *m = mask + row->at;
+        const uint64_t *see = vis->see + row->at;
+        for (int i = 0; i < row->hi - row->lo; i++) m[i] &= see[i];
     }
     /* rev: the reverses of this wave's portals; only they can be cleared */
     uint64_t *rev = q2_calloc(words + 1, sizeof *rev);
@@ -980,14 +998,15 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     for (int piece = 0; piece < npieces; piece++) {
         double t0 = dist_local_start(lt);
         for (int p = piece * NARROW_PIECE; p < np && p < (piece + 1) * NARROW_PIECE; p++) {
-            uint64_t *m = mask + (size_t)p * words;
+            const vis_row_t *row = &vis->rows[p];
+            uint64_t *m = mask + row->at;
             const int prev = p ^ 1;
-            for (size_t w = 0; w < words; w++) {
-                uint64_t bits = m[w] & rev[w];
+            for (int w = row->lo; w < row->hi; w++) {
+                uint64_t bits = m[w - row->lo] & rev[w];
                 while (bits) {
-                    int t = (int)(w * 64) + __builtin_ctzll(bits);
+                    int t = w * 64 + __builtin_ctzll(bits);
                     bits &= bits - 1;
-                    if (!vbit_get(vis->see + (size_t)(t ^ 1) * words, prev)) m[w] &= ~((uint64_t)1 << (t & 63));
+                    if (!vis_row_bit(vis, vis->see, t ^ 1, prev)) m[w - row->lo] &= ~((uint64_t)1 << (t & 63));
                 }
             }
         }
@@ -1094,11 +1113,13 @@ static bool spill_due(wave_t *w)
 }
 
 /* A branch as it travels to another rank (dist_loop_spill): the walk's
- * item in the wave, the path, and the walk's row as it stands, so that
- * the branch is pruned by what the walk has seen so far. */
+ * item in the wave, the path, and the walk's row as it stands (its packed
+ * words: every rank has the same rows), so that the branch is pruned by
+ * what the walk has seen so far. */
 static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
 {
-    const size_t words = (size_t)w->vis->portalwords;
+    const vis_row_t *row = &w->vis->rows[f->base - w->vis->portals];
+    const size_t words = (size_t)(row->hi - row->lo);
     const size_t nh = SPILL_HEAD + (size_t)b->plen;
     size_t len = sizeof(int32_t) * nh + words * sizeof(uint64_t);
     uint8_t *buf = q2_malloc(len);
@@ -1109,7 +1130,7 @@ static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
     for (int j = 0; j < b->plen; j++) head[SPILL_HEAD + j] = b->path[j];
     memcpy(buf, head, sizeof(int32_t) * nh);
     for (size_t i = 0; i < words; i++) {
-        uint64_t v = seen_word(f->seen, (int)i);
+        uint64_t v = seen_word(f, row->lo + (int)i);
         memcpy(buf + sizeof(int32_t) * nh + i * sizeof v, &v, sizeof v);
     }
     dist_loop_spill(w->dl, buf, len);
@@ -1124,19 +1145,18 @@ static void spill_branch(wave_t *w, flow_t *f, const branch_t *b)
  * shared out (see recurse). */
 static bool walk_spilled(wave_t *w, flow_t *f, const uint8_t *part, size_t len)
 {
-    const size_t words = (size_t)w->vis->portalwords;
     int32_t head[SPILL_HEAD];
     if (len < sizeof head) return false;
     memcpy(head, part, sizeof head);
     long k = head[0];
     int plen = head[1], span = head[2];
-    if (k < 0 || k >= w->n || plen < 1 || plen >= FLOW_MAX_SPLIT_DEPTH || span < 1 ||
-        len != sizeof(int32_t) * (SPILL_HEAD + (size_t)plen) + words * sizeof(uint64_t))
-        return false;
+    if (k < 0 || k >= w->n || plen < 1 || plen >= FLOW_MAX_SPLIT_DEPTH || span < 1) return false;
+    int pi = wave_portal(w, k);
+    const size_t words = (size_t)(w->vis->rows[pi].hi - w->vis->rows[pi].lo);
+    if (len != sizeof(int32_t) * (SPILL_HEAD + (size_t)plen) + words * sizeof(uint64_t)) return false;
     int32_t path[FLOW_MAX_SPLIT_DEPTH];
     memcpy(path, part + SPILL_HEAD * sizeof(int32_t), sizeof(int32_t) * (size_t)plen);
-    int pi = wave_portal(w, k);
-    uint64_t *row = w->vis->see + (size_t)pi * words;
+    uint64_t *row = w->vis->see + w->vis->rows[pi].at;
     const uint8_t *bits = part + sizeof(int32_t) * (SPILL_HEAD + (size_t)plen);
     for (size_t i = 0; i < words; i++) {
         uint64_t v;
@@ -1236,21 +1256,24 @@ static int wave_portal(const wave_t *w, long k) { return w->order[w->hi - 1 - k]
 static size_t wave_row_size(void *ctx, long k)
 {
     const wave_t *w = ctx;
-    (void)k;
-    return (size_t)w->vis->portalwords * sizeof(uint64_t);
+    const vis_row_t *row = &w->vis->rows[wave_portal(w, k)];
+    return (size_t)(row->hi - row->lo) * sizeof(uint64_t);
 }
 
 static void wave_row_pack(void *ctx, long k, uint8_t *out)
 {
     const wave_t *w = ctx;
-    memcpy(out, w->vis->see + (size_t)wave_portal(w, k) * w->vis->portalwords, wave_row_size(ctx, k));
+    memcpy(out, vis_row(w->vis, w->vis->see, wave_portal(w, k)), wave_row_size(ctx, k));
 }
 
+/* A row of another length is a bug, not bad input: every rank has the
+ * same rows. */
 static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
 {
     wave_t *w = ctx;
     int pi = wave_portal(w, k);
-    uint64_t *row = w->vis->see + (size_t)pi * w->vis->portalwords;
+    uint64_t *row = w->vis->see + w->vis->rows[pi].at;
+    if (size != wave_row_size(ctx, k)) abort();
     /* ORed: several ranks may send parts of one walk's row (spilled
      * branches); a row this rank had no part of is zero here. Its count is
      * taken after the exchange, with the rank's own rows. */
@@ -1264,9 +1287,8 @@ static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
 void vis_flow(vis_t *vis, bool fast, log_t *log)
 {
     int np = vis->numportals;
-    size_t words = (size_t)vis->portalwords;
     if (fast) {
-        memcpy(vis->see, vis->flood, (size_t)np * words * sizeof(uint64_t));
+        memcpy(vis->see, vis->flood, vis->rowwords * sizeof(uint64_t));
         for (int i = 0; i < np; i++) vis->portals[i].numsee = vis->portals[i].nummight;
         return;
     }
@@ -1316,7 +1338,10 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         wave.ft = &ft;
         wave.split_chains = vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS;
         pthread_mutex_init(&wave.lock, NULL);
-        for (int r = lo; r < hi; r++) memset(vis->see + (size_t)order[r].index * words, 0, words * sizeof(uint64_t));
+        for (int r = lo; r < hi; r++) {
+            const vis_row_t *row = &vis->rows[order[r].index];
+            memset(vis->see + row->at, 0, (size_t)(row->hi - row->lo) * sizeof(uint64_t));
+        }
         wave.n = hi - lo;
         dist_loop_t *dl = wave.dl = dist_loop_begin_spilling(vis->dist, hi - lo, &codec, &wave);
         bool bad_part = false;
@@ -1380,8 +1405,10 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         spills += wave.spills;
         dist_loop_end(dl);
         /* a walk's branches may end after it, so its count waits until now */
-        for (int r = lo; r < hi; r++)
-            vis->portals[order[r].index].numsee = vbits_count(vis->see + (size_t)order[r].index * words, (int)words);
+        for (int r = lo; r < hi; r++) {
+            const vis_row_t *row = &vis->rows[order[r].index];
+            vis->portals[order[r].index].numsee = vbits_count(vis->see + row->at, row->hi - row->lo);
+        }
         done += hi - lo;
         /* results of this wave may narrow the walks of the next ones */
         narrow_masks(vis, mask, order, lo, hi);

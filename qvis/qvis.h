@@ -66,6 +66,17 @@ typedef struct vis_portal_t {
     vwind_t *w;
 } vis_portal_t;
 
+/* A portal's row in a packed store of bit vectors (vis_t.flood, vis_t.see):
+ * the words lo..hi-1 of a portalwords-long vector, every other word zero,
+ * kept from word `at` of the store on. A portal's might-see set lies in one
+ * part of the map, so most of its words are zero: on base1-test 46% of the
+ * words lie between a row's first and last non-zero one. The flow result
+ * of a portal lies within its might-see set, so see uses the same rows. */
+typedef struct vis_row_t {
+    size_t at;
+    int lo, hi;
+} vis_row_t;
+
 typedef struct vis_t {
     int numclusters;
     int numportals;  /* directed: twice the portals of the .prt */
@@ -76,8 +87,10 @@ typedef struct vis_t {
     int *cluster_list;
     int portalwords; /* 64-bit words in a portal bit vector */
     int clusterwords;
-    uint64_t *flood; /* numportals * portalwords: might-see portals (vis_flow narrows them) */
-    uint64_t *see;   /* numportals * portalwords: portals seen (flow result) */
+    vis_row_t *rows; /* per portal, its row in flood and see (set by vis_base) */
+    size_t rowwords; /* words in flood and in see */
+    uint64_t *flood; /* packed rows: might-see portals (vis_flow narrows them) */
+    uint64_t *see;   /* packed rows: portals seen (flow result) */
     int threads;
     struct dist_t *dist; /* ranks sharing the flow (common/dist.h); NULL: this process alone */
     int level;       /* 0..4: separator clips applied during flow */
@@ -128,6 +141,26 @@ static inline bool vbit_get(const uint64_t *v, int i) { return (v[i >> 6] >> (i 
 static inline void vbit_set(uint64_t *v, int i) { v[i >> 6] |= (uint64_t)1 << (i & 63); }
 int vbits_count(const uint64_t *v, int words);
 
+/* Portal p's row of a packed store (vis_t.flood, vis_t.see) and bit i of it. */
+static inline const uint64_t *vis_row(const vis_t *vis, const uint64_t *store, int p)
+{
+    return store + vis->rows[p].at;
+}
+static inline bool vis_row_bit(const vis_t *vis, const uint64_t *store, int p, int i)
+{
+    const vis_row_t *r = &vis->rows[p];
+    const int w = i >> 6;
+    return w >= r->lo && w < r->hi && ((store[r->at + (size_t)(w - r->lo)] >> (i & 63)) & 1);
+}
+/* Word w of portal p's row of a packed store. */
+static inline uint64_t vis_row_word(const vis_t *vis, const uint64_t *store, int p, int w)
+{
+    const vis_row_t *r = &vis->rows[p];
+    return w >= r->lo && w < r->hi ? store[r->at + (size_t)(w - r->lo)] : 0;
+}
+/* Portal p's row of a packed store as a whole vector of portalwords words. */
+void vis_row_expand(const vis_t *vis, const uint64_t *store, int p, uint64_t *out);
+
 /* vportals.c: builds the directed portals. Every .prt portal gives two: the
  * one leading from cluster[0] into cluster[1] and its reverse. Checks
  * cluster numbers and winding sizes. `dist`: the ranks sharing the flow
@@ -136,7 +169,8 @@ bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, struct dist_
               q2err_t *err);
 void vis_free(vis_t *vis);
 
-/* basevis.c: fills vis->flood and each portal's nummight. */
+/* basevis.c: sets vis->rows, fills vis->flood and each portal's nummight,
+ * and makes vis->see (all zero) to match. */
 void vis_base(vis_t *vis, log_t *log);
 
 /* portalflow.c: fills vis->see with the full flow, or copies the might-see

@@ -51,8 +51,9 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
             memset(pv, 0, (size_t)vis->portalwords * sizeof *pv);
             for (int k = vis->cluster_first[c]; k < vis->cluster_first[c + 1]; k++) {
                 int pi = vis->cluster_list[k];
-                const uint64_t *s = vis->see + (size_t)pi * vis->portalwords;
-                for (int w = 0; w < vis->portalwords; w++) pv[w] |= s[w];
+                const vis_row_t *r = &vis->rows[pi];
+                const uint64_t *s = vis_row(vis, vis->see, pi);
+                for (int w = r->lo; w < r->hi; w++) pv[w] |= s[w - r->lo];
                 vbit_set(pv, pi);
             }
             uint8_t *row = raw + (size_t)c * res->rowbytes;

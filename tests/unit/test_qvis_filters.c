@@ -469,7 +469,7 @@ static void result_free(result_t *r)
  * from p through candidates. Must equal vis_base's result bit for bit. */
 static void check_base(const vis_t *vis, const char *what)
 {
-    const int np = vis->numportals, words = vis->portalwords;
+    const int np = vis->numportals;
     bool *cand = q2_calloc((size_t)np * np + 1, sizeof *cand);
     for (int i = 0; i < np; i++)
         for (int j = 0; j < np; j++) {
@@ -492,10 +492,9 @@ static void check_base(const vis_t *vis, const char *what)
                 if (cand[(size_t)i * np + j] && reach[vis->portals[j].owner] && !reach[vis->portals[j].leaf])
                     reach[vis->portals[j].leaf] = grew = true;
         }
-        const uint64_t *got = vis->flood + (size_t)i * words;
         for (int j = 0; j < np; j++) {
             bool want = cand[(size_t)i * np + j] && reach[vis->portals[j].owner];
-            if (vbit_get(got, j) != want)
+            if (vis_row_bit(vis, vis->flood, i, j) != want)
                 fail_msg("%s: base vector of portal %d %s portal %d, the point-by-point definition %s", what, i,
                          want ? "lacks" : "holds", j, want ? "keeps it" : "does not");
         }
@@ -536,10 +535,10 @@ static void run_vis_split(const prt_t *prt, int threads, int level, long split_c
     out->flood = q2_malloc((n + 1) * sizeof(uint64_t));
     out->see = q2_malloc((n + 1) * sizeof(uint64_t));
     /* before the flow, which narrows the base vectors in place */
-    memcpy(out->flood, vis.flood, n * sizeof(uint64_t));
+    for (int i = 0; i < vis.numportals; i++) vis_row_expand(&vis, vis.flood, i, out->flood + (size_t)i * vis.portalwords);
     vis_flow(&vis, false, NULL);
     if (handovers) *handovers = vis.handovers;
-    memcpy(out->see, vis.see, n * sizeof(uint64_t));
+    for (int i = 0; i < vis.numportals; i++) vis_row_expand(&vis, vis.see, i, out->see + (size_t)i * vis.portalwords);
     vis_result_t res;
     vis_cluster_rows(&vis, &res);
     out->nc = res.numclusters;

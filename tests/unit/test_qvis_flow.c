@@ -82,8 +82,12 @@ static void run_vis_moved(const char *name, int threads, int level, bool fast, v
     vis_flow(&vis, fast, NULL);
     g_handovers = vis.handovers;
     g_see_hash = 14695981039346656037ull;
-    for (size_t i = 0; i < (size_t)vis.numportals * (size_t)vis.portalwords; i++)
-        g_see_hash = (g_see_hash ^ vis.see[i]) * 1099511628211ull;
+    uint64_t *row = q2_malloc(((size_t)vis.portalwords + 1) * sizeof *row);
+    for (int p = 0; p < vis.numportals; p++) {
+        vis_row_expand(&vis, vis.see, p, row);
+        for (int w = 0; w < vis.portalwords; w++) g_see_hash = (g_see_hash ^ row[w]) * 1099511628211ull;
+    }
+    free(row);
     vis_cluster_rows(&vis, &run->res);
     vis_hearable(&run->res, threads, NULL);
     if (!vis_build_lump(&run->res, &err)) fail_msg("%s", err.msg);

@@ -275,9 +275,7 @@ void vis_base(vis_t *vis, log_t *log)
     }
     vis->rowwords = at;
     free(vis->flood);
-    free(vis->see);
     vis->flood = q2_malloc((at + 1) * sizeof *vis->flood);
-    vis->see = q2_calloc(at + 1, sizeof *vis->see);
     for (int i = 0; i < np; i++) {
         memcpy(vis->flood + vis->rows[i].at, br.row[i], (size_t)(vis->rows[i].hi - vis->rows[i].lo) * sizeof(uint64_t));
         free(br.row[i]);

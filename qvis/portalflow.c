@@ -39,6 +39,7 @@
 #include "../common/dist.h"
 #include "../common/mem.h"
 #include "../common/os.h"
+#include "../formats/visrle.h"
 
 #define FLOW_WAVES 16
 
@@ -133,7 +134,7 @@ typedef struct flow_t {
     const uint64_t *mask; /* per portal, portalwords each: what may be seen through it */
     const vis_portal_t *base;
     sphere_t bs; /* around the base portal, so around every source */
-    uint64_t *seen; /* the base portal's result: its row of vis->see */
+    uint64_t *seen; /* the base portal's result: its row in vis->see */
     int seen_lo;    /* the row's first word (vis_row_t.lo); the walk reads no other words */
     frame_t **frames;
     int nframes;
@@ -680,7 +681,7 @@ static void portal_flow(flow_t *f, int pi)
     f->base = p;
     f->bs = bound_of(p);
     const vis_row_t *row = &vis->rows[pi];
-    f->seen = vis->see + row->at;
+    f->seen = vis->see + vis->see_at[pi];
     f->seen_lo = row->lo;
     f->start = f->began = f->chains;
     frame_t *head = get_frame(f, 0);
@@ -738,7 +739,7 @@ static inline uint64_t passage_word(const passages_t *pg, int q, const passage_t
 /* The might-see words w of q and p ANDed. */
 static inline uint64_t might_and(const vis_t *vis, int q, int p, int w)
 {
-    return vis_row_word(vis, vis->flood, q, w) & vis_row_word(vis, vis->flood, p, w);
+    return vis_row_word(vis, vis_row(vis, vis->flood, q), q, w) & vis_row_word(vis, vis_row(vis, vis->flood, p), p, w);
 }
 
 static void passages_encode(const vis_t *vis, passages_t *pg, int q)
@@ -907,7 +908,7 @@ static void build_passages(const vis_t *vis, const filter_t *ft, passages_t *pg)
             for (int k = 0; k < nk; k++) {
                 int p = vis->cluster_list[c0 + k];
                 uint64_t *out = tmp + (size_t)k * words;
-                if (!vis_row_bit(vis, vis->flood, q, p)) continue; /* never walked */
+                if (!vis_row_bit(vis, fq, q, p)) continue; /* never walked */
                 const vis_portal_t *pp = &vis->portals[p];
                 int ppv[VIS_MAXW];
                 int ns = find_seps(pq->w, pp->w, false, seps, NULL, NULL, 0, ppv);
@@ -983,7 +984,7 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
     for (int r = lo; r < hi; r++) {
         const vis_row_t *row = &vis->rows[order[r].index];
         uint64_t *m = mask + row->at;
-        const uint64_t *see = vis->see + row->at;
+        const uint64_t *see = vis->see + vis->see_at[order[r].index];
         for (int i = 0; i < row->hi - row->lo; i++) m[i] &= see[i];
     }
     /* rev: the reverses of this wave's portals; only they can be cleared */
@@ -1006,7 +1007,7 @@ static void narrow_masks(const vis_t *vis, uint64_t *mask, const rank_t *order, 
                 while (bits) {
                     int t = w * 64 + __builtin_ctzll(bits);
                     bits &= bits - 1;
-                    if (!vis_row_bit(vis, vis->see, t ^ 1, prev)) m[w - row->lo] &= ~((uint64_t)1 << (t & 63));
+                    if (!vis_row_bit(vis, vis->see + vis->see_at[t ^ 1], t ^ 1, prev)) m[w - row->lo] &= ~((uint64_t)1 << (t & 63));
                 }
             }
         }
@@ -1156,7 +1157,7 @@ static bool walk_spilled(wave_t *w, flow_t *f, const uint8_t *part, size_t len)
     if (len != sizeof(int32_t) * (SPILL_HEAD + (size_t)plen) + words * sizeof(uint64_t)) return false;
     int32_t path[FLOW_MAX_SPLIT_DEPTH];
     memcpy(path, part + SPILL_HEAD * sizeof(int32_t), sizeof(int32_t) * (size_t)plen);
-    uint64_t *row = w->vis->see + w->vis->rows[pi].at;
+    uint64_t *row = w->vis->see + w->vis->see_at[pi];
     const uint8_t *bits = part + sizeof(int32_t) * (SPILL_HEAD + (size_t)plen);
     for (size_t i = 0; i < words; i++) {
         uint64_t v;
@@ -1263,7 +1264,7 @@ static size_t wave_row_size(void *ctx, long k)
 static void wave_row_pack(void *ctx, long k, uint8_t *out)
 {
     const wave_t *w = ctx;
-    memcpy(out, vis_row(w->vis, w->vis->see, wave_portal(w, k)), wave_row_size(ctx, k));
+    memcpy(out, w->vis->see + w->vis->see_at[wave_portal(w, k)], wave_row_size(ctx, k));
 }
 
 /* A row of another length is a bug, not bad input: every rank has the
@@ -1272,7 +1273,7 @@ static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
 {
     wave_t *w = ctx;
     int pi = wave_portal(w, k);
-    uint64_t *row = w->vis->see + w->vis->rows[pi].at;
+    uint64_t *row = w->vis->see + w->vis->see_at[pi];
     if (size != wave_row_size(ctx, k)) abort();
     /* ORed: several ranks may send parts of one walk's row (spilled
      * branches); a row this rank had no part of is zero here. Its count is
@@ -1284,12 +1285,35 @@ static void wave_row_unpack(void *ctx, long k, const uint8_t *in, size_t size)
     }
 }
 
+/* Portal p's final flow row, into its cluster's reach: the cluster behind
+ * p and those behind every portal p sees. */
+static void reach_add(vis_t *vis, int p, const uint64_t *row)
+{
+    const vis_row_t *r = &vis->rows[p];
+    uint8_t *out = vis->reach + (size_t)vis->portals[p].owner * (size_t)vis_row_bytes(vis->numclusters);
+    int leaf = vis->portals[p].leaf;
+    out[leaf >> 3] |= (uint8_t)(1u << (leaf & 7));
+    for (int w = r->lo; w < r->hi; w++) {
+        uint64_t bits = row[w - r->lo];
+        while (bits) {
+            leaf = vis->portals[w * 64 + __builtin_ctzll(bits)].leaf;
+            bits &= bits - 1;
+            out[leaf >> 3] |= (uint8_t)(1u << (leaf & 7));
+        }
+    }
+    if (vis->row_hook) vis->row_hook(vis->row_hook_ctx, vis, p, row);
+}
+
 void vis_flow(vis_t *vis, bool fast, log_t *log)
 {
     int np = vis->numportals;
+    free(vis->reach);
+    vis->reach = q2_calloc((size_t)vis->numclusters * (size_t)vis_row_bytes(vis->numclusters) + 1, 1);
     if (fast) {
-        memcpy(vis->see, vis->flood, vis->rowwords * sizeof(uint64_t));
-        for (int i = 0; i < np; i++) vis->portals[i].numsee = vis->portals[i].nummight;
+        for (int i = 0; i < np; i++) {
+            vis->portals[i].numsee = vis->portals[i].nummight;
+            reach_add(vis, i, vis_row(vis, vis->flood, i));
+        }
         return;
     }
     rank_t *order = q2_malloc(((size_t)np + 1) * sizeof *order);
@@ -1321,6 +1345,18 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
     build_passages(vis, &ft, &pg);
     vis->waves = FLOW_WAVES;
     const int nwaves = vis->waves;
+    /* room for the flow rows of the largest wave */
+    size_t seewords = 0;
+    for (int wv = 0; wv < nwaves; wv++) {
+        size_t n = 0;
+        for (int r = (int)((long)np * wv / nwaves); r < (int)((long)np * (wv + 1) / nwaves); r++)
+            n += (size_t)(vis->rows[order[r].index].hi - vis->rows[order[r].index].lo);
+        if (n > seewords) seewords = n;
+    }
+    free(vis->see);
+    free(vis->see_at);
+    vis->see = q2_malloc((seewords + 1) * sizeof *vis->see);
+    vis->see_at = q2_calloc((size_t)np + 1, sizeof *vis->see_at);
     long chains = 0, done = 0, handovers = 0, spills = 0;
     progress_t prog;
     progress_begin(&prog, log, "portal flow", np);
@@ -1338,10 +1374,12 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         wave.ft = &ft;
         wave.split_chains = vis->split_chains > 0 ? vis->split_chains : FLOW_SPLIT_CHAINS;
         pthread_mutex_init(&wave.lock, NULL);
+        size_t at = 0;
         for (int r = lo; r < hi; r++) {
-            const vis_row_t *row = &vis->rows[order[r].index];
-            memset(vis->see + row->at, 0, (size_t)(row->hi - row->lo) * sizeof(uint64_t));
+            vis->see_at[order[r].index] = at;
+            at += (size_t)(vis->rows[order[r].index].hi - vis->rows[order[r].index].lo);
         }
+        memset(vis->see, 0, at * sizeof *vis->see);
         wave.n = hi - lo;
         dist_loop_t *dl = wave.dl = dist_loop_begin_spilling(vis->dist, hi - lo, &codec, &wave);
         bool bad_part = false;
@@ -1407,12 +1445,18 @@ void vis_flow(vis_t *vis, bool fast, log_t *log)
         /* a walk's branches may end after it, so its count waits until now */
         for (int r = lo; r < hi; r++) {
             const vis_row_t *row = &vis->rows[order[r].index];
-            vis->portals[order[r].index].numsee = vbits_count(vis->see + row->at, row->hi - row->lo);
+            vis->portals[order[r].index].numsee = vbits_count(vis->see + vis->see_at[order[r].index], row->hi - row->lo);
         }
         done += hi - lo;
         /* results of this wave may narrow the walks of the next ones */
         narrow_masks(vis, mask, order, lo, hi);
+        /* and then only the clusters they reach are kept */
+        for (int r = lo; r < hi; r++) reach_add(vis, order[r].index, vis->see + vis->see_at[order[r].index]);
     }
+    free(vis->see);
+    free(vis->see_at);
+    vis->see = NULL;
+    vis->see_at = NULL;
     progress_end(&prog);
     dist_sum_long(vis->dist, &chains, 1);
     vis->chains = chains;

@@ -13,11 +13,11 @@ int vbits_count(const uint64_t *v, int words)
     return n;
 }
 
-void vis_row_expand(const vis_t *vis, const uint64_t *store, int p, uint64_t *out)
+void vis_row_expand(const vis_t *vis, const uint64_t *row, int p, uint64_t *out)
 {
     const vis_row_t *r = &vis->rows[p];
     memset(out, 0, (size_t)vis->portalwords * sizeof *out);
-    memcpy(out + r->lo, store + r->at, (size_t)(r->hi - r->lo) * sizeof *out);
+    memcpy(out + r->lo, row, (size_t)(r->hi - r->lo) * sizeof *out);
 }
 
 static void set_bounds(vis_portal_t *p)
@@ -195,5 +195,7 @@ void vis_free(vis_t *vis)
     free(vis->rows);
     free(vis->flood);
     free(vis->see);
+    free(vis->see_at);
+    free(vis->reach);
     memset(vis, 0, sizeof *vis);
 }

@@ -494,7 +494,7 @@ static void check_base(const vis_t *vis, const char *what)
         }
         for (int j = 0; j < np; j++) {
             bool want = cand[(size_t)i * np + j] && reach[vis->portals[j].owner];
-            if (vis_row_bit(vis, vis->flood, i, j) != want)
+            if (vis_row_bit(vis, vis_row(vis, vis->flood, i), i, j) != want)
                 fail_msg("%s: base vector of portal %d %s portal %d, the point-by-point definition %s", what, i,
                          want ? "lacks" : "holds", j, want ? "keeps it" : "does not");
         }
@@ -506,6 +506,12 @@ static void check_base(const vis_t *vis, const char *what)
 /* split_chains > 0: walks hand branches to other threads after that many
  * steps (portalflow.c's split_branch); *handovers gets how many they did. */
 static bool g_reverse; /* walks take each cluster's portals last to first */
+
+/* vis_t.row_hook: keeps each portal's flow row as a whole vector. */
+static void keep_row(void *ctx, const vis_t *vis, int portal, const uint64_t *row)
+{
+    vis_row_expand(vis, row, portal, (uint64_t *)ctx + (size_t)portal * vis->portalwords);
+}
 
 static void run_vis_split(const prt_t *prt, int threads, int level, long split_chains, long *handovers, result_t *out)
 {
@@ -535,10 +541,13 @@ static void run_vis_split(const prt_t *prt, int threads, int level, long split_c
     out->flood = q2_malloc((n + 1) * sizeof(uint64_t));
     out->see = q2_malloc((n + 1) * sizeof(uint64_t));
     /* before the flow, which narrows the base vectors in place */
-    for (int i = 0; i < vis.numportals; i++) vis_row_expand(&vis, vis.flood, i, out->flood + (size_t)i * vis.portalwords);
+    for (int i = 0; i < vis.numportals; i++)
+        vis_row_expand(&vis, vis_row(&vis, vis.flood, i), i, out->flood + (size_t)i * vis.portalwords);
+    memset(out->see, 0xff, n * sizeof(uint64_t)); /* a row never handed over fails the comparisons */
+    vis.row_hook = keep_row;
+    vis.row_hook_ctx = out->see;
     vis_flow(&vis, false, NULL);
     if (handovers) *handovers = vis.handovers;
-    for (int i = 0; i < vis.numportals; i++) vis_row_expand(&vis, vis.see, i, out->see + (size_t)i * vis.portalwords);
     vis_result_t res;
     vis_cluster_rows(&vis, &res);
     out->nc = res.numclusters;

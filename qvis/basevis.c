@@ -136,25 +136,64 @@ static void flood(const vis_t *vis, int pi, const uint64_t *front, uint64_t *out
     }
 }
 
-/* A portal's might-see row as it travels between ranks (common/dist.h). */
+/* The rows as vis_base finds them, one allocation each (their lengths are
+ * known only as they are found, here or on another rank), packed into one
+ * store once all are known. */
+typedef struct base_rows_t {
+    vis_t *vis;
+    uint64_t **row; /* per portal, its words rows[i].lo .. rows[i].hi-1 */
+} base_rows_t;
+
+/* Keeps the non-zero range of a whole might-see vector as portal i's row. */
+static void keep_row(base_rows_t *br, int i, const uint64_t *v)
+{
+    vis_t *vis = br->vis;
+    int lo = 0, hi = vis->portalwords;
+    while (lo < hi && !v[lo]) lo++;
+    while (hi > lo && !v[hi - 1]) hi--;
+    if (lo == hi) lo = hi = 0;
+    vis->rows[i].lo = lo;
+    vis->rows[i].hi = hi;
+    br->row[i] = q2_malloc((size_t)(hi - lo) * sizeof(uint64_t) + 1);
+    memcpy(br->row[i], v + lo, (size_t)(hi - lo) * sizeof(uint64_t));
+    vis->portals[i].nummight = vbits_count(br->row[i], hi - lo);
+}
+
+/* A portal's might-see row as it travels between ranks (common/dist.h):
+ * lo, hi, then its words lo..hi-1. */
 static size_t flood_row_size(void *ctx, long i)
 {
-    (void)i;
-    return (size_t)((vis_t *)ctx)->portalwords * sizeof(uint64_t);
+    const vis_row_t *r = &((base_rows_t *)ctx)->vis->rows[i];
+    return 2 * sizeof(int32_t) + (size_t)(r->hi - r->lo) * sizeof(uint64_t);
 }
 
 static void flood_row_pack(void *ctx, long i, uint8_t *out)
 {
-    const vis_t *vis = ctx;
-    memcpy(out, vis->flood + (size_t)i * vis->portalwords, flood_row_size(ctx, i));
+    const base_rows_t *br = ctx;
+    const vis_row_t *r = &br->vis->rows[i];
+    int32_t lh[2] = {r->lo, r->hi};
+    memcpy(out, lh, sizeof lh);
+    memcpy(out + sizeof lh, br->row[i], (size_t)(r->hi - r->lo) * sizeof(uint64_t));
 }
 
+/* A row that does not decode is a bug, not bad input: every rank runs the
+ * same program. */
 static void flood_row_unpack(void *ctx, long i, const uint8_t *in, size_t size)
 {
-    vis_t *vis = ctx;
-    uint64_t *row = vis->flood + (size_t)i * vis->portalwords;
-    memcpy(row, in, size);
-    vis->portals[i].nummight = vbits_count(row, vis->portalwords);
+    base_rows_t *br = ctx;
+    vis_t *vis = br->vis;
+    int32_t lh[2];
+    if (size < sizeof lh) abort();
+    memcpy(lh, in, sizeof lh);
+    if (lh[0] < 0 || lh[1] < lh[0] || lh[1] > vis->portalwords ||
+        size != sizeof lh + (size_t)(lh[1] - lh[0]) * sizeof(uint64_t))
+        abort();
+    vis->rows[i].lo = lh[0];
+    vis->rows[i].hi = lh[1];
+    free(br->row[i]);
+    br->row[i] = q2_malloc((size_t)(lh[1] - lh[0]) * sizeof(uint64_t) + 1);
+    memcpy(br->row[i], in + sizeof lh, (size_t)(lh[1] - lh[0]) * sizeof(uint64_t));
+    vis->portals[i].nummight = vbits_count(br->row[i], lh[1] - lh[0]);
 }
 
 void vis_base(vis_t *vis, log_t *log)
@@ -199,7 +238,10 @@ void vis_base(vis_t *vis, log_t *log)
         }
     }
     static const dist_codec_t codec = {flood_row_size, flood_row_pack, flood_row_unpack, false};
-    dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, vis);
+    free(vis->rows);
+    vis->rows = q2_calloc((size_t)np + 1, sizeof *vis->rows);
+    base_rows_t br = {vis, q2_calloc((size_t)np + 1, sizeof *br.row)};
+    dist_loop_t *dl = dist_loop_begin(vis->dist, np, &codec, &br);
 #pragma omp parallel num_threads(vis->threads)
     {
         uint64_t *front = q2_malloc((size_t)vis->portalwords * sizeof *front);
@@ -208,15 +250,17 @@ void vis_base(vis_t *vis, log_t *log)
         /* each cluster is pushed at most once per flood */
         int *stack = q2_malloc(((size_t)vis->numclusters + 1) * sizeof *stack);
         uint64_t *reached = q2_malloc(((size_t)vis->clusterwords + 1) * sizeof *reached);
+        uint64_t *out = q2_malloc((size_t)vis->portalwords * sizeof *out);
         long item;
         while (dist_loop_next(dl, &item)) {
             int i = (int)item;
-            uint64_t *out = vis->flood + (size_t)i * vis->portalwords;
+            memset(out, 0, (size_t)vis->portalwords * sizeof *out);
             portal_front(vis, &a, i, maybe, front, sure);
             flood(vis, i, front, out, stack, reached);
-            vis->portals[i].nummight = vbits_count(out, vis->portalwords);
+            keep_row(&br, i, out);
             progress_update(&prog, dist_loop_finished(dl, item));
         }
+        free(out);
         free(front);
         free(sure);
         free(maybe);
@@ -224,6 +268,19 @@ void vis_base(vis_t *vis, log_t *log)
         free(reached);
     }
     dist_loop_end(dl);
+    size_t at = 0;
+    for (int i = 0; i < np; i++) {
+        vis->rows[i].at = at;
+        at += (size_t)(vis->rows[i].hi - vis->rows[i].lo);
+    }
+    vis->rowwords = at;
+    free(vis->flood);
+    vis->flood = q2_malloc((at + 1) * sizeof *vis->flood);
+    for (int i = 0; i < np; i++) {
+        memcpy(vis->flood + vis->rows[i].at, br.row[i], (size_t)(vis->rows[i].hi - vis->rows[i].lo) * sizeof(uint64_t));
+        free(br.row[i]);
+    }
+    free(br.row);
     free(store);
     free(fstore);
     progress_end(&prog);

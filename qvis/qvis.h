@@ -66,6 +66,18 @@ typedef struct vis_portal_t {
     vwind_t *w;
 } vis_portal_t;
 
+/* A portal's row in a packed store of bit vectors (vis_t.flood): the words
+ * lo..hi-1 of a portalwords-long vector, every other word zero, kept from
+ * word `at` of the store on. A portal's might-see set lies in one part of
+ * the map, so most of its words are zero: on base1-test 46% of the words
+ * lie between a row's first and last non-zero one. The flow result of a
+ * portal lies within its might-see set, so its row in vis_t.see has the
+ * same words lo..hi-1. */
+typedef struct vis_row_t {
+    size_t at;
+    int lo, hi;
+} vis_row_t;
+
 typedef struct vis_t {
     int numclusters;
     int numportals;  /* directed: twice the portals of the .prt */
@@ -76,8 +88,23 @@ typedef struct vis_t {
     int *cluster_list;
     int portalwords; /* 64-bit words in a portal bit vector */
     int clusterwords;
-    uint64_t *flood; /* numportals * portalwords: might-see portals */
-    uint64_t *see;   /* numportals * portalwords: portals seen (flow result) */
+    vis_row_t *rows; /* per portal, its row in flood (set by vis_base) */
+    size_t rowwords; /* words in flood */
+    uint64_t *flood; /* packed rows: might-see portals (vis_flow narrows them) */
+    /* During the flow (portalflow.c), the flow rows of the wave in flight:
+     * portal p's words lo..hi-1 at see + see_at[p]. A finished wave's rows
+     * go into `reach` and make room for the next wave's. */
+    uint64_t *see;
+    size_t *see_at;
+    /* vis_flow's result: numclusters rows of vis_row_bytes(numclusters)
+     * bytes; cluster c's holds the clusters behind its portals and every
+     * cluster behind a portal they see */
+    uint8_t *reach;
+    /* when set, called with each portal's flow row (its words lo..hi-1,
+     * the might-see row with `fast`) as soon as it is final, in a fixed
+     * order: the tests compare them */
+    void (*row_hook)(void *ctx, const struct vis_t *vis, int portal, const uint64_t *row);
+    void *row_hook_ctx;
     int threads;
     struct dist_t *dist; /* ranks sharing the flow (common/dist.h); NULL: this process alone */
     int level;       /* 0..4: separator clips applied during flow */
@@ -128,6 +155,26 @@ static inline bool vbit_get(const uint64_t *v, int i) { return (v[i >> 6] >> (i 
 static inline void vbit_set(uint64_t *v, int i) { v[i >> 6] |= (uint64_t)1 << (i & 63); }
 int vbits_count(const uint64_t *v, int words);
 
+/* Portal p's might-see row in vis_t.flood. */
+static inline const uint64_t *vis_row(const vis_t *vis, const uint64_t *store, int p)
+{
+    return store + vis->rows[p].at;
+}
+/* Bit i and word w of a row of portal p (its words lo..hi-1 at `row`). */
+static inline bool vis_row_bit(const vis_t *vis, const uint64_t *row, int p, int i)
+{
+    const vis_row_t *r = &vis->rows[p];
+    const int w = i >> 6;
+    return w >= r->lo && w < r->hi && ((row[w - r->lo] >> (i & 63)) & 1);
+}
+static inline uint64_t vis_row_word(const vis_t *vis, const uint64_t *row, int p, int w)
+{
+    const vis_row_t *r = &vis->rows[p];
+    return w >= r->lo && w < r->hi ? row[w - r->lo] : 0;
+}
+/* A row of portal p as a whole vector of portalwords words. */
+void vis_row_expand(const vis_t *vis, const uint64_t *row, int p, uint64_t *out);
+
 /* vportals.c: builds the directed portals. Every .prt portal gives two: the
  * one leading from cluster[0] into cluster[1] and its reverse. Checks
  * cluster numbers and winding sizes. `dist`: the ranks sharing the flow
@@ -136,11 +183,13 @@ bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, struct dist_
               q2err_t *err);
 void vis_free(vis_t *vis);
 
-/* basevis.c: fills vis->flood and each portal's nummight. */
+/* basevis.c: sets vis->rows, fills vis->flood and each portal's nummight. */
 void vis_base(vis_t *vis, log_t *log);
 
-/* portalflow.c: fills vis->see with the full flow, or copies the might-see
- * vectors when `fast`. */
+/* portalflow.c: fills vis->reach from the full flow, or from the might-see
+ * rows when `fast`. The full flow narrows vis->flood in place: after it a
+ * portal's row there holds what a walk through it may still reach (for a
+ * portal that ran, within what it sees), no longer its might-see set. */
 void vis_flow(vis_t *vis, bool fast, log_t *log);
 
 /* vislump.c */

@@ -39,41 +39,14 @@ void vis_cluster_rows(const vis_t *vis, vis_result_t *res)
     res->numclusters = nc;
     res->rowbytes = vis_row_bytes(nc);
     res->pvs = q2_calloc((size_t)nc * res->rowbytes + 1, 1);
-    uint8_t *raw = q2_calloc((size_t)nc * res->rowbytes + 1, 1);
-    /* every cluster's row on its own: what its portals see, as clusters */
-    dist_local_t *lt = dist_local_begin(vis->dist, nc);
-#pragma omp parallel num_threads(vis->threads)
-    {
-        uint64_t *pv = q2_malloc((size_t)vis->portalwords * sizeof *pv + 1);
-#pragma omp for schedule(dynamic, 8)
-        for (int c = 0; c < nc; c++) {
-            double t0 = dist_local_start(lt);
-            memset(pv, 0, (size_t)vis->portalwords * sizeof *pv);
-            for (int k = vis->cluster_first[c]; k < vis->cluster_first[c + 1]; k++) {
-                int pi = vis->cluster_list[k];
-                const uint64_t *s = vis->see + (size_t)pi * vis->portalwords;
-                for (int w = 0; w < vis->portalwords; w++) pv[w] |= s[w];
-                vbit_set(pv, pi);
-            }
-            uint8_t *row = raw + (size_t)c * res->rowbytes;
-            for (int w = 0; w < vis->portalwords; w++) {
-                uint64_t bits = pv[w];
-                while (bits) {
-                    int j = w * 64 + __builtin_ctzll(bits);
-                    bits &= bits - 1;
-                    int leaf = vis->portals[j].leaf;
-                    row[leaf >> 3] |= (uint8_t)(1u << (leaf & 7));
-                }
-            }
-            row[c >> 3] |= (uint8_t)(1u << (c & 7));
-            dist_local_done(lt, c, t0);
-        }
-        free(pv);
-    }
-    dist_local_end(lt);
+    /* every cluster's row on its own: itself and what its portals see, as
+     * clusters (vis_flow gathered those) */
+    uint8_t *raw = q2_malloc((size_t)nc * res->rowbytes + 1);
+    memcpy(raw, vis->reach, (size_t)nc * res->rowbytes);
+    for (int c = 0; c < nc; c++) raw[(size_t)c * res->rowbytes + (c >> 3)] |= (uint8_t)(1u << (c & 7));
     /* then only what both clusters of a pair see of each other */
     long asym = 0;
-    lt = dist_local_begin(vis->dist, nc);
+    dist_local_t *lt = dist_local_begin(vis->dist, nc);
 #pragma omp parallel for num_threads(vis->threads) schedule(dynamic, 8) reduction(+ : asym)
     for (int c = 0; c < nc; c++) {
         double t0 = dist_local_start(lt);

@@ -13,6 +13,13 @@ int vbits_count(const uint64_t *v, int words)
     return n;
 }
 
+void vis_row_expand(const vis_t *vis, const uint64_t *row, int p, uint64_t *out)
+{
+    const vis_row_t *r = &vis->rows[p];
+    memset(out, 0, (size_t)vis->portalwords * sizeof *out);
+    memcpy(out + r->lo, row, (size_t)(r->hi - r->lo) * sizeof *out);
+}
+
 static void set_bounds(vis_portal_t *p)
 {
     vec3_t c = vec3(0, 0, 0);
@@ -175,9 +182,6 @@ bool vis_init(vis_t *vis, const prt_t *prt, int threads, int level, struct dist_
     if (vis->portalwords < 1) vis->portalwords = 1;
     vis->clusterwords = (nc + 63) / 64;
     if (vis->clusterwords < 1) vis->clusterwords = 1;
-    size_t words = (size_t)(vis->numportals + 1) * vis->portalwords;
-    vis->flood = q2_calloc(words, sizeof(uint64_t));
-    vis->see = q2_calloc(words, sizeof(uint64_t));
     if (vis->skipped) log_verbose(log, "%d degenerate portals left out", vis->skipped);
     return true;
 }
@@ -188,7 +192,10 @@ void vis_free(vis_t *vis)
     free(vis->portals);
     free(vis->cluster_first);
     free(vis->cluster_list);
+    free(vis->rows);
     free(vis->flood);
     free(vis->see);
+    free(vis->see_at);
+    free(vis->reach);
     memset(vis, 0, sizeof *vis);
 }

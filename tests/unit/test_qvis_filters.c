@@ -469,7 +469,7 @@ static void result_free(result_t *r)
  * from p through candidates. Must equal vis_base's result bit for bit. */
 static void check_base(const vis_t *vis, const char *what)
 {
-    const int np = vis->numportals, words = vis->portalwords;
+    const int np = vis->numportals;
     bool *cand = q2_calloc((size_t)np * np + 1, sizeof *cand);
     for (int i = 0; i < np; i++)
         for (int j = 0; j < np; j++) {
@@ -492,10 +492,9 @@ static void check_base(const vis_t *vis, const char *what)
                 if (cand[(size_t)i * np + j] && reach[vis->portals[j].owner] && !reach[vis->portals[j].leaf])
                     reach[vis->portals[j].leaf] = grew = true;
         }
-        const uint64_t *got = vis->flood + (size_t)i * words;
         for (int j = 0; j < np; j++) {
             bool want = cand[(size_t)i * np + j] && reach[vis->portals[j].owner];
-            if (vbit_get(got, j) != want)
+            if (vis_row_bit(vis, vis_row(vis, vis->flood, i), i, j) != want)
                 fail_msg("%s: base vector of portal %d %s portal %d, the point-by-point definition %s", what, i,
                          want ? "lacks" : "holds", j, want ? "keeps it" : "does not");
         }
@@ -507,6 +506,12 @@ static void check_base(const vis_t *vis, const char *what)
 /* split_chains > 0: walks hand branches to other threads after that many
  * steps (portalflow.c's split_branch); *handovers gets how many they did. */
 static bool g_reverse; /* walks take each cluster's portals last to first */
+
+/* vis_t.row_hook: keeps each portal's flow row as a whole vector. */
+static void keep_row(void *ctx, const vis_t *vis, int portal, const uint64_t *row)
+{
+    vis_row_expand(vis, row, portal, (uint64_t *)ctx + (size_t)portal * vis->portalwords);
+}
 
 static void run_vis_split(const prt_t *prt, int threads, int level, long split_chains, long *handovers, result_t *out)
 {
@@ -530,15 +535,19 @@ static void run_vis_split(const prt_t *prt, int threads, int level, long split_c
     }
     vis_base(&vis, NULL);
     check_base(&vis, out->float_base ? "base (float pretest)" : "base (double pretest)");
-    vis_flow(&vis, false, NULL);
-    if (handovers) *handovers = vis.handovers;
     out->np = vis.numportals;
     out->words = vis.portalwords;
     size_t n = (size_t)vis.numportals * vis.portalwords;
     out->flood = q2_malloc((n + 1) * sizeof(uint64_t));
     out->see = q2_malloc((n + 1) * sizeof(uint64_t));
-    memcpy(out->flood, vis.flood, n * sizeof(uint64_t));
-    memcpy(out->see, vis.see, n * sizeof(uint64_t));
+    /* before the flow, which narrows the base vectors in place */
+    for (int i = 0; i < vis.numportals; i++)
+        vis_row_expand(&vis, vis_row(&vis, vis.flood, i), i, out->flood + (size_t)i * vis.portalwords);
+    memset(out->see, 0xff, n * sizeof(uint64_t)); /* a row never handed over fails the comparisons */
+    vis.row_hook = keep_row;
+    vis.row_hook_ctx = out->see;
+    vis_flow(&vis, false, NULL);
+    if (handovers) *handovers = vis.handovers;
     vis_result_t res;
     vis_cluster_rows(&vis, &res);
     out->nc = res.numclusters;

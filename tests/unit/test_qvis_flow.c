@@ -60,6 +60,12 @@ static long g_handovers;
 static uint64_t g_see_hash; /* of every portal's flow vector, FNV-1a */
 static bool g_reverse;
 
+/* vis_t.row_hook: keeps each portal's flow row as a whole vector. */
+static void keep_row(void *ctx, const vis_t *vis, int portal, const uint64_t *row)
+{
+    vis_row_expand(vis, row, portal, (uint64_t *)ctx + (size_t)portal * vis->portalwords);
+}
+
 static void run_vis_moved(const char *name, int threads, int level, bool fast, vec3_t offset, run_t *run)
 {
     char path[512];
@@ -79,11 +85,17 @@ static void run_vis_moved(const char *name, int threads, int level, bool fast, v
     vis.split_force = g_split_chains > 0;
     vis.reverse = g_reverse;
     vis_base(&vis, NULL);
+    size_t words = (size_t)vis.numportals * (size_t)vis.portalwords;
+    uint64_t *see = q2_malloc((words + 1) * sizeof *see);
+    memset(see, 0xff, words * sizeof *see); /* a row never handed over changes the hash */
+    vis.row_hook = keep_row;
+    vis.row_hook_ctx = see;
     vis_flow(&vis, fast, NULL);
     g_handovers = vis.handovers;
     g_see_hash = 14695981039346656037ull;
     for (size_t i = 0; i < (size_t)vis.numportals * (size_t)vis.portalwords; i++)
-        g_see_hash = (g_see_hash ^ vis.see[i]) * 1099511628211ull;
+        g_see_hash = (g_see_hash ^ see[i]) * 1099511628211ull;
+    free(see);
     vis_cluster_rows(&vis, &run->res);
     vis_hearable(&run->res, threads, NULL);
     if (!vis_build_lump(&run->res, &err)) fail_msg("%s", err.msg);

@@ -79,6 +79,8 @@ typedef struct side_t {
     bool visible;      /* touches empty space: makes a face */
     bool tested;       /* planenum already used as a splitter */
     bool bevel;        /* added for collision only, never makes a face */
+    bool clip;         /* a clip brush's side not yet on a node: never drawn (texinfo -1), but split on
+                          last so leaf contents follow the clip brush (brushbsp.c) */
 } side_t;
 
 typedef struct mapbrush_t {

@@ -685,6 +685,27 @@ static void test_unknownContents(void **state)
     release(&c);
 }
 
+/* A lava brush crossed by a clip brush: the clip's bits only where the
+ * clip is, the lava's only where the lava is. */
+static void test_lavaclip(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_lavaclip.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    const int clip = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP | CONTENTS_DETAIL;
+    assert_int_equal(leaf_at(b, 0, -88, -32, 8)->contents, clip);
+    assert_int_equal(leaf_at(b, 0, 88, -32, 8)->contents, clip);
+    assert_int_equal(leaf_at(b, 0, 0, -32, 8)->contents, clip | CONTENTS_LAVA);
+    assert_int_equal(leaf_at(b, 0, 0, 32, 8)->contents, CONTENTS_LAVA);
+    /* The lava's top is drawn inside the clip. */
+    int f = face_at(b, v3(0, -32, 16), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_string_equal(face_tex(b, f), "e1u1/brlava");
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_WARP);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -698,6 +719,7 @@ int main(void)
         cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_detailWall),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
+        cmocka_unit_test(test_lavaclip),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

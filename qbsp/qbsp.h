@@ -164,6 +164,11 @@ typedef struct portal_t {
     side_t *side;            /* the visible side this portal makes a face for */
     const mapbrush_t *sidebrush; /* the brush of side */
     signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
+    /* _noclipfaces between two brushes of one visible contents: face[s] is
+     * drawn from noclip_side[s], a side of a brush in nodes[!s] (each
+     * brush shows its own face); NULL elsewhere. */
+    side_t *noclip_side[2];
+    const mapbrush_t *noclip_brush[2];
     face_t *face[2];
 } portal_t;
 

@@ -706,6 +706,24 @@ static void test_lavaclip(void **state)
     release(&c);
 }
 
+/* A _noclipfaces 1 func_detail_fence against a plain one: the faces
+ * between them are both kept, as if both had _noclipfaces 1 (ericw-tools'
+ * testmapsQ1.noclipfacesJunction, its Quake 2 map). */
+static void test_noclipfacesJunction(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_noclipfaces_junction.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->numfaces, 12);
+    int pos = face_at(b, v3(96, 56, 32), v3(1, 0, 0)), neg = face_at(b, v3(96, 56, 32), v3(-1, 0, 0));
+    assert_int_not_equal(pos, -1);
+    assert_int_not_equal(neg, -1);
+    assert_string_equal(face_tex(b, pos), "e1u1/wndow1_2");
+    assert_string_equal(face_tex(b, neg), "e1u1/window1");
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -719,7 +737,7 @@ int main(void)
         cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_detailWall),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
-        cmocka_unit_test(test_lavaclip),
+        cmocka_unit_test(test_lavaclip), cmocka_unit_test(test_noclipfacesJunction),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

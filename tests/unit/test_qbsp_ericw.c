@@ -724,6 +724,34 @@ static void test_noclipfacesJunction(void **state)
     release(&c);
 }
 
+/* A clip brush through a mist brush does not split the mist's faces:
+ * mist is two sided, so 12 faces for the cube. */
+static void test_mistClip(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_mist_clip.map", "", &c);
+    assert_int_equal(c.bsp.numfaces, 12);
+    release(&c);
+}
+
+/* Lava and water overlapping: the leaf holds both. */
+static void test_lavawater(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_lavawater.map", "", &c);
+    assert_int_equal(leaf_at(&c.bsp, 0, 0, 32, 8)->contents, CONTENTS_LAVA | CONTENTS_WATER);
+    release(&c);
+}
+
+/* TRANS33 on a plain brush: a translucent detail window. */
+static void test_trans33Solid(void **state)
+{
+    (void)state;
+    alphatest_case("q2_trans33_solid.map");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -738,6 +766,7 @@ int main(void)
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_detailWall),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
         cmocka_unit_test(test_lavaclip), cmocka_unit_test(test_noclipfacesJunction),
+        cmocka_unit_test(test_mistClip), cmocka_unit_test(test_lavawater), cmocka_unit_test(test_trans33Solid),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

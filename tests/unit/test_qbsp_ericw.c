@@ -653,15 +653,11 @@ static void test_tjuncMatrix(void **state)
             if (want[h][v]) missing++;
             else extra++;
         }
-    /* Every vertex ericw-tools adds must be there. */
+    /* Every vertex ericw-tools adds is there, and none where it adds
+     * none (faces weld only within their group: opaque, translucent,
+     * func_detail_wall). */
     assert_int_equal(missing, 0);
-    /* Where ericw-tools adds none, q2map still welds (issue 25, open):
-     * reported as skipped, not passed, until that changes. */
-    if (extra) {
-        fprintf(stderr, "tjuncMatrix: %d cells with a vertex ericw-tools does not add (known difference)\n", extra);
-        release(&c);
-        skip();
-    }
+    assert_int_equal(extra, 0);
     release(&c);
 }
 

@@ -66,6 +66,12 @@ typedef struct qbsp_options_t {
     bool truncatetexnames; /* -truncatetexnames: names over 31 characters are cut with a warning (ericw-tools') */
     const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */
     const char *basedir, *gamedir;
+    /* -path DIR (repeatable, ericw-tools' name): more directories (or
+     * .pak/.pk3/.zip archives) of textures/ and .wal_json metadata,
+     * searched before the game directories, the last given first. */
+#define QBSP_MAX_PATHS 16
+    const char *paths[QBSP_MAX_PATHS];
+    int numpaths;
 } qbsp_options_t;
 
 /* A brush side after loading. */

@@ -748,6 +748,28 @@ static void test_trans33Solid(void **state)
     alphatest_case("q2_trans33_solid.map");
 }
 
+/* ericw-tools' harness passes -path testmaps/q2_wal_metadata to every
+ * case: texture metadata from a folder of .wal_json files. Without it the
+ * flagless water brush is plain solid. */
+static void test_walMetadataPath(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("wal_metadata_water.map", "", &c);
+    assert_int_equal(leaf_at(&c.bsp, 0, 0, 0, 0)->contents, CONTENTS_SOLID);
+    release(&c);
+    char opts[Q2_PATH_MAX + 16];
+    snprintf(opts, sizeof opts, "-path '%s/qbsp/q2_wal_metadata'", Q2MAP_TEST_DATA);
+    compile("wal_metadata_water.map", opts, &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(leaf_at(b, 0, 0, 0, 0)->contents, CONTENTS_WATER | CONTENTS_TRANSLUCENT | CONTENTS_DETAIL);
+    int f = face_at(b, v3(0, 0, 32), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_WARP | SURF_TRANS33);
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].value, 100);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -763,6 +785,7 @@ int main(void)
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
         cmocka_unit_test(test_lavaclip), cmocka_unit_test(test_noclipfacesJunction),
         cmocka_unit_test(test_mistClip), cmocka_unit_test(test_lavawater), cmocka_unit_test(test_trans33Solid),
+        cmocka_unit_test(test_walMetadataPath),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -598,6 +598,8 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
     return bestside;
 }
 
+static bool fills_leaf(const bspbrush_t *b);
+
 static void leaf_node(node_t *node, bspbrush_t *brushes)
 {
     node->planenum = PLANENUM_LEAF;
@@ -616,6 +618,10 @@ static void leaf_node(node_t *node, bspbrush_t *brushes)
         node->contents |= b->original->contents;
     }
     node->brushlist = brushes;
+    node->detail_fill = (node->contents & CONTENTS_SOLID) != 0;
+    for (bspbrush_t *b = brushes; b && node->detail_fill; b = b->next)
+        if ((b->original->contents & CONTENTS_SOLID) && !(b->original->contents & CONTENTS_DETAIL) && fills_leaf(b))
+            node->detail_fill = false;
 }
 
 /* A brush fragment bounded by node planes on every side fills its leaf. */

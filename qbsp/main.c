@@ -51,6 +51,7 @@ static void usage(FILE *f)
             "  -includeskip   write nodraw faces too (ericw-tools', for Q2RTX)\n"
             "  -truncatetexnames  cut texture names over 31 characters, with a warning (ericw-tools')\n"
             "  -mistdetail    mist and aux brushes are detail (ericw-tools')\n"
+            "  -nodetailseal  detail does not seal the map (ericw-tools')\n"
             "  -add FILE      append FILE's entities to the map (its world brushes join the world)\n"
             "  -convert FMT   write MAP-FMT.map in format quake2 or valve (Valve 220) and stop\n"
             "  -fulldetail    treat detail brushes as structural\n"
@@ -615,6 +616,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-includeskip")) opt.includeskip = true;
         else if (!strcmp(a, "-truncatetexnames")) opt.truncatetexnames = true;
         else if (!strcmp(a, "-mistdetail")) opt.mistdetail = true;
+        else if (!strcmp(a, "-nodetailseal")) opt.nodetailseal = true;
         else if (!strcmp(a, "-fulldetail")) opt.fulldetail = true;
         else if (!strcmp(a, "-nofill")) opt.nofill = true;
         else if (!strcmp(a, "-onlyents")) opt.onlyents = true;

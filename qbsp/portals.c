@@ -281,9 +281,16 @@ int visible_contents(int c)
 
 /* --- Flood ------------------------------------------------------------------ */
 
-static bool portal_entity_flood(const portal_t *p)
+/* -nodetailseal: detail solid does not seal the map, as in ericw-tools
+ * (where a structural brush overlaps it, the leaf is structural). */
+static bool flood_passes(const qbsp_t *q, const node_t *n)
 {
-    return !(p->nodes[0]->contents & CONTENTS_SOLID) && !(p->nodes[1]->contents & CONTENTS_SOLID);
+    return !(n->contents & CONTENTS_SOLID) || (q->opt.nodetailseal && n->detail_fill);
+}
+
+static bool portal_entity_flood(const qbsp_t *q, const portal_t *p)
+{
+    return flood_passes(q, p->nodes[0]) && flood_passes(q, p->nodes[1]);
 }
 
 static void clear_occupied_r(node_t *n)
@@ -341,7 +348,7 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree)
         for (portal_t *p = n->portals; p; p = p->next[s]) {
             s = p->nodes[1] == n;
             node_t *other = p->nodes[!s];
-            if (other->occupied || !portal_entity_flood(p)) continue;
+            if (other->occupied || !portal_entity_flood(q, p)) continue;
             other->occupied = n->occupied + 1;
             other->occupant = n->occupant;
             other->occupant_index = n->occupant_index;

@@ -64,6 +64,7 @@ typedef struct qbsp_options_t {
     bool includeskip;     /* -includeskip: SURF_NODRAW faces are written (ericw-tools', for Q2RTX) */
     bool mistdetail;      /* -mistdetail: mist and aux brushes are detail (ericw-tools') */
     bool truncatetexnames; /* -truncatetexnames: names over 31 characters are cut with a warning (ericw-tools') */
+    bool nodetailseal;    /* -nodetailseal: the entity flood passes detail solid, as in ericw-tools */
     const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */
     const char *basedir, *gamedir;
     /* -path DIR (repeatable, ericw-tools' name): more directories (or
@@ -153,6 +154,7 @@ typedef struct node_t {
     const map_entity_t *occupant;
     int occupant_index;      /* entity index of the occupant */
     bool detail_seperator;   /* a node on a detail plane: leafs below share a cluster */
+    bool detail_fill;        /* a solid leaf filled by detail brushes only (-nodetailseal floods through it) */
     int cluster;             /* -1 for solid */
     int area;                /* 0 for none */
     struct portal_t *portals;

@@ -770,6 +770,41 @@ static void test_walMetadataPath(void **state)
     release(&c);
 }
 
+/* A room whose -x wall is func_detail: with -nodetailseal (ericw-tools'
+ * rule) the flood passes the detail and the void beyond stays empty; by
+ * default q2map lets detail seal, as qbsp3 does (docs/qbsp.md says why). */
+static void test_detailNonSealing(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("detail_non_sealing.map", "-nodetailseal", &c);
+    assert_false(c.has_prt);
+    assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+    assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents, 0);
+    release(&c);
+    compile("detail_non_sealing.map", "", &c);
+    assert_true(c.has_prt);
+    assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+    assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents & CONTENTS_SOLID, CONTENTS_SOLID);
+    release(&c);
+}
+
+/* A detail brush overlapping a structural wall: the wall still seals, with
+ * -nodetailseal too. */
+static void test_detailOverlappingSolidSealing(void **state)
+{
+    (void)state;
+    static const char *const opts[] = {"", "-nodetailseal"};
+    for (int i = 0; i < 2; i++) {
+        compiled_t c;
+        compile("q2_detail_overlapping_solid_sealing.map", opts[i], &c);
+        assert_true(c.has_prt);
+        assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+        assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents & CONTENTS_SOLID, CONTENTS_SOLID);
+        release(&c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -785,7 +820,8 @@ int main(void)
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
         cmocka_unit_test(test_lavaclip), cmocka_unit_test(test_noclipfacesJunction),
         cmocka_unit_test(test_mistClip), cmocka_unit_test(test_lavawater), cmocka_unit_test(test_trans33Solid),
-        cmocka_unit_test(test_walMetadataPath),
+        cmocka_unit_test(test_walMetadataPath), cmocka_unit_test(test_detailNonSealing),
+        cmocka_unit_test(test_detailOverlappingSolidSealing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -213,7 +213,13 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
  * Weighing hints in a pass of their own before everything else would
  * split the whole world on each hint plane at the root (on base1 that
  * was 27 more clusters than qbsp3's rule gives). */
-enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, NUM_PASSES };
+/* PASS_CLIP comes last: clip brush sides, which qbsp3 never split on, so
+ * one leaf took a clip brush's contents also where the brush is not (a
+ * lava pool half under a clip brush read as clip all over). ericw-tools
+ * splits on them; weighed after everything else, they only cut leaves
+ * that would otherwise end holding a clip brush they do not fill, and
+ * being detail those cuts never make clusters. */
+enum { PASS_STRUCTURAL, PASS_DETAIL, PASS_NONVIS_STRUCTURAL, PASS_NONVIS_DETAIL, PASS_CLIP, NUM_PASSES };
 
 /* Candidate evaluations in one node above this much work (brushes times
  * candidates) are spread over the threads as a task loop. */
@@ -550,12 +556,16 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         for (int k = 0; k < n; k++) {
             bspbrush_t *brush = ent[k].b;
             bool is_detail = (brush->original->contents & CONTENTS_DETAIL) != 0;
-            if (is_detail != want_detail) continue;
+            if (pass != PASS_CLIP && is_detail != want_detail) continue;
             for (int i = 0; i < brush->numsides; i++) {
                 side_t *side = &brush->sides[i];
-                if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE) continue;
-                if (side->surf & SURF_SKIP) continue;
-                if (side->visible != want_visible) continue;
+                if (pass == PASS_CLIP) {
+                    if (!side->clip || !side->winding) continue;
+                } else {
+                    if (side->bevel || !side->winding || side->texinfo == TEXINFO_NODE) continue;
+                    if (side->surf & SURF_SKIP) continue;
+                    if (side->visible != want_visible) continue;
+                }
                 int pnum = side->planenum & ~1;
                 /* In big nodes only axial planes are weighed: they win
                  * there anyway (balance and the axial bonus), and the
@@ -588,6 +598,8 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
     return bestside;
 }
 
+static bool fills_leaf(const bspbrush_t *b);
+
 static void leaf_node(node_t *node, bspbrush_t *brushes)
 {
     node->planenum = PLANENUM_LEAF;
@@ -606,6 +618,10 @@ static void leaf_node(node_t *node, bspbrush_t *brushes)
         node->contents |= b->original->contents;
     }
     node->brushlist = brushes;
+    node->detail_fill = (node->contents & CONTENTS_SOLID) != 0;
+    for (bspbrush_t *b = brushes; b && node->detail_fill; b = b->next)
+        if ((b->original->contents & CONTENTS_SOLID) && !(b->original->contents & CONTENTS_DETAIL) && fills_leaf(b))
+            node->detail_fill = false;
 }
 
 /* A brush fragment bounded by node planes on every side fills its leaf. */
@@ -674,7 +690,10 @@ static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node,
         }
         if (s & PSIDE_FACING)
             for (int i = 0; i < b->numsides; i++)
-                if ((b->sides[i].planenum & ~1) == node->planenum) b->sides[i].texinfo = TEXINFO_NODE;
+                if ((b->sides[i].planenum & ~1) == node->planenum) {
+                    b->sides[i].texinfo = TEXINFO_NODE;
+                    b->sides[i].clip = false;
+                }
         if (s & PSIDE_FRONT) {
             *ft = b;
             ft = &b->next;

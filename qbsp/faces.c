@@ -396,7 +396,8 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
 
 static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
-    side_t *side = p->side;
+    bool junction = p->noclip_side[pside] != NULL;
+    side_t *side = junction ? p->noclip_side[pside] : p->side;
     if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
     /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do;
      * -includeskip writes them, as ericw-tools' does for Q2RTX);
@@ -405,10 +406,11 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     int flags = q->texinfo[side->texinfo].flags;
     if ((flags & SURF_NODRAW) && !(flags & SURF_SKY) && !q->opt.includeskip) return NULL;
     node_t *leaf = p->nodes[pside], *other = p->nodes[!pside];
-    /* The inside of a window is not drawn from another window. */
-    if ((leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;
+    /* The inside of a window is not drawn from another window (between
+     * _noclipfaces brushes each one's outside is drawn instead). */
+    if (!junction && (leaf->contents & CONTENTS_WINDOW) && (other->contents & CONTENTS_WINDOW)) return NULL;
     /* _mirrorinside 0: nothing is drawn for a view from inside the brush. */
-    if (p->sidebrush && p->sidebrush->mirror_off && p->inside == pside) return NULL;
+    if (!junction && p->sidebrush && p->sidebrush->mirror_off && p->inside == pside) return NULL;
     if (!p->winding) return NULL;
     face_t *f = emit_new_face(q);
     f->texinfo = side->texinfo;

@@ -114,8 +114,10 @@ void groupkeys_collect(qbsp_t *q)
 
 int groupkeys_of_face(const qbsp_t *q, const face_t *f)
 {
-    if (!q->ent_keyset || !f->portal || !f->portal->sidebrush) return 0;
-    return q->ent_keyset[f->portal->sidebrush->entitynum];
+    if (!q->ent_keyset || !f->portal) return 0;
+    const mapbrush_t *b = f->portal->noclip_brush[f->planenum & 1];
+    if (!b) b = f->portal->sidebrush;
+    return b ? q->ent_keyset[b->entitynum] : 0;
 }
 
 void groupkeys_note_face(qbsp_t *q, int outnum, const face_t *f)

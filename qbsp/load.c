@@ -332,10 +332,13 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
         free_brush_sides(out);
         return BRUSH_DROPPED;
     }
-    /* Clip brushes are never drawn and never split the world: qbsp3 marks
-     * their sides as node sides. */
+    /* Clip brushes are never drawn: qbsp3 marks their sides as node sides.
+     * They still split the tree, after every other side (brushbsp.c). */
     if (contents & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP))
-        for (int i = 0; i < out->numsides; i++) out->original_sides[i].texinfo = -1;
+        for (int i = 0; i < out->numsides; i++) {
+            out->original_sides[i].texinfo = -1;
+            out->original_sides[i].clip = !out->original_sides[i].bevel;
+        }
     if (e > 0 && strcmp(entity_classname(&q->map.entities[e].ent), "func_areaportal") == 0)
         out->contents = CONTENTS_AREAPORTAL;
     return BRUSH_OK;

@@ -38,6 +38,7 @@ static void usage(FILE *f)
             "  -v, -verbose   more detail          -quiet   warnings and errors only\n"
             "  -basedir DIR   Quake 2 directory (its baseq2 is searched for textures)\n"
             "  -gamedir DIR   mod directory searched before baseq2\n"
+            "  -path DIR      more textures/.wal_json (a directory or archive) searched first; repeatable\n"
             "  -chop N        largest face extent in texture units (default 240)\n"
             "  -micro F       drop brushes thinner than F units (default 0.1)\n"
             "  -nocsg         do not clip overlapping brushes\n"
@@ -50,6 +51,7 @@ static void usage(FILE *f)
             "  -includeskip   write nodraw faces too (ericw-tools', for Q2RTX)\n"
             "  -truncatetexnames  cut texture names over 31 characters, with a warning (ericw-tools')\n"
             "  -mistdetail    mist and aux brushes are detail (ericw-tools')\n"
+            "  -nodetailseal  detail does not seal the map (ericw-tools')\n"
             "  -add FILE      append FILE's entities to the map (its world brushes join the world)\n"
             "  -convert FMT   write MAP-FMT.map in format quake2 or valve (Valve 220) and stop\n"
             "  -fulldetail    treat detail brushes as structural\n"
@@ -156,7 +158,9 @@ static bool write_json(const char *path, const char *map, const timing_t *t, con
 
 /* The game directory for textures: -basedir (its baseq2 when present) and
  * -gamedir over it; without them, the directory above the map's "maps"
- * directory when there is one, as id's tools guess it. */
+ * directory when there is one, as id's tools guess it. Each -path
+ * directory or archive goes over all of them (ericw-tools' tests pass
+ * their folder of .wal_json files this way). */
 static vfs_t *make_vfs(const qbsp_options_t *o, const char *mappath, log_t *log, q2err_t *err)
 {
     char dir[Q2_PATH_MAX], buf[Q2_PATH_MAX];
@@ -196,6 +200,16 @@ static vfs_t *make_vfs(const qbsp_options_t *o, const char *mappath, log_t *log,
                 }
             }
         }
+    }
+    for (int i = 0; i < o->numpaths; i++) {
+        if (!vfs) vfs = vfs_create();
+        const char *ext = strrchr(o->paths[i], '.');
+        bool archive = ext && (!strcmp(ext, ".pak") || !strcmp(ext, ".pk3") || !strcmp(ext, ".zip"));
+        if (!(archive ? vfs_add_archive(vfs, o->paths[i], err) : vfs_add_gamedir(vfs, o->paths[i], err))) {
+            vfs_free(vfs);
+            return NULL;
+        }
+        log_verbose(log, "textures from %s (-path)", o->paths[i]);
     }
     return vfs;
 }
@@ -547,6 +561,13 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "-gamedir")) {
             NEED_VALUE();
             opt.gamedir = val;
+        } else if (!strcmp(a, "-path")) {
+            NEED_VALUE();
+            if (opt.numpaths == QBSP_MAX_PATHS) {
+                fprintf(stderr, "qbsp: -path: at most %d\n", QBSP_MAX_PATHS);
+                return 2;
+            }
+            opt.paths[opt.numpaths++] = val;
         } else if (!strcmp(a, "-chop")) {
             NEED_VALUE();
             if (!parse_double(val, &opt.subdivide) || opt.subdivide < 16) {
@@ -598,6 +619,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-includeskip")) opt.includeskip = true;
         else if (!strcmp(a, "-truncatetexnames")) opt.truncatetexnames = true;
         else if (!strcmp(a, "-mistdetail")) opt.mistdetail = true;
+        else if (!strcmp(a, "-nodetailseal")) opt.nodetailseal = true;
         else if (!strcmp(a, "-fulldetail")) opt.fulldetail = true;
         else if (!strcmp(a, "-nofill")) opt.nofill = true;
         else if (!strcmp(a, "-onlyents")) opt.onlyents = true;

@@ -281,9 +281,16 @@ int visible_contents(int c)
 
 /* --- Flood ------------------------------------------------------------------ */
 
-static bool portal_entity_flood(const portal_t *p)
+/* -nodetailseal: detail solid does not seal the map, as in ericw-tools
+ * (where a structural brush overlaps it, the leaf is structural). */
+static bool flood_passes(const qbsp_t *q, const node_t *n)
 {
-    return !(p->nodes[0]->contents & CONTENTS_SOLID) && !(p->nodes[1]->contents & CONTENTS_SOLID);
+    return !(n->contents & CONTENTS_SOLID) || (q->opt.nodetailseal && n->detail_fill);
+}
+
+static bool portal_entity_flood(const qbsp_t *q, const portal_t *p)
+{
+    return flood_passes(q, p->nodes[0]) && flood_passes(q, p->nodes[1]);
 }
 
 static void clear_occupied_r(node_t *n)
@@ -341,7 +348,7 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree)
         for (portal_t *p = n->portals; p; p = p->next[s]) {
             s = p->nodes[1] == n;
             node_t *other = p->nodes[!s];
-            if (other->occupied || !portal_entity_flood(p)) continue;
+            if (other->occupied || !portal_entity_flood(q, p)) continue;
             other->occupied = n->occupied + 1;
             other->occupant = n->occupant;
             other->occupant_index = n->occupant_index;
@@ -366,28 +373,58 @@ int portals_fill_outside(tree_t *tree) { return fill_outside_r(tree->headnode); 
 
 /* --- Visible sides ------------------------------------------------------------- */
 
-/* A brush of a _noclipfaces entity in either leaf with a side on the
- * portal's plane, when both leaves hold the same visible contents: the
- * face between two such brushes is drawn (ericw-tools' _noclipfaces). */
-static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
+/* The side on PLANENUM of a brush in LEAF holding contents C; a
+ * _noclipfaces brush first. */
+static side_t *leaf_side_on_plane(const node_t *leaf, int c, int planenum, const mapbrush_t **brushout)
 {
-    int c = visible_contents(p->nodes[0]->contents);
-    if (!c || c != visible_contents(p->nodes[1]->contents)) return false;
-    for (int j = 0; j < 2; j++) {
-        for (const bspbrush_t *bb = p->nodes[j]->brushlist; bb; bb = bb->next) {
+    for (int pass = 0; pass < 2; pass++)
+        for (const bspbrush_t *bb = leaf->brushlist; bb; bb = bb->next) {
             mapbrush_t *brush = bb->original;
-            if (!brush->noclipfaces || !(brush->contents & c)) continue;
+            if (brush->noclipfaces != (pass == 0) || !(brush->contents & c)) continue;
             for (int i = 0; i < brush->numsides; i++) {
                 side_t *side = &brush->original_sides[i];
                 if (side->bevel || side->texinfo == TEXINFO_NODE || (side->planenum & ~1) != planenum) continue;
-                p->side = side;
-                p->sidebrush = brush;
-                p->inside = (signed char)j;
-                return true;
+                *brushout = brush;
+                return side;
             }
         }
-    }
+    return NULL;
+}
+
+static bool leaf_has_noclip(const node_t *leaf, int c)
+{
+    for (const bspbrush_t *bb = leaf->brushlist; bb; bb = bb->next)
+        if (bb->original->noclipfaces && (bb->original->contents & c)) return true;
     return false;
+}
+
+/* Where both leaves hold the same visible contents and a brush of a
+ * _noclipfaces entity is in either: the faces between the brushes are
+ * drawn (ericw-tools' _noclipfaces). Each leaf's brush shows its own side
+ * to the other leaf; a brush without _noclipfaces meeting one with it is
+ * treated as if it had it too, as ericw-tools does. With a side on the
+ * plane in one leaf only, that side is drawn both ways. */
+static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
+{
+    (void)q;
+    int c = visible_contents(p->nodes[0]->contents);
+    if (!c || c != visible_contents(p->nodes[1]->contents)) return false;
+    if (!leaf_has_noclip(p->nodes[0], c) && !leaf_has_noclip(p->nodes[1], c)) return false;
+    const mapbrush_t *brush[2] = {NULL, NULL};
+    side_t *side[2];
+    for (int j = 0; j < 2; j++) side[j] = leaf_side_on_plane(p->nodes[j], c, planenum, &brush[j]);
+    int j = side[0] && (brush[0]->noclipfaces || !side[1] || !brush[1]->noclipfaces) ? 0 : 1;
+    if (!side[j]) return false;
+    p->side = side[j];
+    p->sidebrush = brush[j];
+    p->inside = (signed char)j;
+    if (side[0] && side[1]) {
+        for (int s = 0; s < 2; s++) {
+            p->noclip_side[s] = side[!s];
+            p->noclip_brush[s] = brush[!s];
+        }
+    }
+    return true;
 }
 
 /* qbsp3's FindPortalSide: the side of a brush in either leaf, of the
@@ -457,6 +494,8 @@ static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)
             if (!p->side && visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents)) (*missing)++;
         }
         if (p->side) p->side->visible = true;
+        for (int k = 0; k < 2; k++)
+            if (p->noclip_side[k]) p->noclip_side[k]->visible = true;
     }
 }
 

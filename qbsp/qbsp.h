@@ -64,8 +64,15 @@ typedef struct qbsp_options_t {
     bool includeskip;     /* -includeskip: SURF_NODRAW faces are written (ericw-tools', for Q2RTX) */
     bool mistdetail;      /* -mistdetail: mist and aux brushes are detail (ericw-tools') */
     bool truncatetexnames; /* -truncatetexnames: names over 31 characters are cut with a warning (ericw-tools') */
+    bool nodetailseal;    /* -nodetailseal: the entity flood passes detail solid, as in ericw-tools */
     const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */
     const char *basedir, *gamedir;
+    /* -path DIR (repeatable, ericw-tools' name): more directories (or
+     * .pak/.pk3/.zip archives) of textures/ and .wal_json metadata,
+     * searched before the game directories, the last given first. */
+#define QBSP_MAX_PATHS 16
+    const char *paths[QBSP_MAX_PATHS];
+    int numpaths;
 } qbsp_options_t;
 
 /* A brush side after loading. */
@@ -79,6 +86,8 @@ typedef struct side_t {
     bool visible;      /* touches empty space: makes a face */
     bool tested;       /* planenum already used as a splitter */
     bool bevel;        /* added for collision only, never makes a face */
+    bool clip;         /* a clip brush's side not yet on a node: never drawn (texinfo -1), but split on
+                          last so leaf contents follow the clip brush (brushbsp.c) */
 } side_t;
 
 typedef struct mapbrush_t {
@@ -145,6 +154,7 @@ typedef struct node_t {
     const map_entity_t *occupant;
     int occupant_index;      /* entity index of the occupant */
     bool detail_seperator;   /* a node on a detail plane: leafs below share a cluster */
+    bool detail_fill;        /* a solid leaf filled by detail brushes only (-nodetailseal floods through it) */
     int cluster;             /* -1 for solid */
     int area;                /* 0 for none */
     struct portal_t *portals;
@@ -162,6 +172,11 @@ typedef struct portal_t {
     side_t *side;            /* the visible side this portal makes a face for */
     const mapbrush_t *sidebrush; /* the brush of side */
     signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
+    /* _noclipfaces between two brushes of one visible contents: face[s] is
+     * drawn from noclip_side[s], a side of a brush in nodes[!s] (each
+     * brush shows its own face); NULL elsewhere. */
+    side_t *noclip_side[2];
+    const mapbrush_t *noclip_brush[2];
     face_t *face[2];
 } portal_t;
 

@@ -131,10 +131,32 @@ static int cmp_double_idx(const void *a, const void *b)
     return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : (x[1] < y[1] ? -1 : x[1] > y[1]);
 }
 
-/* Fills out[] with the face's vertices plus every model vertex lying inside
- * one of its edges, in order; returns the count (capped at maxout). */
-/* Fills out[] with the face's vertices plus every model vertex lying inside
- * one of its edges, in order; returns the count (capped at maxout). */
+/* Which faces' vertices a face takes into its edges, as in ericw-tools:
+ * opaque faces weld with opaque ones, translucent faces (TRANS33/TRANS66
+ * or a translucent brush: water, windows) with translucent ones, and
+ * func_detail_wall faces only with each other. A seam between groups is
+ * left as it is: a translucent face drawn over an opaque one does not
+ * show the sparkle, and a face gains no vertices from a neighbour of
+ * another kind (ericw-tools' tjuncMatrix: a solid floor takes none from
+ * the water or window standing on it, nor from a detail wall). */
+enum { WELD_OPAQUE, WELD_TRANSLUCENT, WELD_DETAIL_WALL, NUM_WELD_GROUPS };
+
+static int weld_group(const qbsp_t *q, const face_t *f)
+{
+    const mapbrush_t *b = NULL;
+    if (f->portal) {
+        b = f->portal->noclip_brush[f->planenum & 1];
+        if (!b) b = f->portal->sidebrush;
+    }
+    if (b && b->detail_wall) return WELD_DETAIL_WALL;
+    int flags = (f->texinfo >= 0 && f->texinfo < q->numtexinfo) ? q->texinfo[f->texinfo].flags : 0;
+    if ((b && (b->contents & CONTENTS_TRANSLUCENT)) || (flags & (SURF_TRANS33 | SURF_TRANS66))) return WELD_TRANSLUCENT;
+    return WELD_OPAQUE;
+}
+
+/* Fills out[] with the face's vertices plus every vertex of its weld
+ * group's grid lying inside one of its edges, in order; returns the count
+ * (capped at maxout). */
 #define TJ_MAX_HITS 256
 static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, int *out, int maxout)
 {
@@ -286,30 +308,39 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
     (void)firstvert;
 
     if (!q->opt.notjunc && fl.n > 0) {
-        vgrid_t g = {0};
-        /* Distinct vertices used by this model's faces. */
-        char *seen = q2_calloc(q->bsp.numvertexes, 1);
-        int capv = 0;
-        for (int i = 0; i < fl.n; i++)
-            for (int k = 0; k < fl.f[i]->numpoints; k++) {
-                int v = fl.f[i]->vertexnums[k];
-                if (seen[v]) continue;
-                seen[v] = 1;
-                ARRAY_PUSH(g.verts, g.nverts, capv, v);
+        int *group = q2_malloc(sizeof(int) * (size_t)fl.n);
+        for (int i = 0; i < fl.n; i++) group[i] = weld_group(q, fl.f[i]);
+        vgrid_t grids[NUM_WELD_GROUPS];
+        memset(grids, 0, sizeof grids);
+        char *seen = q2_malloc(q->bsp.numvertexes > 0 ? (size_t)q->bsp.numvertexes : 1);
+        for (int gi = 0; gi < NUM_WELD_GROUPS; gi++) {
+            vgrid_t *g = &grids[gi];
+            /* Distinct vertices used by this model's faces of the group. */
+            memset(seen, 0, q->bsp.numvertexes > 0 ? (size_t)q->bsp.numvertexes : 1);
+            int capv = 0;
+            for (int i = 0; i < fl.n; i++) {
+                if (group[i] != gi) continue;
+                for (int k = 0; k < fl.f[i]->numpoints; k++) {
+                    int v = fl.f[i]->vertexnums[k];
+                    if (seen[v]) continue;
+                    seen[v] = 1;
+                    ARRAY_PUSH(g->verts, g->nverts, capv, v);
+                }
             }
-        free(seen);
-        g.size = 1024;
-        while (g.size < g.nverts) g.size <<= 1;
-        g.head = q2_malloc(sizeof(int) * g.size);
-        g.next = q2_malloc(sizeof(int) * (g.nverts + 1));
-        for (int i = 0; i < g.size; i++) g.head[i] = -1;
-        for (int i = g.nverts - 1; i >= 0; i--) {
-            vec3_t p = em->vpos[g.verts[i]];
-            uint32_t h = cell_of(&g, (int64_t)floor(p.x / TJ_CELL), (int64_t)floor(p.y / TJ_CELL),
-                                 (int64_t)floor(p.z / TJ_CELL));
-            g.next[i] = g.head[h];
-            g.head[h] = i;
+            g->size = 1024;
+            while (g->size < g->nverts) g->size <<= 1;
+            g->head = q2_malloc(sizeof(int) * g->size);
+            g->next = q2_malloc(sizeof(int) * (g->nverts + 1));
+            for (int i = 0; i < g->size; i++) g->head[i] = -1;
+            for (int i = g->nverts - 1; i >= 0; i--) {
+                vec3_t p = em->vpos[g->verts[i]];
+                uint32_t h = cell_of(g, (int64_t)floor(p.x / TJ_CELL), (int64_t)floor(p.y / TJ_CELL),
+                                     (int64_t)floor(p.z / TJ_CELL));
+                g->next[i] = g->head[h];
+                g->head[h] = i;
+            }
         }
+        free(seen);
 
         enum { MAXV = MAX_FACE_POINTS * 4 };
         int **newv = q2_malloc(sizeof *newv * fl.n);
@@ -318,7 +349,7 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
 #pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1) if (nfaces > 2048)
         for (int i = 0; i < nfaces; i++) {
             int buf[MAXV];
-            newn[i] = fix_face(em, &g, fl.f[i], buf, MAXV);
+            newn[i] = fix_face(em, &grids[group[i]], fl.f[i], buf, MAXV);
             newv[i] = q2_malloc(sizeof(int) * (size_t)newn[i]);
             memcpy(newv[i], buf, sizeof(int) * (size_t)newn[i]);
         }
@@ -340,9 +371,12 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
         for (int i = 0; i < fl.n; i++) free(newv[i]);
         free(newv);
         free(newn);
-        free(g.head);
-        free(g.next);
-        free(g.verts);
+        for (int gi = 0; gi < NUM_WELD_GROUPS; gi++) {
+            free(grids[gi].head);
+            free(grids[gi].next);
+            free(grids[gi].verts);
+        }
+        free(group);
     }
     free(fl.f);
     free(fl.node);

@@ -25,6 +25,7 @@
 #include "../../formats/entities.h"
 #include "../../formats/prt.h"
 #include "../../formats/q2defs.h"
+#include "../../formats/visrle.h"
 #include "test_util.h"
 
 static char tmpdir[256];
@@ -653,15 +654,11 @@ static void test_tjuncMatrix(void **state)
             if (want[h][v]) missing++;
             else extra++;
         }
-    /* Every vertex ericw-tools adds must be there. */
+    /* Every vertex ericw-tools adds is there, and none where it adds
+     * none (faces weld only within their group: opaque, translucent,
+     * func_detail_wall). */
     assert_int_equal(missing, 0);
-    /* Where ericw-tools adds none, q2map still welds (issue 25, open):
-     * reported as skipped, not passed, until that changes. */
-    if (extra) {
-        fprintf(stderr, "tjuncMatrix: %d cells with a vertex ericw-tools does not add (known difference)\n", extra);
-        release(&c);
-        skip();
-    }
+    assert_int_equal(extra, 0);
     release(&c);
 }
 
@@ -685,6 +682,203 @@ static void test_unknownContents(void **state)
     release(&c);
 }
 
+/* A lava brush crossed by a clip brush: the clip's bits only where the
+ * clip is, the lava's only where the lava is. */
+static void test_lavaclip(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_lavaclip.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    const int clip = CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP | CONTENTS_DETAIL;
+    assert_int_equal(leaf_at(b, 0, -88, -32, 8)->contents, clip);
+    assert_int_equal(leaf_at(b, 0, 88, -32, 8)->contents, clip);
+    assert_int_equal(leaf_at(b, 0, 0, -32, 8)->contents, clip | CONTENTS_LAVA);
+    assert_int_equal(leaf_at(b, 0, 0, 32, 8)->contents, CONTENTS_LAVA);
+    /* The lava's top is drawn inside the clip. */
+    int f = face_at(b, v3(0, -32, 16), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_string_equal(face_tex(b, f), "e1u1/brlava");
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_WARP);
+    release(&c);
+}
+
+/* A _noclipfaces 1 func_detail_fence against a plain one: the faces
+ * between them are both kept, as if both had _noclipfaces 1 (ericw-tools'
+ * testmapsQ1.noclipfacesJunction, its Quake 2 map). */
+static void test_noclipfacesJunction(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_noclipfaces_junction.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->numfaces, 12);
+    int pos = face_at(b, v3(96, 56, 32), v3(1, 0, 0)), neg = face_at(b, v3(96, 56, 32), v3(-1, 0, 0));
+    assert_int_not_equal(pos, -1);
+    assert_int_not_equal(neg, -1);
+    assert_string_equal(face_tex(b, pos), "e1u1/wndow1_2");
+    assert_string_equal(face_tex(b, neg), "e1u1/window1");
+    release(&c);
+}
+
+/* A clip brush through a mist brush does not split the mist's faces:
+ * mist is two sided, so 12 faces for the cube. */
+static void test_mistClip(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_mist_clip.map", "", &c);
+    assert_int_equal(c.bsp.numfaces, 12);
+    release(&c);
+}
+
+/* Lava and water overlapping: the leaf holds both. */
+static void test_lavawater(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_lavawater.map", "", &c);
+    assert_int_equal(leaf_at(&c.bsp, 0, 0, 32, 8)->contents, CONTENTS_LAVA | CONTENTS_WATER);
+    release(&c);
+}
+
+/* TRANS33 on a plain brush: a translucent detail window. */
+static void test_trans33Solid(void **state)
+{
+    (void)state;
+    alphatest_case("q2_trans33_solid.map");
+}
+
+/* ericw-tools' harness passes -path testmaps/q2_wal_metadata to every
+ * case: texture metadata from a folder of .wal_json files. Without it the
+ * flagless water brush is plain solid. */
+static void test_walMetadataPath(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("wal_metadata_water.map", "", &c);
+    assert_int_equal(leaf_at(&c.bsp, 0, 0, 0, 0)->contents, CONTENTS_SOLID);
+    release(&c);
+    char opts[Q2_PATH_MAX + 16];
+    snprintf(opts, sizeof opts, "-path '%s/qbsp/q2_wal_metadata'", Q2MAP_TEST_DATA);
+    compile("wal_metadata_water.map", opts, &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(leaf_at(b, 0, 0, 0, 0)->contents, CONTENTS_WATER | CONTENTS_TRANSLUCENT | CONTENTS_DETAIL);
+    int f = face_at(b, v3(0, 0, 32), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_WARP | SURF_TRANS33);
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].value, 100);
+    release(&c);
+}
+
+/* A room whose -x wall is func_detail: with -nodetailseal (ericw-tools'
+ * rule) the flood passes the detail and the void beyond stays empty; by
+ * default q2map lets detail seal, as qbsp3 does (docs/qbsp.md says why). */
+static void test_detailNonSealing(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("detail_non_sealing.map", "-nodetailseal", &c);
+    assert_false(c.has_prt);
+    assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+    assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents, 0);
+    release(&c);
+    compile("detail_non_sealing.map", "", &c);
+    assert_true(c.has_prt);
+    assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+    assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents & CONTENTS_SOLID, CONTENTS_SOLID);
+    release(&c);
+}
+
+/* A detail brush overlapping a structural wall: the wall still seals, with
+ * -nodetailseal too. */
+static void test_detailOverlappingSolidSealing(void **state)
+{
+    (void)state;
+    static const char *const opts[] = {"", "-nodetailseal"};
+    for (int i = 0; i < 2; i++) {
+        compiled_t c;
+        compile("q2_detail_overlapping_solid_sealing.map", opts[i], &c);
+        assert_true(c.has_prt);
+        assert_int_equal(leaf_at(&c.bsp, 0, -240, 80, 56)->contents, 0);
+        assert_int_equal(leaf_at(&c.bsp, 0, -336, 80, 56)->contents & CONTENTS_SOLID, CONTENTS_SOLID);
+        release(&c);
+    }
+}
+
+/* Runs qvis on the compiled NAME and reads the bsp again. */
+static void vis(const char *name, compiled_t *c)
+{
+    char bsppath[Q2_PATH_MAX], cmd[4 * Q2_PATH_MAX];
+    snprintf(bsppath, sizeof bsppath, "%s/%.*s.bsp", tmpdir, (int)(strlen(name) - 4), name);
+    const char *bindir = getenv("Q2MAP_ERICW_BIN_DIR");
+    if (!bindir || !*bindir) bindir = Q2MAP_BIN_DIR;
+    snprintf(cmd, sizeof cmd, "'%s/qvis' -threads 2 '%s' > '%s/%s.vis.log' 2>&1", bindir, bsppath, tmpdir, name);
+    if (system(cmd) != 0) fail_msg("qvis failed on %s", name);
+    bsp_free(&c->bsp);
+    bsp_init(&c->bsp);
+    q2err_t err;
+    if (!bsp_read_file(bsppath, &c->bsp, &err)) fail_msg("%s", err.msg);
+}
+
+/* Whether cluster A's PVS row has cluster B. */
+static bool cluster_sees(const bsp_t *b, int a, int bc)
+{
+    int n = bsp_num_clusters(b);
+    assert_true(a >= 0 && a < n && bc >= 0 && bc < n);
+    const uint8_t *v = b->visdata;
+    uint32_t ofs;
+    memcpy(&ofs, v + 4 + 8 * (size_t)a, 4);
+    uint8_t row[VIS_MAX_ROW_BYTES];
+    int rowbytes = vis_row_bytes(n);
+    assert_true(vis_decompress_row(v + ofs, (size_t)b->visdatasize - ofs, rowbytes, row) > 0);
+    return (row[bc >> 3] >> (bc & 7)) & 1;
+}
+
+/* ericw-tools' test_vis.cc q2_detail_leak_test: two rooms joined by a
+ * long corridor bent twice at each end; each room sees its own bend only.
+ * Returns how many of the six PVS facts fail. */
+static int detail_leak_pvs(const char *opts)
+{
+    compiled_t c;
+    compile("q2_detail_leak_test.map", opts, &c);
+    assert_true(c.has_prt);
+    vis("q2_detail_leak_test.map", &c);
+    const bsp_t *b = &c.bsp;
+    const dleaf_t *item = leaf_at(b, 0, 48, 464, 32), *item_curve = leaf_at(b, 0, -64, 848, 56);
+    const dleaf_t *start_curve = leaf_at(b, 0, -64, -432, 56), *start = leaf_at(b, 0, 64, -176, 40);
+    assert_int_equal(item->contents, 0);
+    assert_int_equal(item_curve->contents, 0);
+    assert_int_equal(start_curve->contents, 0);
+    assert_int_equal(start->contents, 0);
+    /* Each room sees the near bend: a PVS must never be tighter than that. */
+    assert_true(cluster_sees(b, item->cluster, item_curve->cluster));
+    assert_true(cluster_sees(b, start->cluster, start_curve->cluster));
+    int loose = cluster_sees(b, item->cluster, start_curve->cluster) + cluster_sees(b, item->cluster, start->cluster) +
+                cluster_sees(b, start->cluster, item_curve->cluster) + cluster_sees(b, start->cluster, item->cluster);
+    release(&c);
+    return loose;
+}
+
+static void test_detailLeakTest(void **state)
+{
+    (void)state;
+    /* With one tree the room B cluster ends at the corridor's mouth (y 672)
+     * and each room sees only its own bend, as with ericw-tools. */
+    assert_int_equal(detail_leak_pvs("-onepass"), 0);
+    /* The default second tree (sides facing the void no longer weighed)
+     * splits room B at x 0 and x 128 before y 672, so one leaf runs from the
+     * room into the corridor up to the first bend (y 800); from there the
+     * portals at y 800 line up and vis sees down the whole corridor. Open
+     * (issue 25): reported as skipped, not passed, while it differs. */
+    int loose = detail_leak_pvs("");
+    if (loose) {
+        fprintf(stderr, "detailLeakTest: %d of 4 must-not-see facts fail with the default two trees (known difference)\n",
+                loose);
+        skip();
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -698,6 +892,10 @@ int main(void)
         cmocka_unit_test(test_longTextureName), cmocka_unit_test(test_tbCleanup),
         cmocka_unit_test(test_detailFence),    cmocka_unit_test(test_detailWall),    cmocka_unit_test(test_mistTranswater),
         cmocka_unit_test(test_mistAuxImplicitlyDetail), cmocka_unit_test(test_tjuncMatrix),    cmocka_unit_test(test_unknownContents),
+        cmocka_unit_test(test_lavaclip), cmocka_unit_test(test_noclipfacesJunction),
+        cmocka_unit_test(test_mistClip), cmocka_unit_test(test_lavawater), cmocka_unit_test(test_trans33Solid),
+        cmocka_unit_test(test_walMetadataPath), cmocka_unit_test(test_detailNonSealing),
+        cmocka_unit_test(test_detailOverlappingSolidSealing), cmocka_unit_test(test_detailLeakTest),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

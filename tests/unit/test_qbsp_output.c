@@ -91,10 +91,17 @@ enum { KIND_UNKNOWN = -1 };
 typedef struct mbrush_t {
     plane_t *planes;
     bool *nodraw; /* per plane: the side is never drawn */
+    const char **tex; /* per plane: the side's texture (in mapinfo_t.map) */
     int n;
     aabb_t bounds;
     int contents; /* KIND_UNKNOWN when the test cannot tell */
+    int weld;     /* WELD_*: which faces' vertices its faces take (qbsp/tjunc.c) */
 } mbrush_t;
+
+/* qbsp's T-junction groups (ericw-tools'): opaque faces take the vertices
+ * of opaque faces, translucent ones of translucent ones, func_detail_wall
+ * ones of func_detail_wall ones. */
+enum { WELD_OPAQUE, WELD_TRANSLUCENT, WELD_DETAIL_WALL, NUM_WELD };
 
 typedef struct mapinfo_t {
     map_t map;
@@ -159,11 +166,19 @@ static void load_map(const char *name, mapinfo_t *mi)
             mbrush_t br = {0};
             br.planes = q2_calloc(mb->numsides, sizeof *br.planes);
             br.nodraw = q2_calloc(mb->numsides, sizeof *br.nodraw);
+            br.tex = q2_calloc(mb->numsides, sizeof *br.tex);
             br.contents = mb->numsides > 0 ? side_contents(&mb->sides[0]) : KIND_UNKNOWN;
+            br.weld = strcmp(cls, "func_detail_wall") == 0    ? WELD_DETAIL_WALL
+                      : strcmp(cls, "func_detail_fence") == 0 ? WELD_TRANSLUCENT
+                                                              : WELD_OPAQUE;
             for (int s = 0; s < mb->numsides; s++) {
+                if (br.weld == WELD_OPAQUE && mb->sides[s].has_surface &&
+                    (mb->sides[s].flags & (SURF_TRANS33 | SURF_TRANS66 | (1 << 25))))
+                    br.weld = WELD_TRANSLUCENT;
                 if (!plane_from_points(mb->sides[s].points[0], mb->sides[s].points[1], mb->sides[s].points[2],
                                        &br.planes[br.n]))
                     continue;
+                br.tex[br.n] = mb->sides[s].texture;
                 br.nodraw[br.n] = (mb->sides[s].has_surface && (mb->sides[s].flags & SURF_NODRAW)) ||
                                   strstr(mb->sides[s].texture, "nodraw") != NULL;
                 br.n++;
@@ -181,6 +196,7 @@ static void load_map(const char *name, mapinfo_t *mi)
             if (aabb_is_empty(&br.bounds)) {
                 free(br.planes);
                 free(br.nodraw);
+                free(br.tex);
                 continue;
             }
             if (world) {
@@ -199,10 +215,12 @@ static void free_map(mapinfo_t *mi)
     for (int i = 0; i < mi->nbrushes; i++) {
         free(mi->brushes[i].planes);
         free(mi->brushes[i].nodraw);
+        free(mi->brushes[i].tex);
     }
     for (int i = 0; i < mi->nmbrushes; i++) {
         free(mi->mbrushes[i].planes);
         free(mi->mbrushes[i].nodraw);
+        free(mi->mbrushes[i].tex);
     }
     free(mi->mbrushes);
     free(mi->mbrush_entity);
@@ -641,52 +659,102 @@ static void check_rays(const bsp_t *bsp, const mapinfo_t *mi, const vec3_t *pts,
     free(pf.list);
 }
 
-/* No model vertex lies strictly inside an edge of a face of that model. */
-static int count_tjunctions(const bsp_t *bsp, stats_t *st, bool report)
+/* The weld group of a face: that of the map brush with a side of the
+ * face's texture on the face's plane (either way: a face seen from inside
+ * water is its top side reversed) around the face's centre; without one
+ * (or without the map), translucent by the face's flags or opaque. */
+static int face_weld(const bsp_t *bsp, const mapinfo_t *info, const dface_t *df)
 {
-    int bad = 0;
-    for (int mi = 0; mi < bsp->nummodels; mi++) {
-        const dmodel_t *m = &bsp->models[mi];
-        char *used = q2_calloc(bsp->numvertexes, 1);
-        int *verts = NULL, nv = 0, cap = 0;
-        for (int f = m->firstface; f < m->firstface + m->numfaces; f++)
-            for (int k = 0; k < bsp->faces[f].numedges; k++) {
-                int v = face_vert(bsp, &bsp->faces[f], k);
-                if (!used[v]) {
-                    used[v] = 1;
-                    ARRAY_PUSH(verts, nv, cap, v);
-                }
-            }
-        for (int f = m->firstface; f < m->firstface + m->numfaces; f++) {
-            const dface_t *df = &bsp->faces[f];
-            for (int k = 0; k < df->numedges; k++) {
-                int va = face_vert(bsp, df, k), vb = face_vert(bsp, df, (k + 1) % df->numedges);
-                vec3_t a = fvert(bsp, va), b = fvert(bsp, vb);
-                double len;
-                vec3_t dir = vec_normalize(vec_sub(b, a), &len);
-                vec3_t mn = vec_min(a, b), mx = vec_max(a, b);
-                for (int i = 0; i < nv; i++) {
-                    vec3_t p = fvert(bsp, verts[i]);
-                    if (p.x < mn.x - 0.01 || p.y < mn.y - 0.01 || p.z < mn.z - 0.01 || p.x > mx.x + 0.01 ||
-                        p.y > mx.y + 0.01 || p.z > mx.z + 0.01)
-                        continue;
-                    vec3_t d = vec_sub(p, a);
-                    double t = vec_dot(d, dir);
-                    if (t < 0.05 || t > len - 0.05) continue;
-                    vec3_t off = vec_ma(d, -t, dir);
-                    if (vec_len(off) < 0.005) {
-                        if (report && bad < 5)
-                            fprintf(stderr, "T-junction: vertex %d (%g %g %g) lies inside edge %d-%d of face %d\n",
-                                    verts[i], p.x, p.y, p.z, va, vb, f);
-                        bad++;
-                    }
-                    st->tjunc_checks++;
-                }
+    vec3_t n = pnormal(&bsp->planes[df->planenum]);
+    double dist = bsp->planes[df->planenum].dist;
+    if (df->side) {
+        n = vec_neg(n);
+        dist = -dist;
+    }
+    vec3_t c = vec3(0, 0, 0);
+    for (int k = 0; k < df->numedges; k++) c = vec_add(c, fvert(bsp, face_vert(bsp, df, k)));
+    c = vec_scale(c, 1.0 / df->numedges);
+    for (int pass = 0; info && pass < 2; pass++) {
+        const mbrush_t *list = pass ? info->mbrushes : info->brushes;
+        int count = pass ? info->nmbrushes : info->nbrushes;
+        for (int i = 0; i < count; i++) {
+            const mbrush_t *b = &list[i];
+            if (c.x < b->bounds.mins.x - 0.1 || c.y < b->bounds.mins.y - 0.1 || c.z < b->bounds.mins.z - 0.1 ||
+                c.x > b->bounds.maxs.x + 0.1 || c.y > b->bounds.maxs.y + 0.1 || c.z > b->bounds.maxs.z + 0.1)
+                continue;
+            for (int j = 0; j < b->n; j++) {
+                double dot = vec_dot(b->planes[j].normal, n);
+                if (fabs(dot) < 0.999 || fabs(b->planes[j].dist - (dot > 0 ? dist : -dist)) > 0.01) continue;
+                if (strcmp(b->tex[j], bsp->texinfo[df->texinfo].texture) == 0) return b->weld;
             }
         }
-        free(used);
-        free(verts);
     }
+    int flags = bsp->texinfo[df->texinfo].flags;
+    return (flags & (SURF_TRANS33 | SURF_TRANS66 | (1 << 25))) ? WELD_TRANSLUCENT : WELD_OPAQUE;
+}
+
+/* T-junctions in model MI among its faces of weld group G. */
+static int count_group_tjunctions(const bsp_t *bsp, int mi, int g, const int *group, stats_t *st, bool report,
+                                  int *reported)
+{
+    int bad = 0;
+    const dmodel_t *m = &bsp->models[mi];
+    char *used = q2_calloc(bsp->numvertexes, 1);
+    int *verts = NULL, nv = 0, cap = 0;
+    for (int f = m->firstface; f < m->firstface + m->numfaces; f++) {
+        if (group[f] != g) continue;
+        for (int k = 0; k < bsp->faces[f].numedges; k++) {
+            int v = face_vert(bsp, &bsp->faces[f], k);
+            if (!used[v]) {
+                used[v] = 1;
+                ARRAY_PUSH(verts, nv, cap, v);
+            }
+        }
+    }
+    for (int f = m->firstface; f < m->firstface + m->numfaces; f++) {
+        if (group[f] != g) continue;
+        const dface_t *df = &bsp->faces[f];
+        for (int k = 0; k < df->numedges; k++) {
+            int va = face_vert(bsp, df, k), vb = face_vert(bsp, df, (k + 1) % df->numedges);
+            vec3_t a = fvert(bsp, va), b = fvert(bsp, vb);
+            double len;
+            vec3_t dir = vec_normalize(vec_sub(b, a), &len);
+            vec3_t mn = vec_min(a, b), mx = vec_max(a, b);
+            for (int i = 0; i < nv; i++) {
+                vec3_t p = fvert(bsp, verts[i]);
+                if (p.x < mn.x - 0.01 || p.y < mn.y - 0.01 || p.z < mn.z - 0.01 || p.x > mx.x + 0.01 ||
+                    p.y > mx.y + 0.01 || p.z > mx.z + 0.01)
+                    continue;
+                vec3_t d = vec_sub(p, a);
+                double t = vec_dot(d, dir);
+                if (t < 0.05 || t > len - 0.05) continue;
+                vec3_t off = vec_ma(d, -t, dir);
+                if (vec_len(off) < 0.005) {
+                    if (report && (*reported)++ < 5)
+                        fprintf(stderr, "T-junction: vertex %d (%g %g %g) lies inside edge %d-%d of face %d\n",
+                                verts[i], p.x, p.y, p.z, va, vb, f);
+                    bad++;
+                }
+                st->tjunc_checks++;
+            }
+        }
+    }
+    free(used);
+    free(verts);
+    return bad;
+}
+
+/* No model vertex lies strictly inside an edge of a face of that model
+ * of the same weld group (INFO, the map, gives the groups; NULL: by the
+ * faces' flags). */
+static int count_tjunctions(const bsp_t *bsp, const mapinfo_t *info, stats_t *st, bool report)
+{
+    int bad = 0, reported = 0;
+    int *group = q2_calloc(bsp->numfaces > 0 ? (size_t)bsp->numfaces : 1, sizeof(int));
+    for (int f = 0; f < bsp->numfaces; f++) group[f] = face_weld(bsp, info, &bsp->faces[f]);
+    for (int mi = 0; mi < bsp->nummodels; mi++)
+        for (int g = 0; g < NUM_WELD; g++) bad += count_group_tjunctions(bsp, mi, g, group, st, report, &reported);
+    free(group);
     return bad;
 }
 
@@ -735,7 +803,7 @@ static void check_map(const char *name, bool must_seal, bool tjunc)
         }
         check_rays(&bsp, &mi, pts, npts, &st);
     }
-    if (tjunc) assert_int_equal(count_tjunctions(&bsp, &st, true), 0);
+    if (tjunc) assert_int_equal(count_tjunctions(&bsp, &mi, &st, true), 0);
     printf("%-28s %-7s %6d faces, %5d solid / %4d water / %3d empty / %3d model points, %5d rays, %7d edge-vertex tests\n", name, sealed ? "sealed" : "LEAKED",
            st.faces, st.points_solid, st.points_water, st.points_empty, st.points_model, st.rays, st.tjunc_checks);
     /* The map has something to check. */
@@ -758,7 +826,9 @@ static void test_tjunc_control(void **state)
     q2err_t err;
     assert_true(bsp_read_file(bsppath, &bsp, &err));
     stats_t st = {0};
-    int bad = count_tjunctions(&bsp, &st, false);
+    mapinfo_t mi;
+    load_map("q2_tjunc_matrix.map", &mi);
+    int bad = count_tjunctions(&bsp, &mi, &st, false);
     printf("q2_tjunc_matrix.map -notjunc: %d T-junctions\n", bad);
     assert_true(bad > 0);
     bsp_free(&bsp);
@@ -766,8 +836,9 @@ static void test_tjunc_control(void **state)
     assert_true(compile("q2_tjunc_matrix.map", "-noweld", bsppath, sizeof bsppath, &sealed));
     bsp_init(&bsp);
     assert_true(bsp_read_file(bsppath, &bsp, &err));
-    assert_int_equal(count_tjunctions(&bsp, &st, true), 0);
+    assert_int_equal(count_tjunctions(&bsp, &mi, &st, true), 0);
     bsp_free(&bsp);
+    free_map(&mi);
 }
 
 #define MAP_TEST(fn, file, sealed, tj)   \

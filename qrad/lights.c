@@ -340,7 +340,11 @@ static bool parse_point_light(qrad_t *q, const targets_t *ts, const entity_t *e,
     if (intensity == 0) intensity = 300;
     const char *sunkey = entity_get(e, "_sun");
     if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, ts, e, l.origin, wk);
-    l.intensity = intensity * q->opts->entity;
+    /* A negative light darkens (ericw-tools): it falls off as a positive
+     * one of its size would and is taken away after the floors. */
+    l.negative = intensity < 0;
+    if (l.negative) q->any_negative = true;
+    l.intensity = fabs(intensity) * q->opts->entity;
     /* ericw's _range scales the brightness, not the fade distance: the
      * colour carries it (0.5 leaves the light as it is). */
     l.color = vec_scale(read_color(e, "_color", NULL), wk->range / 0.5);

@@ -161,6 +161,8 @@ typedef struct light_t {
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
+    bool negative;      /* a negative "light": intensity holds its size; it takes light away after the
+                           floors (ericw-tools' order), style 0 only */
     /* surface lights only */
     int face;
     double area;
@@ -219,6 +221,7 @@ typedef struct rface_t {
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
     float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain during the direct pass (dirt.custom), else NULL */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
+    float *negative;   /* w*h*3 style-0 light negative lights take away after the floors; NULL = none */
     uint8_t *bytes;    /* numstyles * w*h * 3 lightmap bytes from qrad_finish; NULL: write.c makes them */
 } rface_t;
 
@@ -277,6 +280,7 @@ typedef struct qrad_t {
     double tex_saturation_boost; /* worldspawn _tex_saturation_boost 0..1 (surflights.c reads it) */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
+    bool any_negative;         /* some light has a negative "light" */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
     int numclusters;
     uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */

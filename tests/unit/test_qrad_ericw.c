@@ -1,0 +1,246 @@
+/* ericw-tools' own Quake 2 light tests (its tests/test_ltface.cc), as tests
+ * of q2map: each case's map (tests/data/light/, copied unmodified from
+ * ericw-tools' testmaps) is compiled with our qbsp (and qvis where the case
+ * runs vis), lit by our qrad program twice, without a preset and with
+ * `-preset ericw`, and its luxels read back where ericw-tools' test reads
+ * them. Every qualitative fact of the case (lit or black, brighter than,
+ * dominant colour, style present) is checked in both runs; ericw-tools'
+ * exact values (within 1, or the tolerance its test allows) only under the
+ * preset. One test per case, named after it. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "test_util.h"
+
+#include "test_qrad_maps.h"
+
+/* ------------------------------------------------------------ running */
+
+typedef struct run_t {
+    bsp_t bsp;
+    bool ericw; /* lit under -preset ericw */
+    const char *name;
+    int fails;  /* checks that failed so far (each printed) */
+} run_t;
+
+/* Compiles tests/data/light/MAP with qbsp (and qvis when `vis`), lights it
+ * with the qrad program (`-preset ericw` first when `ericw`, then
+ * qrad_args) and reads the bsp back. */
+static void run_case(const char *map, bool vis, const char *qrad_args, bool ericw, run_t *r)
+{
+    char dir[1024], cmd[4096];
+    snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, map, ericw ? ".ericw" : ".default");
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/light/%s' '%s/'", dir, Q2MAP_TEST_DATA, map, dir);
+    assert_int_equal(system(cmd), 0);
+    char base[1100];
+    snprintf(base, sizeof base, "%s/%s", dir, map);
+    base[strlen(base) - 4] = 0; /* less ".map" */
+    snprintf(cmd, sizeof cmd, "'%s/qbsp' -quiet -threads 1 '%s.map' > '%s.log' 2>&1", Q2MAP_BIN_DIR, base, base);
+    if (system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "cat '%s.log' >&2", base);
+        (void)!system(cmd);
+        fail_msg("qbsp failed on %s", map);
+    }
+    if (vis) {
+        snprintf(cmd, sizeof cmd, "'%s/qvis' -quiet -threads 1 '%s.bsp' >> '%s.log' 2>&1", Q2MAP_BIN_DIR, base, base);
+        if (system(cmd) != 0) fail_msg("qvis failed on %s", map);
+    }
+    snprintf(cmd, sizeof cmd, "'%s/qrad' -quiet -threads 2 %s %s '%s.bsp' >> '%s.log' 2>&1", Q2MAP_BIN_DIR,
+             ericw ? "-preset ericw" : "", qrad_args ? qrad_args : "", base, base);
+    if (system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "cat '%s.log' >&2", base);
+        (void)!system(cmd);
+        fail_msg("qrad failed on %s", map);
+    }
+    char bsp[1100];
+    snprintf(bsp, sizeof bsp, "%s.bsp", base);
+    q2err_t err;
+    bsp_init(&r->bsp);
+    if (!bsp_read_file(bsp, &r->bsp, &err)) fail_msg("%s: %s", bsp, err.msg);
+    r->ericw = ericw;
+    r->name = map;
+    r->fails = 0;
+}
+
+/* Frees the run and adds its failed checks to *fails. */
+static void run_free(run_t *r, int *fails)
+{
+    bsp_free(&r->bsp);
+    if (r->fails) print_message("  %s (%s): %d checks failed\n", r->name, r->ericw ? "-preset ericw" : "no preset", r->fails);
+    *fails += r->fails;
+}
+
+/* Ends a case run in both modes: every failed check was printed. */
+static void case_done(const char *name, int fails)
+{
+    if (fails) fail_msg("%s: %d checks failed in all", name, fails);
+}
+
+/* The face of model m that holds p, facing n (n zero: any facing), as
+ * ericw-tools' BSP_FindFaceAtPoint finds it; -1 if none. */
+static int face_at(const bsp_t *bsp, int m, vec3_t p, vec3_t n)
+{
+    bool any = n.x == 0 && n.y == 0 && n.z == 0;
+    for (int f = 0; f < bsp->numfaces; f++) {
+        if (face_model(bsp, f) != m) continue;
+        const dface_t *df = &bsp->faces[f];
+        const dplane_t *pl = &bsp->planes[df->planenum];
+        vec3_t fn = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+        double d = pl->dist;
+        if (df->side) fn = vec_neg(fn), d = -d;
+        if (!any && vec_dot(fn, n) < 0.999) continue;
+        if (fabs(vec_dot(fn, p) - d) > 0.1) continue;
+        bool inside = true;
+        vec3_t c = vec3(0, 0, 0);
+        for (int k = 0; k < df->numedges; k++) c = vec_add(c, face_vert(bsp, f, k));
+        c = vec_scale(c, 1.0 / df->numedges);
+        for (int k = 0; k < df->numedges && inside; k++) {
+            vec3_t a = face_vert(bsp, f, k), b = face_vert(bsp, f, (k + 1) % df->numedges);
+            vec3_t in = vec_normalize(vec_cross(fn, vec_sub(b, a)), NULL);
+            if (vec_dot(in, vec_sub(c, a)) < 0) in = vec_neg(in);
+            if (vec_dot(in, vec_sub(p, a)) < -0.1) inside = false;
+        }
+        if (inside) return f;
+    }
+    return -1;
+}
+
+static int face_need(run_t *r, int m, vec3_t p, vec3_t n)
+{
+    int f = face_at(&r->bsp, m, p, n);
+    if (f < 0) fail_msg("%s: no face of model %d at (%g %g %g)", r->name, m, p.x, p.y, p.z);
+    if (r->bsp.faces[f].lightofs < 0) fail_msg("%s: face %d at (%g %g %g) has no lightmap", r->name, f, p.x, p.y, p.z);
+    return f;
+}
+
+static const char *mode(const run_t *r) { return r->ericw ? "ericw" : "default"; }
+
+static void check(run_t *r, bool ok, const char *what, const uint8_t *px)
+{
+    if (ok) return;
+    r->fails++;
+    print_message("  FAIL %s [%s]: %s, got (%d %d %d)\n", r->name, mode(r), what, px[0], px[1], px[2]);
+}
+
+/* The luxel nearest p on face f (ericw-tools' worldToLMCoord rounded). */
+static const uint8_t *at(run_t *r, int m, vec3_t p, vec3_t n)
+{
+    return luxel_rgb(&r->bsp, face_need(r, m, p, n), p, 0);
+}
+
+/* Every luxel of the face: lambda-like checks through a callback. */
+typedef bool (*luxel_pred_t)(const uint8_t *px, const void *arg);
+
+static void every_luxel(run_t *r, int m, vec3_t p, vec3_t n, luxel_pred_t pred, const void *arg, const char *what)
+{
+    int f = face_need(r, m, p, n);
+    face_extents_t e;
+    assert_true(bsp_face_extents(&r->bsp, f, &e, NULL));
+    int count = e.size[0] * e.size[1], bad = 0;
+    const uint8_t *first_bad = NULL;
+    for (int k = 0; k < count; k++) {
+        const uint8_t *px = r->bsp.lightdata + r->bsp.faces[f].lightofs + k * 3;
+        if (!pred(px, arg)) {
+            if (!first_bad) first_bad = px;
+            bad++;
+        }
+    }
+    if (bad) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s: %d of %d luxels of face %d", what, bad, count, f);
+        check(r, false, msg, first_bad);
+    }
+}
+
+/* Exact colour within tol per channel. */
+typedef struct want_t {
+    int rgb[3], tol;
+} want_t;
+
+static bool pred_near(const uint8_t *px, const void *arg)
+{
+    const want_t *w = arg;
+    for (int c = 0; c < 3; c++)
+        if (abs(px[c] - w->rgb[c]) > w->tol) return false;
+    return true;
+}
+
+static bool pred_black(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] == 0 && px[1] == 0 && px[2] == 0;
+}
+
+static bool pred_red_over(const uint8_t *px, const void *arg)
+{
+    return px[0] > *(const int *)arg;
+}
+
+static bool pred_lit(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] > 0;
+}
+
+static void expect_near(run_t *r, const uint8_t *px, int R, int G, int B, int tol, const char *what)
+{
+    want_t w = {{R, G, B}, tol};
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: want (%d %d %d) +-%d", what, R, G, B, tol);
+    check(r, pred_near(px, &w), msg, px);
+}
+
+static void every_near(run_t *r, int m, vec3_t p, vec3_t n, int R, int G, int B, int tol, const char *what)
+{
+    want_t w = {{R, G, B}, tol};
+    char msg[256];
+    snprintf(msg, sizeof msg, "%s: want (%d %d %d) +-%d", what, R, G, B, tol);
+    every_luxel(r, m, p, n, pred_near, &w, msg);
+}
+
+static const vec3_t ANY = {0, 0, 0};
+
+/* ------------------------------------------------------------ cases */
+
+/* "negative lights work": a -1000 light 24 units over a box top, in a room
+ * with _minlight 0.5, blacks the whole top out (with and without a bounce). */
+static void negative_case(const char *map)
+{
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case(map, false, NULL, e, &r);
+        every_luxel(&r, 0, vec3(632, 1304, 960), ANY, pred_black, NULL, "face under the negative light is black");
+        run_free(&r, &fails);
+    }
+    case_done(map, fails);
+}
+
+static void test_q2_light_negative(void **state)
+{
+    (void)state;
+    negative_case("q2_light_negative.map");
+}
+
+static void test_q2_light_negative_bounce(void **state)
+{
+    (void)state;
+    negative_case("q2_light_negative_bounce.map");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_q2_light_negative),
+        cmocka_unit_test(test_q2_light_negative_bounce),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}

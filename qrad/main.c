@@ -148,6 +148,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->surflight_rescale = 1;
         o->surflight_minlight_scale = 1;
         o->bouncestyled = 1;
+        /* ericw-tools clamps only at the byte's 255, not at qrad3's 196
+         * (its q2_light_cone: 243 where qrad3's cap gives 196). */
+        o->maxlight = 255;
         return true;
     }
     return false;

@@ -834,6 +834,77 @@ int qrad_point_cluster(const bsp_t *bsp, vec3_t p)
     return l >= 0 ? bsp->leafs[l].cluster : -1;
 }
 
+/* Two leaf boxes within this many units of each other are taken to touch
+ * (the bsp rounds leaf bounds out to whole units). */
+#define LEAF_TOUCH_EPSILON 1.0
+
+/* Opaque liquids block vis (qbsp writes no portal between a liquid and the
+ * air beside it) but cast no shadow, so the PVS alone would cull light that
+ * crosses their surface. Where a liquid leaf touches a leaf of another
+ * cluster that the PVS says it cannot see, the two clusters are across a
+ * liquid surface; then a cluster sees, besides its own row, what the
+ * clusters across a surface from the clusters it sees see (one crossing).
+ * A map without such a pair keeps its PVS as it is. */
+static void pvs_through_liquids(qrad_t *q)
+{
+    const bsp_t *bsp = q->bsp;
+    int n = q->numclusters, rb = q->pvs_rowbytes;
+    /* across[c]: the clusters across a liquid surface from c */
+    int *cnt = q2_calloc((size_t)n, sizeof(int));
+    int npairs = 0, cap = 0;
+    int(*pairs)[2] = NULL;
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *a = &bsp->leafs[i];
+        if (a->cluster < 0 || a->cluster >= n || !(a->contents & MASK_LIQUID)) continue;
+        for (int j = 0; j < bsp->numleafs; j++) {
+            const dleaf_t *b = &bsp->leafs[j];
+            if (b->cluster < 0 || b->cluster >= n || b->cluster == a->cluster) continue;
+            if (!((a->contents ^ b->contents) & MASK_LIQUID)) continue;
+            if (qrad_cluster_visible(q, a->cluster, b->cluster)) continue;
+            bool touch = true;
+            for (int ax = 0; ax < 3 && touch; ax++)
+                touch = a->mins[ax] <= b->maxs[ax] + LEAF_TOUCH_EPSILON && b->mins[ax] <= a->maxs[ax] + LEAF_TOUCH_EPSILON;
+            if (!touch) continue;
+            if (npairs + 2 > cap) {
+                cap = cap ? cap * 2 : 64;
+                pairs = q2_realloc(pairs, sizeof *pairs * (size_t)cap);
+            }
+            pairs[npairs][0] = a->cluster, pairs[npairs++][1] = b->cluster;
+            pairs[npairs][0] = b->cluster, pairs[npairs++][1] = a->cluster;
+            cnt[a->cluster]++, cnt[b->cluster]++;
+        }
+    }
+    if (npairs == 0) {
+        free(cnt);
+        return;
+    }
+    int *first = q2_malloc(sizeof(int) * ((size_t)n + 1)), *across = q2_malloc(sizeof(int) * (size_t)npairs);
+    first[0] = 0;
+    for (int c = 0; c < n; c++) first[c + 1] = first[c] + cnt[c];
+    memset(cnt, 0, sizeof(int) * (size_t)n);
+    for (int k = 0; k < npairs; k++) across[first[pairs[k][0]] + cnt[pairs[k][0]]++] = pairs[k][1];
+    free(pairs);
+    free(cnt);
+    uint8_t *out = q2_malloc((size_t)n * rb);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
+    for (int c = 0; c < n; c++) {
+        const uint8_t *row = q->pvs + (size_t)c * rb;
+        uint8_t *o = out + (size_t)c * rb;
+        memcpy(o, row, (size_t)rb);
+        for (int x = 0; x < n; x++) {
+            if (!((row[x >> 3] >> (x & 7)) & 1)) continue;
+            for (int k = first[x]; k < first[x + 1]; k++) {
+                const uint8_t *yr = q->pvs + (size_t)across[k] * rb;
+                for (int b = 0; b < rb; b++) o[b] |= yr[b];
+            }
+        }
+    }
+    free(first);
+    free(across);
+    free(q->pvs);
+    q->pvs = out;
+}
+
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
 {
     q->numclusters = bsp_num_clusters(q->bsp);
@@ -878,6 +949,7 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
         q->pvs = NULL;
         return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", badrow);
     }
+    pvs_through_liquids(q);
     return true;
 }
 

@@ -288,6 +288,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             const sun_pattern_t *sp = &dc->suns[si];
             if (sunslot[si] < 0) continue;
             const char *stex = sp->sun->texture;
+            const double sa = q->sun_anglescale;
             double acc = 0;
             for (int k = 0; k < sp->count; k++) {
                 double dot = vec_dot(sp->dirs[k], nrm);
@@ -299,7 +300,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
                 if (q->shadows.numnodes && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
-                acc += dot;
+                /* ericw's _anglescale weighs the suns' cosine too; 1 is qrad3's. */
+                acc += sa == 1 ? dot : (1 - sa) + sa * dot;
             }
             acc *= sp->sun->intensity / sp->count * weight;
             if (dirt && sp->sun->dirt) acc *= dirt[idx];

@@ -481,6 +481,7 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
         q->world_anglescale = qrad_key_float(q, world, wak, 1, 0, 1);
     }
+    q->sun_anglescale = q->opts->anglescale >= 0 ? q->opts->anglescale : q->world_anglescale;
     targets_t ts;
     targets_build(q, &ts);
     for (int i = 0; i < q->ents.count; i++) {

@@ -282,6 +282,7 @@ typedef struct qrad_t {
     bool any_localmin;         /* some light has delay 4 */
     bool any_negative;         /* some light has a negative "light" */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
+    double sun_anglescale;     /* the suns' _anglescale: -anglescale, else worldspawn's (ericw-tools' suns read it too) */
     int numclusters;
     uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */
     int pvs_rowbytes;

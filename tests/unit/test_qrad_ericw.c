@@ -37,13 +37,22 @@ typedef struct run_t {
 static void run_case(const char *map, bool vis, const char *qrad_args, bool ericw, run_t *r)
 {
     char dir[1024], cmd[4096];
+    /* Q2MAP_TEST_QRAD_BIN: another build's qrad (say main's, to see which
+     * checks fail before a change); qbsp and qvis stay this build's. */
+    const char *qrad_bin = getenv("Q2MAP_TEST_QRAD_BIN") ? getenv("Q2MAP_TEST_QRAD_BIN") : Q2MAP_BIN_DIR "/qrad";
     snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, map, ericw ? ".ericw" : ".default");
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/light/%s' '%s/'", dir, Q2MAP_TEST_DATA, map, dir);
     assert_int_equal(system(cmd), 0);
     char base[1100];
     snprintf(base, sizeof base, "%s/%s", dir, map);
     base[strlen(base) - 4] = 0; /* less ".map" */
-    snprintf(cmd, sizeof cmd, "'%s/qbsp' -quiet -threads 1 '%s.map' > '%s.log' 2>&1", Q2MAP_BIN_DIR, base, base);
+    /* The texture metadata ericw-tools' tests give both its qbsp and its
+     * light (-path testmaps/q2_wal_metadata): sky1 is a sky, baselt_5 a
+     * light, ... */
+    char game[1024];
+    snprintf(game, sizeof game, "%s/light/q2_wal_metadata", Q2MAP_TEST_DATA);
+    snprintf(cmd, sizeof cmd, "'%s/qbsp' -quiet -threads 1 -gamedir '%s' '%s.map' > '%s.log' 2>&1", Q2MAP_BIN_DIR, game,
+             base, base);
     if (system(cmd) != 0) {
         snprintf(cmd, sizeof cmd, "cat '%s.log' >&2", base);
         (void)!system(cmd);
@@ -53,8 +62,7 @@ static void run_case(const char *map, bool vis, const char *qrad_args, bool eric
         snprintf(cmd, sizeof cmd, "'%s/qvis' -quiet -threads 1 '%s.bsp' >> '%s.log' 2>&1", Q2MAP_BIN_DIR, base, base);
         if (system(cmd) != 0) fail_msg("qvis failed on %s", map);
     }
-    snprintf(cmd, sizeof cmd, "'%s/qrad' -quiet -threads 2 %s %s '%s.bsp' >> '%s.log' 2>&1", Q2MAP_BIN_DIR,
-             ericw ? "-preset ericw" : "", qrad_args ? qrad_args : "", base, base);
+    snprintf(cmd, sizeof cmd, "'%s' -quiet -threads 2 -gamedir '%s' %s %s '%s.bsp' >> '%s.log' 2>&1", qrad_bin, game, ericw ? "-preset ericw" : "", qrad_args ? qrad_args : "", base, base);
     if (system(cmd) != 0) {
         snprintf(cmd, sizeof cmd, "cat '%s.log' >&2", base);
         (void)!system(cmd);
@@ -276,6 +284,70 @@ static void test_q2_light_visapprox2(void **state)
     visapprox_case("q2_light_visapprox2.map");
 }
 
+/* "q2_light_cone": three spots 256 units from a wall, 10-degree cones
+ * (by default, by _cone, and with an "angle" key that must not change it):
+ * 16 units outside the edge black, 16 inside lit (ericw-tools: 243). */
+static void test_q2_light_cone(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const double xs[3] = {948, 1092, 1236};
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_cone.map", false, NULL, e, &r);
+        for (int k = 0; k < 3; k++) {
+            const uint8_t *out = at(&r, 0, vec3(xs[k] + 16, 1472, 952), ANY);
+            const uint8_t *in = at(&r, 0, vec3(xs[k] - 16, 1472, 952), ANY);
+            expect_near(&r, out, 0, 0, 0, 0, "16 units outside the cone black");
+            check(&r, in[0] > 0 && in[0] == in[1] && in[1] == in[2], "16 units inside the cone lit, white", in);
+            if (r.ericw) expect_near(&r, in, 243, 243, 243, 1, "inside the cone, ericw-tools' value");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_cone", fails);
+}
+
+/* "q2_light_sunlight_default_mangle": worldspawn _sunlight 100 without a
+ * mangle shines straight down: black under the box, lit 48 units to
+ * either side (ericw-tools: 100). */
+static void test_q2_light_sunlight_default_mangle(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_sunlight_default_mangle.map", false, NULL, e, &r);
+        expect_near(&r, at(&r, 0, vec3(1112, 1248, 944), ANY), 0, 0, 0, 0, "under the box black");
+        for (int sx = -1; sx <= 1; sx += 2) {
+            const uint8_t *px = at(&r, 0, vec3(1112 + sx * 48, 1248, 944), ANY);
+            check(&r, px[0] > 0 && px[0] == px[1] && px[1] == px[2], "beside the box lit, white", px);
+            if (r.ericw) expect_near(&r, px, 100, 100, 100, 1, "beside the box, ericw-tools' value");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_sunlight_default_mangle", fails);
+}
+
+/* "q2_light_sun": a red "_sun" "1" light aimed at an info_null: black in
+ * the box's shadow, red 128 units to either side (ericw-tools: 220 0 0). */
+static void test_q2_light_sun(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_sun.map", false, NULL, e, &r);
+        expect_near(&r, at(&r, 0, vec3(1084, 1284, 944), ANY), 0, 0, 0, 0, "in the shadow black");
+        for (int sx = -1; sx <= 1; sx += 2) {
+            const uint8_t *px = at(&r, 0, vec3(1084 + sx * 128, 1284, 944), ANY);
+            check(&r, px[0] > 0 && px[1] == 0 && px[2] == 0, "beside the shadow lit, red only", px);
+            if (r.ericw) expect_near(&r, px, 220, 0, 0, 1, "beside the shadow, ericw-tools' value");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_sun", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +355,9 @@ int main(void)
         cmocka_unit_test(test_q2_light_negative_bounce),
         cmocka_unit_test(test_q2_light_visapprox),
         cmocka_unit_test(test_q2_light_visapprox2),
+        cmocka_unit_test(test_q2_light_cone),
+        cmocka_unit_test(test_q2_light_sunlight_default_mangle),
+        cmocka_unit_test(test_q2_light_sun),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -249,7 +249,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         } else {
             (*rays)++;
             bool blocked = trace_occluded(q, p, target);
-            if (!blocked && q->shadows.numnodes) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
+            if (!blocked && qrad_any_model_shadows(q)) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
         }
@@ -298,7 +298,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 int hit = trace_closest(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
                 if (hit < 0 || !q->faces[hit].sky) continue;
                 if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
-                if (q->shadows.numnodes && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
+                if (qrad_any_model_shadows(q) && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
                 /* ericw's _anglescale weighs the suns' cosine too; 1 is qrad3's. */
                 acc += sa == 1 ? dot : (1 - sa) + sa * dot;

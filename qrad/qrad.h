@@ -268,6 +268,9 @@ typedef struct qrad_t {
     sun_t suns[MAX_EXTRA_SUNS];
     tracer_t tracer;
     tracer_t shadows;          /* faces of bmodels that cast shadows (_shadow, _shadowself) */
+    int numbrushshadows;       /* shadow-casting bmodels without faces (nodraw, skip): their own tree's solid leafs */
+    int *brushshadow_model;    /* numbrushshadows model numbers */
+    vec3_t *brushshadow_offset; /* their entities' origins */
     model_keys_t *mkeys;       /* per model, then the Q2MAP_GROUPKEYS keysets (models.c) */
     int nummkeys;              /* models + keysets */
     int *face_keys;            /* per face its mkeys index; NULL: every face its model's */
@@ -304,6 +307,9 @@ typedef struct qrad_t {
     bool full_exchange;
     struct dist_items_t *direct_items;
 } qrad_t;
+
+/* Whether some bmodel casts shadows (trace_occluded_models can block). */
+static inline bool qrad_any_model_shadows(const qrad_t *q) { return q->shadows.numnodes > 0 || q->numbrushshadows > 0; }
 
 typedef struct patch_t {
     int face;
@@ -374,6 +380,11 @@ bool trace_occluded(const struct qrad_t *q, vec3_t a, vec3_t b);
 bool trace_occluded_models(const struct qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask);
 /* Builds q->shadows over the faces of casting bmodels (none: empty). */
 bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
+/* The shadow-casting bmodels that have no faces (after tracer_build_tree):
+ * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw
+ * brushes still casts its shadow. */
+void qrad_brush_shadows_setup(struct qrad_t *q);
+void qrad_brush_shadows_free(struct qrad_t *q);
 /* Closest hit along origin + t*dir for t in (TRACE_EPSILON, maxdist);
  * returns the face index or -1, and the distance. */
 int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);

@@ -9,6 +9,7 @@
  * asks (_shadow, _shadowself, _shadowworldonly): their faces, at the
  * entity's origin, go into a second hierarchy tested after the world's. */
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -737,8 +738,57 @@ bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
     return false;
 }
 
+static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth);
+
+void qrad_brush_shadows_setup(qrad_t *q)
+{
+    const bsp_t *bsp = q->bsp;
+    q->numbrushshadows = 0;
+    q->brushshadow_model = NULL;
+    q->brushshadow_offset = NULL;
+    if (!q->tracer.tnodes || !q->mkeys) return;
+    for (int m = 1; m < bsp->nummodels; m++) {
+        const model_keys_t *k = &q->mkeys[m];
+        const dmodel_t *dm = &bsp->models[m];
+        if (!(k->shadow || k->shadowself) || dm->numfaces > 0 || dm->headnode < 0 || dm->headnode >= bsp->numnodes)
+            continue;
+        q->brushshadow_model = q2_realloc(q->brushshadow_model, sizeof(int) * (size_t)(q->numbrushshadows + 1));
+        q->brushshadow_offset = q2_realloc(q->brushshadow_offset, sizeof(vec3_t) * (size_t)(q->numbrushshadows + 1));
+        q->brushshadow_model[q->numbrushshadows] = m;
+        /* Brushes built around an origin brush are stored around 0,0,0;
+         * the entity's origin puts them back. */
+        vec3_t o = vec3(0, 0, 0);
+        char name[16];
+        snprintf(name, sizeof name, "*%d", m);
+        for (int e = 0; e < q->ents.count; e++) {
+            const char *model = entity_get(&q->ents.ents[e], "model");
+            if (model && !strcmp(model, name)) {
+                entity_get_vec3(&q->ents.ents[e], "origin", &o);
+                break;
+            }
+        }
+        q->brushshadow_offset[q->numbrushshadows++] = o;
+    }
+}
+
+void qrad_brush_shadows_free(qrad_t *q)
+{
+    free(q->brushshadow_model);
+    free(q->brushshadow_offset);
+    q->brushshadow_model = NULL;
+    q->brushshadow_offset = NULL;
+    q->numbrushshadows = 0;
+}
+
 bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask)
 {
+    for (int k = 0; k < q->numbrushshadows; k++) {
+        int m = q->brushshadow_model[k];
+        if (!qrad_model_blocks(q, m, recv, shadow_mask)) continue;
+        vec3_t o = q->brushshadow_offset[k];
+        double p1[3] = {a.x - o.x, a.y - o.y, a.z - o.z}, p2[3] = {b.x - o.x, b.y - o.y, b.z - o.z};
+        if (line_solid_r(q->tracer.tnodes, q->bsp->models[m].headnode, p1, p2, 0)) return true;
+    }
     const tracer_t *t = &q->shadows;
     if (t->numnodes == 0) return false;
     double len;

@@ -92,6 +92,10 @@ static void case_done(const char *name, int fails)
     if (fails) fail_msg("%s: %d checks failed in all", name, fails);
 }
 
+/* How far off a face's plane a point given by ericw-tools' tests may lie
+ * (q2_light_origin_brush_shadow reads the floor at z 0 at z 1). */
+#define FACE_AT_EPSILON 1.0
+
 /* The face of model m that holds p, facing n (n zero: any facing), as
  * ericw-tools' BSP_FindFaceAtPoint finds it; -1 if none. */
 static int face_at(const bsp_t *bsp, int m, vec3_t p, vec3_t n)
@@ -105,7 +109,7 @@ static int face_at(const bsp_t *bsp, int m, vec3_t p, vec3_t n)
         double d = pl->dist;
         if (df->side) fn = vec_neg(fn), d = -d;
         if (!any && vec_dot(fn, n) < 0.999) continue;
-        if (fabs(vec_dot(fn, p) - d) > 0.1) continue;
+        if (fabs(vec_dot(fn, p) - d) > FACE_AT_EPSILON) continue;
         bool inside = true;
         vec3_t c = vec3(0, 0, 0);
         for (int k = 0; k < df->numedges; k++) c = vec_add(c, face_vert(bsp, f, k));
@@ -348,6 +352,84 @@ static void test_q2_light_sun(void **state)
     case_done("q2_light_sun", fails);
 }
 
+static bool pred_uniform(const uint8_t *px, const void *arg)
+{
+    const uint8_t *first = arg;
+    return px[0] == first[0] && px[1] == first[1] && px[2] == first[2];
+}
+
+/* Every luxel of the face like its first. */
+static void every_same(run_t *r, int m, vec3_t p, vec3_t n, const char *what)
+{
+    int f = face_need(r, m, p, n);
+    every_luxel(r, m, p, n, pred_uniform, r->bsp.lightdata + r->bsp.faces[f].lightofs, what);
+}
+
+/* "q2_minlight_nomottle": worldspawn _minlight 0.26 with _minlightMottle 0
+ * and no light: the floor is one even level (ericw-tools: 33). */
+static void test_q2_minlight_nomottle(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_minlight_nomottle.map", false, NULL, e, &r);
+        vec3_t p = vec3(276, 84, 32);
+        every_same(&r, 0, p, ANY, "the floor even (no mottle)");
+        every_luxel(&r, 0, p, ANY, pred_lit, NULL, "the floor lit by the minlight");
+        if (r.ericw) every_near(&r, 0, p, ANY, 33, 33, 33, 1, "the floor, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_minlight_nomottle", fails);
+}
+
+/* "q2_dirt": liquids cast no dirt: the floor under a lava brush, in a map
+ * with _dirt 1 and _minlight 0.75, is one even minlight level
+ * (ericw-tools: 96). */
+static void test_q2_dirt(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_dirt.map", false, NULL, e, &r);
+        vec3_t p = vec3(104, 112, 48);
+        every_same(&r, 0, p, ANY, "the floor under the lava even (no dirt from the lava)");
+        every_luxel(&r, 0, p, ANY, pred_lit, NULL, "the floor under the lava lit");
+        if (r.ericw) every_near(&r, 0, p, ANY, 96, 96, 96, 1, "the floor under the lava, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_dirt", fails);
+}
+
+/* "q2_light_origin_brush_shadow": sunlight 100 straight down on four
+ * func_walls with origin brushes: the _shadow 1 ones shade the floor (the
+ * nodraw one too), the others do not, and nothing shades the world's
+ * origin (the model offset is applied). ericw-tools: 0 and 100. */
+static void test_q2_light_origin_brush_shadow(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const vec3_t shadow = {-320, 176, 1}, noshadow = {-432, 176, 1};
+    const vec3_t lit[3] = {noshadow, {noshadow.x, noshadow.y - 96, 1}, {0, 0, 1}};
+    const char *lit_what[3] = {"under the _shadow 0 bmodel lit", "under the nodraw _shadow 0 bmodel lit",
+                               "at the world origin lit"};
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_origin_brush_shadow.map", false, NULL, e, &r);
+        expect_near(&r, at(&r, 0, shadow, ANY), 0, 0, 0, 0, "under the _shadow 1 bmodel black");
+        expect_near(&r, at(&r, 0, vec3(shadow.x, shadow.y - 96, 1), ANY), 0, 0, 0, 0,
+                    "under the nodraw _shadow 1 bmodel black");
+        for (int k = 0; k < 3; k++) {
+            const uint8_t *px = at(&r, 0, lit[k], ANY);
+            check(&r, px[0] > 0 && px[0] == px[1] && px[1] == px[2], lit_what[k], px);
+            if (r.ericw) expect_near(&r, px, 100, 100, 100, 1, "ericw-tools' value");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_origin_brush_shadow", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +440,9 @@ int main(void)
         cmocka_unit_test(test_q2_light_cone),
         cmocka_unit_test(test_q2_light_sunlight_default_mangle),
         cmocka_unit_test(test_q2_light_sun),
+        cmocka_unit_test(test_q2_minlight_nomottle),
+        cmocka_unit_test(test_q2_dirt),
+        cmocka_unit_test(test_q2_light_origin_brush_shadow),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

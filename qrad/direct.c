@@ -248,7 +248,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis[c] == 2) continue;
         } else {
             (*rays)++;
-            bool blocked = trace_occluded(q, p, target);
+            bool blocked = trace_occluded_channels(q, p, target, l->shadow_mask);
             if (!blocked && qrad_any_model_shadows(q)) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;

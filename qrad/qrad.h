@@ -282,6 +282,7 @@ typedef struct qrad_t {
     double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
     double tex_saturation_boost; /* worldspawn _tex_saturation_boost 0..1 (surflights.c reads it) */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
+    bool world_channels;       /* some func_group keyset of the world has an _object_channel_mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
     bool any_negative;         /* some light has a negative "light" */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
@@ -392,6 +393,10 @@ int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err);
+/* Whether the world shades a light of this _shadow_channel_mask between a
+ * and b: the world is on channel 1, and a func_group's faces on the
+ * channels of its _object_channel_mask (ericw-tools). */
+bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

@@ -124,12 +124,14 @@ static void read_face_keys(const qrad_t *q, const entity_t *e, face_keys_t *k, c
 
 /* qrad3's reflectivity of an emitting texture and its hue: the brightest
  * channel raised to at most twice the average (1 at most), 0.5 for a
- * texture it cannot load. */
+ * texture it cannot load. A .wal_json "color" is the colour of a texture
+ * without an image, as ericw-tools reads it (its q2_light_group: orange
+ * light from baselt_5's 255 128 64). */
 static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, vec3_t *avg)
 {
     double rgb[3] = {1, 1, 1}, refl = 0.5;
     *avg = vec3(0.5, 0.5, 0.5);
-    bool found = q->texdb && texdb_image(q->texdb, tex);
+    bool found = q->texdb && texdb_has_color(q->texdb, tex);
     if (found) {
         texdb_average_color(q->texdb, tex, rgb);
         if (q->tex_saturation_boost > 0) {

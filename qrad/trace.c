@@ -780,6 +780,45 @@ void qrad_brush_shadows_free(qrad_t *q)
     q->numbrushshadows = 0;
 }
 
+/* The world's faces between a and b on the channels of shadow_mask. */
+static bool faces_on_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
+{
+    const tracer_t *t = &q->tracer;
+    if (t->numnodes == 0) return false;
+    double len;
+    vec3_t d = vec_normalize(vec_sub(b, a), &len);
+    if (len <= 2 * TRACE_EPSILON) return false;
+    double tmax = len - TRACE_EPSILON;
+    vec3_t inv = safe_inv(d);
+    int stack[512], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const bvh_node_t *n = &t->nodes[stack[--sp]];
+        if (!ray_box(n, a, inv, tmax)) continue;
+        if (n->count > 0) {
+            for (int i = n->first; i < n->first + n->count; i++) {
+                if (!(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & shadow_mask)) continue;
+                double h = ray_tri(&t->tris[i], a, d);
+                if (h > TRACE_EPSILON && h < tmax) return true;
+            }
+        } else if (sp < 510) {
+            stack[sp++] = n->first;
+            stack[sp++] = (int)(n - t->nodes) + 1;
+        }
+    }
+    return false;
+}
+
+bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
+{
+    /* Without func_groups on channels of their own the world is channel 1
+     * throughout, and its tree decides. With them, what the tree blocks
+     * is confirmed by a face on the light's channels (a world brush
+     * without faces, nodraw, then lets such a light through). */
+    if (!q->world_channels) return (shadow_mask & 1) && trace_occluded(q, a, b);
+    return trace_occluded(q, a, b) && faces_on_channels(q, a, b, shadow_mask);
+}
+
 bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask)
 {
     for (int k = 0; k < q->numbrushshadows; k++) {

@@ -40,11 +40,15 @@ static void run_case(const char *map, bool vis, const char *qrad_args, bool eric
     /* Q2MAP_TEST_QRAD_BIN: another build's qrad (say main's, to see which
      * checks fail before a change); qbsp and qvis stay this build's. */
     const char *qrad_bin = getenv("Q2MAP_TEST_QRAD_BIN") ? getenv("Q2MAP_TEST_QRAD_BIN") : Q2MAP_BIN_DIR "/qrad";
-    snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, map, ericw ? ".ericw" : ".default");
-    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/light/%s' '%s/'", dir, Q2MAP_TEST_DATA, map, dir);
+    snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, strrchr(map, '/') ? strrchr(map, '/') + 1 : map,
+             ericw ? ".ericw" : ".default");
+    /* MAP: under tests/data/light/, or a path under tests/data ("map/...") */
+    const char *file = strrchr(map, '/') ? strrchr(map, '/') + 1 : map;
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/%s%s' '%s/'", dir, Q2MAP_TEST_DATA, strchr(map, '/') ? "" : "light/",
+             map, dir);
     assert_int_equal(system(cmd), 0);
     char base[1100];
-    snprintf(base, sizeof base, "%s/%s", dir, map);
+    snprintf(base, sizeof base, "%s/%s", dir, file);
     base[strlen(base) - 4] = 0; /* less ".map" */
     /* The texture metadata ericw-tools' tests give both its qbsp and its
      * light (-path testmaps/q2_wal_metadata): sky1 is a sky, baselt_5 a
@@ -430,6 +434,71 @@ static void test_q2_light_origin_brush_shadow(void **state)
     case_done("q2_light_origin_brush_shadow", fails);
 }
 
+static bool pred_only(const uint8_t *px, const void *arg)
+{
+    int c = *(const int *)arg;
+    for (int k = 0; k < 3; k++)
+        if ((k == c) != (px[k] > 0)) return false;
+    return true;
+}
+
+static bool pred_grey(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] == px[1] && px[1] == px[2];
+}
+
+/* ericw-tools' orange (255 127 64, its baselt_5.wal_json colour): red over
+ * green over blue, all lit. */
+static bool pred_orange(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] > px[1] && px[1] > px[2] && px[2] > 0;
+}
+
+static const int RED = 0, GREEN = 1, BLUE = 2;
+
+/* "light channel mask (_object_channel_mask, _light_channel_mask,
+ * _shadow_channel_mask)", on q2_light_group (tests/data/map/). */
+static void test_q2_light_group(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("map/q2_light_group.map", false, NULL, e, &r);
+        if (r.bsp.nummodels != 4) fail_msg("q2_light_group: %d models, ericw-tools' qbsp makes 4", r.bsp.nummodels);
+        vec3_t p = vec3(680, 1224, 944);
+        every_luxel(&r, 0, p, ANY, pred_grey, NULL, "world not lit by the channel-2 red light (grey minlight)");
+        if (r.ericw) every_near(&r, 0, p, ANY, 64, 64, 64, 0, "world under the channel-2 light, ericw-tools' value");
+        p = vec3(680, 1248, 1000);
+        every_luxel(&r, 1, p, ANY, pred_only, &RED, "the channel-2 pillar lit red");
+        if (r.ericw) every_near(&r, 1, p, ANY, 255, 0, 0, 0, "the pillar, ericw-tools' value");
+        every_luxel(&r, 1, vec3(680, 1280, 1000), ANY, pred_black, NULL, "the pillar shades itself on channel 2");
+        int over = 100;
+        every_luxel(&r, 1, vec3(680, 1280, 1088), ANY, r.ericw ? pred_red_over : pred_lit, r.ericw ? &over : NULL,
+                    "the pillar's unshaded top lit (over 100 under the preset: AABB culling keeps channels)");
+        p = vec3(904, 1248, 1016);
+        every_luxel(&r, 2, p, ANY, pred_only, &GREEN, "no sunlight on the channel-4 bmodel, green only");
+        if (r.ericw) every_near(&r, 2, p, ANY, 0, 255, 0, 0, "the channel-4 bmodel, ericw-tools' value");
+        p = vec3(1288, 1248, 1016);
+        every_luxel(&r, 3, p, ANY, pred_only, &BLUE, "no surface light on the channel-8 bmodel, blue only");
+        if (r.ericw) every_near(&r, 3, p, ANY, 0, 0, 255, 0, "the channel-8 bmodel, ericw-tools' value");
+        p = vec3(1290, 1264, 1014);
+        every_luxel(&r, 0, p, ANY, pred_orange, NULL,
+                    "the world brush touching the channel-8 bmodel unshaded: orange surface light");
+        if (r.ericw) every_near(&r, 0, p, ANY, 255, 127, 64, 2, "the world brush by the bmodel, ericw-tools' value");
+        p = vec3(1480, 1248, 1004);
+        every_luxel(&r, 0, p, ANY, pred_only, &BLUE, "the channel-8 func_group lit by the channel-8 light only");
+        if (r.ericw) every_near(&r, 0, p, ANY, 0, 0, 255, 0, "the channel-8 func_group, ericw-tools' value");
+        p = vec3(1484, 1280, 1016);
+        every_luxel(&r, 0, p, ANY, pred_orange, NULL, "the channel-8 func_group casts no channel-1 shadow: orange");
+        if (r.ericw) every_near(&r, 0, p, ANY, 255, 127, 64, 2, "behind the func_group, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_group", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -443,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_q2_minlight_nomottle),
         cmocka_unit_test(test_q2_dirt),
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
+        cmocka_unit_test(test_q2_light_group),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

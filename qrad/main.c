@@ -151,6 +151,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         /* ericw-tools clamps only at the byte's 255, not at qrad3's 196
          * (its q2_light_cone: 243 where qrad3's cap gives 196). */
         o->maxlight = 255;
+        /* its dirt traces 16 directions on each of 3 rings (q2_light_group_dirt:
+         * a corner of 26, where qrad's 5 give 32) */
+        o->dirt_angles = 16;
         return true;
     }
     return false;

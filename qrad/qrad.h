@@ -77,6 +77,7 @@ typedef struct qrad_opts_t {
     double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */
     int bouncestyled;                /* _bouncestyled (qrad: 0) */
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
+    int dirt_angles;          /* dirt directions per ring; 0 = qrad's DIRT_ANGLES (dirt.c) */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -389,6 +390,10 @@ void qrad_brush_shadows_free(struct qrad_t *q);
 /* Closest hit along origin + t*dir for t in (TRACE_EPSILON, maxdist);
  * returns the face index or -1, and the distance. */
 int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
+/* The same over the faces whose _object_channel_mask shares a bit with
+ * mask (their model's, or their func_group's). */
+int trace_closest_channels(const struct qrad_t *q, const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist,
+                           int mask, double *hitdist);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);

@@ -854,8 +854,24 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
     return false;
 }
 
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist);
+
 int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
 {
+    return closest(NULL, t, o, d, maxdist, 0, hitdist);
+}
+
+int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask,
+                           double *hitdist)
+{
+    return closest(q, t, o, d, maxdist, mask, hitdist);
+}
+
+/* mask 0: every triangle; else only faces whose keys' _object_channel_mask
+ * shares a bit with it. */
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+{
+    if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     vec3_t inv = safe_inv(d);
     double best = maxdist;
@@ -868,6 +884,7 @@ int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double 
         if (!ray_box(n, o, inv, best)) continue;
         if (n->count > 0) {
             for (int i = n->first; i < n->first + n->count; i++) {
+                if (mask && !(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & mask)) continue;
                 double h = ray_tri(&t->tris[i], o, d);
                 /* Equal distances (a shared edge) go to the lower triangle
                  * index so the answer never depends on traversal order. */

@@ -499,6 +499,38 @@ static void test_q2_light_group(void **state)
     case_done("q2_light_group", fails);
 }
 
+/* "light channel mask / dirt interaction": worldspawn _dirt 1 with
+ * _minlight 0.5 (64) dirtied; a channel-16 func_wall and the world do not
+ * dirty each other, and the func_wall dirties itself. ericw-tools: corner
+ * 26, world beside the func_wall 60, the func_wall beside the world 64,
+ * the func_wall's own corner 19. */
+static void test_q2_light_group_dirt(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_group_dirt.map", false, NULL, e, &r);
+        if (r.bsp.nummodels != 2) fail_msg("q2_light_group_dirt: %d models, ericw-tools' qbsp makes 2", r.bsp.nummodels);
+        const uint8_t *corner = at(&r, 0, vec3(1432, 1480, 944), ANY);
+        const uint8_t *world = at(&r, 0, vec3(1212, 1272, 1014), ANY);
+        const uint8_t *wall = at(&r, 1, vec3(1216, 1266, 1014), ANY);
+        const uint8_t *self = at(&r, 1, vec3(1236, 1308, 960), ANY);
+        check(&r, corner[0] < 64, "the world's corner dirtied below the minlight 64", corner);
+        check(&r, world[0] > corner[0], "the world beside the func_wall brighter than its corner", world);
+        check(&r, wall[0] == 64, "the func_wall beside the world not dirtied by it (the minlight 64)", wall);
+        check(&r, self[0] < wall[0], "the func_wall dirtied by itself", self);
+        if (r.ericw) {
+            expect_near(&r, corner, 26, 26, 26, 1, "the corner, ericw-tools' value");
+            expect_near(&r, world, 60, 60, 60, 1, "the world beside the func_wall, ericw-tools' value");
+            expect_near(&r, wall, 64, 64, 64, 1, "the func_wall beside the world, ericw-tools' value");
+            expect_near(&r, self, 19, 19, 19, 1, "the func_wall's own corner, ericw-tools' value");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_group_dirt", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -513,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_q2_dirt),
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
         cmocka_unit_test(test_q2_light_group),
+        cmocka_unit_test(test_q2_light_group_dirt),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -154,6 +154,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         /* its dirt traces 16 directions on each of 3 rings (q2_light_group_dirt:
          * a corner of 26, where qrad's 5 give 32) */
         o->dirt_angles = 16;
+        /* and a bmodel's light faces emit (q2_surface_lights_culling) */
+        o->surflight_bmodels = true;
         return true;
     }
     return false;

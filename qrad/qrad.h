@@ -78,6 +78,7 @@ typedef struct qrad_opts_t {
     int bouncestyled;                /* _bouncestyled (qrad: 0) */
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     int dirt_angles;          /* dirt directions per ring; 0 = qrad's DIRT_ANGLES (dirt.c) */
+    bool surflight_bmodels;   /* bmodels' light faces emit (ericw); qrad3: only the world's */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */

@@ -531,6 +531,32 @@ static void test_q2_light_group_dirt(void **state)
     case_done("q2_light_group_dirt", fails);
 }
 
+/* "q2_surface_lights_culling": a func_wall whose baselt_5 faces reach far
+ * outside the level still lights the room through the part of its top
+ * inside (ericw-tools: 155 78 39, its orange). Under the preset, as in
+ * ericw-tools, a bmodel's light faces emit; without it qrad keeps qrad3's
+ * rule (only the world's faces emit), so the wall stays black there.
+ * ericw-tools' exact value is not reached: 148 74 37 (the emitting area is
+ * cut at the wall to 2 units). Its count of surface light points (7) is
+ * internal to it and not checked. */
+static void test_q2_surface_lights_culling(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_surface_lights_culling.map", false, NULL, e, &r);
+        const uint8_t *px = at(&r, 0, vec3(-480, 168, 64), ANY);
+        if (r.ericw) {
+            check(&r, pred_orange(px, NULL), "the wall lit orange by the bmodel's surface light", px);
+        } else {
+            expect_near(&r, px, 0, 0, 0, 0, "qrad3's rule: a bmodel's light faces do not emit");
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_surface_lights_culling", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -546,6 +572,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
         cmocka_unit_test(test_q2_light_group),
         cmocka_unit_test(test_q2_light_group_dirt),
+        cmocka_unit_test(test_q2_surface_lights_culling),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -138,16 +138,26 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
     }
 }
 
+/* Normals this close (1 - cos) are the same facing. */
+#define FLUSH_EPSILON 1e-6
+
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const rface_t *f, const aabb_t *fb)
 {
     if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
-        if (l->face == fi) return false;
-        bool front = false;
+        /* ericw's rescaled light reaches at right angles (0.5 + 0.5 cos),
+         * so faces in the light's own plane facing its way, its own face
+         * included, are lit through their samples lifted off the plane
+         * (ericw-tools' q2_light_divzero: a light face lit by its own
+         * light). qrad3's exact form factor gives them nothing. */
+        bool flush = l->rescale && vec_dot(f->normal, l->dir) > 1 - FLUSH_EPSILON &&
+                     fabs(vec_dot(l->dir, vec_sub(f->centroid, l->origin))) <= ON_EPSILON;
+        if (l->face == fi && !flush) return false;
+        bool front = flush;
         for (int k = 0; k < f->numpoints && !front; k++)
             if (vec_dot(l->dir, vec_sub(f->points[k], l->origin)) > ON_EPSILON) front = true;
         if (!front) return false;
-        bool lfront = false;
+        bool lfront = flush;
         for (int k = 0; k < l->numpoints && !lfront; k++)
             if (vec_dot(f->normal, l->points[k]) - vec_dot(f->normal, f->centroid) > ON_EPSILON) lfront = true;
         if (!lfront) return false;

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bspx.h"
 #include "qrad.h"
 #include "test_util.h"
 
@@ -557,6 +558,60 @@ static void test_q2_surface_lights_culling(void **state)
     case_done("q2_surface_lights_culling", fails);
 }
 
+/* The DECOUPLED_LM luxel nearest p on face f, style slot 0 (ericw-tools'
+ * worldToLMCoord, rounded). */
+static const uint8_t *at_decoupled(run_t *r, int m, vec3_t p, vec3_t n)
+{
+    int f = face_need(r, m, p, n);
+    q2err_t err;
+    bspx_t x;
+    if (!bspx_parse(&r->bsp, &x, NULL, &err)) fail_msg("%s: %s", r->name, err.msg);
+    const bspx_lump_t *l = bspx_find(&x, "DECOUPLED_LM");
+    if (!l) fail_msg("%s: no DECOUPLED_LM lump", r->name);
+    decoupled_lm_t *d;
+    if (!decoupled_decode(&r->bsp, l->data, l->size, &d, &err)) fail_msg("%s: %s", r->name, err.msg);
+    const decoupled_lm_t *e = &d[f];
+    double c[2];
+    for (int k = 0; k < 2; k++)
+        c[k] = e->world_to_lm[k][0] * p.x + e->world_to_lm[k][1] * p.y + e->world_to_lm[k][2] * p.z + e->world_to_lm[k][3];
+    int s = (int)floor(c[0] + 0.5), t = (int)floor(c[1] + 0.5);
+    s = s < 0 ? 0 : s >= e->width ? e->width - 1 : s;
+    t = t < 0 ? 0 : t >= e->height ? e->height - 1 : t;
+    if (e->offset < 0) fail_msg("%s: face %d has no decoupled lightmap", r->name, f);
+    const uint8_t *px = r->bsp.lightdata + e->offset + ((size_t)t * e->width + s) * 3;
+    free(d);
+    bspx_free(&x);
+    return px;
+}
+
+/* "q2_light_divzero": a baselt_5 light face (value 2500) in a map with
+ * _surflight_minlight_scale 0, lit at 8 units per luxel: no black spot in
+ * its centre, it is lit by its own light (ericw-tools: 255 127 63). That
+ * is ericw's rescaled light reaching along its own plane; qrad3's form
+ * factor (no preset) gives a face none of its own light, so without the
+ * preset the face is black. */
+static void test_q2_light_divzero(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const vec3_t pts[2] = {{-992, 0, -480}, {-984, 8, -480}};
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_divzero.map", false, "-world_units_per_luxel 8", e, &r);
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *px = at_decoupled(&r, 0, pts[k], vec3(0, 0, -1));
+            if (r.ericw) {
+                check(&r, pred_orange(px, NULL), "the light face lit orange by its own light", px);
+                expect_near(&r, px, 255, 127, 63, 1, "the light face, ericw-tools' value");
+            } else {
+                expect_near(&r, px, 0, 0, 0, 0, "qrad3's form factor: no light of its own");
+            }
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_divzero", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -573,6 +628,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_group),
         cmocka_unit_test(test_q2_light_group_dirt),
         cmocka_unit_test(test_q2_surface_lights_culling),
+        cmocka_unit_test(test_q2_light_divzero),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -641,6 +641,32 @@ static void test_light_q2_emissive_cube(void **state)
     case_done("light_q2_emissive_cube", fails);
 }
 
+/* "q2_light_low_luxel_res": two small detail cubes of a func_group with
+ * _minlight 2 and _minlight_color 1 0.8 0, lit at 32 units per luxel with
+ * -dirt: their +y faces get the func_group's dirtied yellow minlight
+ * (ericw-tools: 232 185 0). */
+static void test_q2_light_low_luxel_res(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const vec3_t pts[2] = {{2138, 712, -968}, {2164, 712, -968}};
+    const char *what[2] = {"the non-sloped cube", "the sloped cube"};
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_low_luxel_res.map", false, "-world_units_per_luxel 32 -dirt", e, &r);
+        for (int k = 0; k < 2; k++) {
+            const uint8_t *px = at_decoupled(&r, 0, pts[k], vec3(0, 1, 0));
+            char msg[128];
+            snprintf(msg, sizeof msg, "%s lit by the func_group's yellow minlight (red over green, no blue)", what[k]);
+            check(&r, px[0] > px[1] && px[1] > 0 && px[2] == 0, msg, px);
+            snprintf(msg, sizeof msg, "%s, ericw-tools' value", what[k]);
+            if (r.ericw) expect_near(&r, px, 232, 185, 0, 1, msg);
+        }
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_low_luxel_res", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -659,6 +685,7 @@ int main(void)
         cmocka_unit_test(test_q2_surface_lights_culling),
         cmocka_unit_test(test_q2_light_divzero),
         cmocka_unit_test(test_light_q2_emissive_cube),
+        cmocka_unit_test(test_q2_light_low_luxel_res),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -476,10 +476,10 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
     world_light_keys_t *wk = &q->world_light_keys;
     read_world_light_keys(q, world, wk);
     setup_sun(q, world, wk);
-    q->world_anglescale = 1;
+    q->world_anglescale = q->opts->anglescale_default >= 0 ? q->opts->anglescale_default : 1;
     if (world) {
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
-        q->world_anglescale = qrad_key_float(q, world, wak, 1, 0, 1);
+        q->world_anglescale = qrad_key_float(q, world, wak, q->world_anglescale, 0, 1);
     }
     q->sun_anglescale = q->opts->anglescale >= 0 ? q->opts->anglescale : q->world_anglescale;
     targets_t ts;

@@ -72,6 +72,7 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
+    double anglescale_default; /* the _anglescale of lights (and suns) without the key; < 0 = 1, qrad3's */
     /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
     int surflight_rescale;           /* _surflight_rescale (qrad: 0) */
     double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */

@@ -28,6 +28,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->minlight = -1;
     o->dirt = 0;
     o->anglescale = -1;
+    o->anglescale_default = -1;
     o->surflight_rescale = -1;
     o->surflight_minlight_scale = -1;
     o->bouncestyled = -1;

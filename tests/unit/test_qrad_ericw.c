@@ -667,6 +667,28 @@ static void test_q2_light_low_luxel_res(void **state)
     case_done("q2_light_low_luxel_res", fails);
 }
 
+/* "q2_light_translucency", the part that needs no game texture: under a
+ * func_group of glass with _light_alpha 0 the light (150, no falloff, no
+ * angle) is not tinted. ericw-tools' other figures there (100 150 100
+ * under water, 0 150 0 under _light_alpha 1) are e1u1/test.wal's green,
+ * an image not copied here, and its alpha-test box is not in this version
+ * of the map. */
+static void test_q2_light_translucency(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_translucency.map", false, NULL, e, &r);
+        vec3_t p = vec3(-296, -96, 40);
+        every_luxel(&r, 0, p, ANY, pred_grey, NULL, "under the _light_alpha 0 glass not tinted (grey)");
+        every_luxel(&r, 0, p, ANY, pred_lit, NULL, "under the _light_alpha 0 glass lit");
+        if (r.ericw) every_near(&r, 0, p, ANY, 150, 150, 150, 1, "under the _light_alpha 0 glass, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_translucency", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -686,6 +708,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_divzero),
         cmocka_unit_test(test_light_q2_emissive_cube),
         cmocka_unit_test(test_q2_light_low_luxel_res),
+        cmocka_unit_test(test_q2_light_translucency),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -235,6 +235,12 @@ const image_t *texdb_image(texdb_t *db, const char *name)
     return e->has_img ? &e->img : NULL;
 }
 
+bool texdb_has_color(texdb_t *db, const char *name)
+{
+    texentry_t *e = lookup(db, name);
+    return e->has_img || e->has_color;
+}
+
 void texdb_average_color(texdb_t *db, const char *name, double rgb[3])
 {
     texentry_t *e = lookup(db, name);

@@ -71,8 +71,11 @@ const texmeta_t *texdb_meta(texdb_t *db, const char *name);
 /* NULL when no image was found. Thread-safe; the image lives as long as db. */
 const image_t *texdb_image(texdb_t *db, const char *name);
 /* Average colour of the image in 0..1 (for surface lights and radiosity);
- * mid grey (0.5) when no image was found. */
+ * without an image the .wal_json "color", else mid grey (0.5). */
 void texdb_average_color(texdb_t *db, const char *name, double rgb[3]);
+/* Whether the texture has a colour of its own: an image, or a .wal_json
+ * "color". Thread-safe. */
+bool texdb_has_color(texdb_t *db, const char *name);
 /* Every texture looked up so far (metadata, image, average colour), as
  * bytes, and those bytes added to another table: rank 0 of a distributed
  * qrad sends its textures to hosts that have no game data. */

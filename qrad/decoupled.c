@@ -117,7 +117,7 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
     d->light = NULL;
     d->numpatches = 0;
     /* per-luxel arrays the direct pass makes for this face's own luxels */
-    d->nobounce = d->dirtmap = d->localmin = NULL;
+    d->nobounce = d->dirtmap = d->localmin = d->negative = NULL;
     /* points/vnormals stay shared with the vanilla face (not freed here). */
     vec3_t t, b;
     lm_axes(f->normal, &t, &b);

@@ -138,16 +138,26 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
     }
 }
 
+/* Normals this close (1 - cos) are the same facing. */
+#define FLUSH_EPSILON 1e-6
+
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const rface_t *f, const aabb_t *fb)
 {
     if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
     if (l->type == LIGHT_SURFACE) {
-        if (l->face == fi) return false;
-        bool front = false;
+        /* ericw's rescaled light reaches at right angles (0.5 + 0.5 cos),
+         * so faces in the light's own plane facing its way, its own face
+         * included, are lit through their samples lifted off the plane
+         * (ericw-tools' q2_light_divzero: a light face lit by its own
+         * light). qrad3's exact form factor gives them nothing. */
+        bool flush = l->rescale && vec_dot(f->normal, l->dir) > 1 - FLUSH_EPSILON &&
+                     fabs(vec_dot(l->dir, vec_sub(f->centroid, l->origin))) <= ON_EPSILON;
+        if (l->face == fi && !flush) return false;
+        bool front = flush;
         for (int k = 0; k < f->numpoints && !front; k++)
             if (vec_dot(l->dir, vec_sub(f->points[k], l->origin)) > ON_EPSILON) front = true;
         if (!front) return false;
-        bool lfront = false;
+        bool lfront = flush;
         for (int k = 0; k < l->numpoints && !lfront; k++)
             if (vec_dot(f->normal, l->points[k]) - vec_dot(f->normal, f->centroid) > ON_EPSILON) lfront = true;
         if (!lfront) return false;
@@ -200,7 +210,8 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
  * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
-                   int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce)
+                   int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce,
+                   float *negative)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
@@ -236,6 +247,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             add = vec_scale(l->color, l->intensity);
         } else {
             if (dot <= 0.001) continue;
+            if (l->negative && (!negative || slot[c] != 0)) continue;
             /* ericw's _anglescale weighs the cosine; 1 is qrad3's. */
             double v = point_value(l, dist, l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot, dir);
             if (v <= LIGHT_CUTOFF) continue;
@@ -246,8 +258,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis[c] == 2) continue;
         } else {
             (*rays)++;
-            bool blocked = trace_occluded(q, p, target);
-            if (!blocked && q->shadows.numnodes) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
+            bool blocked = trace_occluded_channels(q, p, target, l->shadow_mask);
+            if (!blocked && qrad_any_model_shadows(q)) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
         }
@@ -258,6 +270,13 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             m[0] = fmaxf(m[0], (float)add.x);
             m[1] = fmaxf(m[1], (float)add.y);
             m[2] = fmaxf(m[2], (float)add.z);
+            continue;
+        }
+        if (l->negative) {
+            float *m = negative + (size_t)idx * 3;
+            m[0] += (float)(add.x * weight);
+            m[1] += (float)(add.y * weight);
+            m[2] += (float)(add.z * weight);
             continue;
         }
         if (nobounce && slot[c] == 0 && l->bouncescale != 1) {
@@ -279,6 +298,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             const sun_pattern_t *sp = &dc->suns[si];
             if (sunslot[si] < 0) continue;
             const char *stex = sp->sun->texture;
+            const double sa = q->sun_anglescale;
             double acc = 0;
             for (int k = 0; k < sp->count; k++) {
                 double dot = vec_dot(sp->dirs[k], nrm);
@@ -288,9 +308,10 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 int hit = trace_closest(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
                 if (hit < 0 || !q->faces[hit].sky) continue;
                 if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
-                if (q->shadows.numnodes && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
+                if (qrad_any_model_shadows(q) && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
-                acc += dot;
+                /* ericw's _anglescale weighs the suns' cosine too; 1 is qrad3's. */
+                acc += sa == 1 ? dot : (1 - sa) + sa * dot;
             }
             acc *= sp->sun->intensity / sp->count * weight;
             if (dirt && sp->sun->dirt) acc *= dirt[idx];
@@ -485,6 +506,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
     f->dirtmap = ignore ? NULL : qrad_dirt_face(q, f, rays, &f->dirtraw);
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
+    if (q->any_negative) f->negative = q2_calloc((size_t)n * 3, sizeof(float));
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -511,7 +533,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                             }
                     }
                     gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
-                           idx, rays, v, f->dirtmap, f->localmin, f->nobounce);
+                           idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
         free(vis);
     } else {
@@ -525,7 +547,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
                     gather(q, dc, f, cand, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
-                           f->dirtmap, f->localmin, f->nobounce);
+                           f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
             }
     }
@@ -559,28 +581,30 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
  * style count, styles, which of the key features' buffers follow (dirt
  * factors, the local-minlight floor, the light kept out of the bounces),
  * then numstyles * w*h * 3 floats and those buffers. */
-#define FACE_LIGHT_HEAD (sizeof(int) * (4 + MAXLIGHTMAPS))
+#define FACE_LIGHT_HEAD (sizeof(int) * (5 + MAXLIGHTMAPS))
 
 static size_t face_light_size(const rface_t *f)
 {
     size_t n = (size_t)f->w * f->h;
     return FACE_LIGHT_HEAD + sizeof(float) * n *
                                  ((size_t)f->numstyles * 3 + (f->dirtmap ? 1 : 0) + (f->localmin ? 3 : 0) +
-                                  (f->nobounce ? 3 : 0));
+                                  (f->nobounce ? 3 : 0) + (f->negative ? 3 : 0));
 }
 
 static void face_light_pack(const rface_t *f, uint8_t *out)
 {
     size_t n = (size_t)f->w * f->h;
-    int head[4 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL};
-    memcpy(head + 4, f->styles, sizeof(int) * MAXLIGHTMAPS);
+    int head[5 + MAXLIGHTMAPS] = {f->numstyles, f->dirtmap != NULL, f->localmin != NULL, f->nobounce != NULL,
+                                  f->negative != NULL};
+    memcpy(head + 5, f->styles, sizeof(int) * MAXLIGHTMAPS);
     memcpy(out, head, FACE_LIGHT_HEAD);
     uint8_t *p = out + FACE_LIGHT_HEAD;
     memcpy(p, f->light, sizeof(float) * (size_t)f->numstyles * n * 3);
     p += sizeof(float) * (size_t)f->numstyles * n * 3;
     if (f->dirtmap) memcpy(p, f->dirtmap, sizeof(float) * n), p += sizeof(float) * n;
     if (f->localmin) memcpy(p, f->localmin, sizeof(float) * n * 3), p += sizeof(float) * n * 3;
-    if (f->nobounce) memcpy(p, f->nobounce, sizeof(float) * n * 3);
+    if (f->nobounce) memcpy(p, f->nobounce, sizeof(float) * n * 3), p += sizeof(float) * n * 3;
+    if (f->negative) memcpy(p, f->negative, sizeof(float) * n * 3);
 }
 
 static float *unpack_floats(const uint8_t **p, size_t count)
@@ -594,10 +618,10 @@ static float *unpack_floats(const uint8_t **p, size_t count)
 static void face_light_unpack(rface_t *f, const uint8_t *in)
 {
     size_t n = (size_t)f->w * f->h;
-    int head[4 + MAXLIGHTMAPS];
+    int head[5 + MAXLIGHTMAPS];
     memcpy(head, in, FACE_LIGHT_HEAD);
     f->numstyles = head[0];
-    memcpy(f->styles, head + 4, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(f->styles, head + 5, sizeof(int) * MAXLIGHTMAPS);
     const uint8_t *p = in + FACE_LIGHT_HEAD;
     free(f->light);
     f->light = unpack_floats(&p, (size_t)f->numstyles * n * 3);
@@ -607,6 +631,8 @@ static void face_light_unpack(rface_t *f, const uint8_t *in)
     f->localmin = head[2] ? unpack_floats(&p, n * 3) : NULL;
     free(f->nobounce);
     f->nobounce = head[3] ? unpack_floats(&p, n * 3) : NULL;
+    free(f->negative);
+    f->negative = head[4] ? unpack_floats(&p, n * 3) : NULL;
 }
 
 /* What a face's item of the direct pass sends: its samples (made in the

@@ -6,7 +6,9 @@
  * use dirt are multiplied by it; a light with its own _dirtscale/_dirtgain
  * (ericw) applies them to the same average, which is then kept per luxel.
  * The suns follow _sunlight_dirt and the domes _sunlight2_dirt (default:
- * worldspawn's _dirt).
+ * worldspawn's _dirt). As in ericw-tools, a face is dirtied by what shares
+ * a light channel with it (_object_channel_mask): the world's faces (its
+ * func_groups' masks) and the shadow-casting bmodels'.
  *
  * The directions are a fixed pattern (DIRT_ANGLES around the normal times
  * DIRT_ELEVATIONS rings, plus the normal); _dirtmode 1 turns each ring by an
@@ -15,7 +17,8 @@
  * dome light, it is traced at every other luxel and a luxel whose traced
  * neighbours agree (within DIRT_AGREE) takes their mean. 5 directions on 3
  * rings (16 rays with the normal) keep base1 with -dirt within 1.5x of its
- * time without (scripts/bench_qrad_keys). */
+ * time without (scripts/bench_qrad_keys); -preset ericw traces ericw-tools'
+ * (q3map2's) 16 directions per ring (49 rays). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -87,21 +90,36 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
     vec3_t up = fabs(n.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
     vec3_t u = vec_normalize(vec_cross(up, n), NULL), v = vec_cross(n, u);
     double estep = d->angle * M_PI / 180.0 / DIRT_ELEVATIONS;
+    int mask = q->mkeys[f->keys].object_mask;
+    bool channels = mask != 1 || q->world_channels || q->shadows.numnodes > 0;
     double gather = 0;
     int count = 0;
-    for (int k = 0; k <= DIRT_ANGLES * DIRT_ELEVATIONS; k++) {
+    const int na = q->opts->dirt_angles > 0 ? q->opts->dirt_angles : DIRT_ANGLES;
+    for (int k = 0; k <= na * DIRT_ELEVATIONS; k++) {
         vec3_t dir = n;
         if (k > 0) {
-            int a = (k - 1) % DIRT_ANGLES, e = (k - 1) / DIRT_ANGLES;
+            int a = (k - 1) % na, e = (k - 1) / na;
             double turn = 0;
             if (d->mode == 1) turn = (hash32(seed ^ (uint32_t)(e * 0x9e3779b9U)) & 0xffff) / 65536.0;
-            double ang = (a + turn) * 2 * M_PI / DIRT_ANGLES, el = (e + 0.5) * estep;
+            double ang = (a + turn) * 2 * M_PI / na, el = (e + 0.5) * estep;
             dir = vec_add(vec_scale(n, cos(el)), vec_add(vec_scale(u, sin(el) * cos(ang)), vec_scale(v, sin(el) * sin(ang))));
         }
         double dist;
         (*rays)++;
         count++;
-        int hit = trace_closest(&q->tracer, p, dir, d->depth, &dist);
+        int hit;
+        if (!channels) {
+            hit = trace_closest(&q->tracer, p, dir, d->depth, &dist);
+        } else {
+            /* ericw-tools: what shares a channel with the face dirties it,
+             * the world's faces and the shadow-casting bmodels'. */
+            hit = trace_closest_channels(q, &q->tracer, p, dir, d->depth, mask, &dist);
+            double md;
+            int hm = q->shadows.numnodes
+                         ? trace_closest_channels(q, &q->shadows, p, dir, hit >= 0 ? dist : d->depth, mask, &md)
+                         : -1;
+            if (hm >= 0) hit = hm, dist = md;
+        }
         if (hit >= 0 && !q->faces[hit].sky) gather += 1.0 - dist / d->depth;
     }
     return gather / count;

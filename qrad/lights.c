@@ -340,7 +340,11 @@ static bool parse_point_light(qrad_t *q, const targets_t *ts, const entity_t *e,
     if (intensity == 0) intensity = 300;
     const char *sunkey = entity_get(e, "_sun");
     if (sunkey && atoi(sunkey) == 1) return sun_from_entity(q, ts, e, l.origin, wk);
-    l.intensity = intensity * q->opts->entity;
+    /* A negative light darkens (ericw-tools): it falls off as a positive
+     * one of its size would and is taken away after the floors. */
+    l.negative = intensity < 0;
+    if (l.negative) q->any_negative = true;
+    l.intensity = fabs(intensity) * q->opts->entity;
     /* ericw's _range scales the brightness, not the fade distance: the
      * colour carries it (0.5 leaves the light as it is). */
     l.color = vec_scale(read_color(e, "_color", NULL), wk->range / 0.5);
@@ -472,11 +476,12 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
     world_light_keys_t *wk = &q->world_light_keys;
     read_world_light_keys(q, world, wk);
     setup_sun(q, world, wk);
-    q->world_anglescale = 1;
+    q->world_anglescale = q->opts->anglescale_default >= 0 ? q->opts->anglescale_default : 1;
     if (world) {
         const char *wak = entity_get(world, "_anglescale") ? "_anglescale" : "_anglesense";
-        q->world_anglescale = qrad_key_float(q, world, wak, 1, 0, 1);
+        q->world_anglescale = qrad_key_float(q, world, wak, q->world_anglescale, 0, 1);
     }
+    q->sun_anglescale = q->opts->anglescale >= 0 ? q->opts->anglescale : q->world_anglescale;
     targets_t ts;
     targets_build(q, &ts);
     for (int i = 0; i < q->ents.count; i++) {

@@ -30,7 +30,8 @@ static void usage(FILE *f)
             "  -minlight F    minimum light, 0..2 as ericw's Quake 2 _minlight (1 = 128);\n"
             "                 overrides worldspawn's _minlight\n"
             "  -preset NAME   brightness of another compiler: qrad3 (-bouncescale 0.3) or\n"
-            "                 ericw (-bounce 1 -bouncescale 0.425 -anglescale 0.5 -direct 0.65,\n"
+            "                 ericw (-bounce 1 -bouncescale 0.425 -direct 0.65 -maxlight 255, lights'\n"
+            "                 _anglescale 0.5 unless they say,\n"
             "                 surface lights as ericw's: texture colour, rescaled); other options win\n"
             "  -anglescale F  every light's ericw _anglescale: (1 - F) + F cos(incidence), 0..1\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
@@ -143,12 +144,22 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * textures: mean luxel 0.96 of its light's, correlation 0.935. */
         o->bounce = 1;
         o->bouncescale = 0.425;
-        o->anglescale = 0.5;
+        /* a default: a light's own _anglescale still wins (ericw-tools'
+         * q2_light_translucency: "_anglesense" "0" lights evenly) */
+        o->anglescale_default = 0.5;
         o->direct = 0.65;
         o->surflight_texcolor = true;
         o->surflight_rescale = 1;
         o->surflight_minlight_scale = 1;
         o->bouncestyled = 1;
+        /* ericw-tools clamps only at the byte's 255, not at qrad3's 196
+         * (its q2_light_cone: 243 where qrad3's cap gives 196). */
+        o->maxlight = 255;
+        /* its dirt traces 16 directions on each of 3 rings (q2_light_group_dirt:
+         * a corner of 26, where qrad's 5 give 32) */
+        o->dirt_angles = 16;
+        /* and a bmodel's light faces emit (q2_surface_lights_culling) */
+        o->surflight_bmodels = true;
         return true;
     }
     return false;

@@ -57,8 +57,11 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     int shadow = qrad_key_int(q, e, "_shadow", 0, -1, 1);
     int self = qrad_key_int(q, e, "_shadowself", qrad_key_int(q, e, "_selfshadow", 0, 0, 1), 0, 1);
     int worldonly = qrad_key_int(q, e, "_shadowworldonly", 0, 0, 1);
-    k->shadow = shadow == 1 || worldonly;
-    k->shadowself = shadow == 1 || self;
+    /* ericw-tools: a bmodel on channels of its own casts shadows on them
+     * (its q2_light_group pillar on channel 2 shades itself). */
+    bool channels = k->object_mask != 1 && shadow != -1;
+    k->shadow = shadow == 1 || worldonly || channels;
+    k->shadowself = shadow == 1 || self || channels;
     k->shadowworldonly = worldonly;
     k->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
     k->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
@@ -83,6 +86,7 @@ static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
         mk->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
         mk->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
         mk->upl = qrad_key_float(q, e, "_world_units_per_luxel", 0, 0, 1e6);
+        if (mk->object_mask != 1) q->world_channels = true;
     }
     q->nummkeys = nm + ns;
     q->face_keys = q2_malloc(sizeof(int) * (size_t)(q->bsp->numfaces > 0 ? q->bsp->numfaces : 1));

@@ -71,11 +71,14 @@ typedef struct qrad_opts_t {
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
+    double anglescale_default; /* the _anglescale of lights (and suns) without the key; < 0 = 1, qrad3's */
     /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
     int surflight_rescale;           /* _surflight_rescale (qrad: 0) */
     double surflight_minlight_scale; /* _surflight_minlight_scale (qrad: 0) */
     int bouncestyled;                /* _bouncestyled (qrad: 0) */
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
+    int dirt_angles;          /* dirt directions per ring; 0 = qrad's DIRT_ANGLES (dirt.c) */
+    bool surflight_bmodels;   /* bmodels' light faces emit (ericw); qrad3: only the world's */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -160,6 +163,8 @@ typedef struct light_t {
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
+    bool negative;      /* a negative "light": intensity holds its size; it takes light away after the
+                           floors (ericw-tools' order), style 0 only */
     /* surface lights only */
     int face;
     double area;
@@ -218,6 +223,7 @@ typedef struct rface_t {
     float *dirtmap;    /* w*h dirt factors 0..1, NULL when no dirt */
     float *dirtraw;    /* w*h mean occlusion before _dirtscale/_dirtgain during the direct pass (dirt.custom), else NULL */
     float *localmin;   /* w*h*3 floor from delay-4 lights (local minlight); NULL = none */
+    float *negative;   /* w*h*3 style-0 light negative lights take away after the floors; NULL = none */
     uint8_t *bytes;    /* numstyles * w*h * 3 lightmap bytes from qrad_finish; NULL: write.c makes them */
 } rface_t;
 
@@ -264,6 +270,9 @@ typedef struct qrad_t {
     sun_t suns[MAX_EXTRA_SUNS];
     tracer_t tracer;
     tracer_t shadows;          /* faces of bmodels that cast shadows (_shadow, _shadowself) */
+    int numbrushshadows;       /* shadow-casting bmodels without faces (nodraw, skip): their own tree's solid leafs */
+    int *brushshadow_model;    /* numbrushshadows model numbers */
+    vec3_t *brushshadow_offset; /* their entities' origins */
     model_keys_t *mkeys;       /* per model, then the Q2MAP_GROUPKEYS keysets (models.c) */
     int nummkeys;              /* models + keysets */
     int *face_keys;            /* per face its mkeys index; NULL: every face its model's */
@@ -275,8 +284,11 @@ typedef struct qrad_t {
     double bouncecolorscale;   /* worldspawn _bouncecolorscale; < 0 = texture colour as is */
     double tex_saturation_boost; /* worldspawn _tex_saturation_boost 0..1 (surflights.c reads it) */
     bool any_channels;         /* some light or model uses a channel mask other than 1 */
+    bool world_channels;       /* some func_group keyset of the world has an _object_channel_mask other than 1 */
     bool any_localmin;         /* some light has delay 4 */
+    bool any_negative;         /* some light has a negative "light" */
     double world_anglescale;   /* worldspawn _anglescale, every light's default */
+    double sun_anglescale;     /* the suns' _anglescale: -anglescale, else worldspawn's (ericw-tools' suns read it too) */
     int numclusters;
     uint8_t *pvs; /* numclusters rows of rowbytes, NULL without vis */
     int pvs_rowbytes;
@@ -298,6 +310,9 @@ typedef struct qrad_t {
     bool full_exchange;
     struct dist_items_t *direct_items;
 } qrad_t;
+
+/* Whether some bmodel casts shadows (trace_occluded_models can block). */
+static inline bool qrad_any_model_shadows(const qrad_t *q) { return q->shadows.numnodes > 0 || q->numbrushshadows > 0; }
 
 typedef struct patch_t {
     int face;
@@ -368,13 +383,26 @@ bool trace_occluded(const struct qrad_t *q, vec3_t a, vec3_t b);
 bool trace_occluded_models(const struct qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask);
 /* Builds q->shadows over the faces of casting bmodels (none: empty). */
 bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
+/* The shadow-casting bmodels that have no faces (after tracer_build_tree):
+ * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw
+ * brushes still casts its shadow. */
+void qrad_brush_shadows_setup(struct qrad_t *q);
+void qrad_brush_shadows_free(struct qrad_t *q);
 /* Closest hit along origin + t*dir for t in (TRACE_EPSILON, maxdist);
  * returns the face index or -1, and the distance. */
 int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
+/* The same over the faces whose _object_channel_mask shares a bit with
+ * mask (their model's, or their func_group's). */
+int trace_closest_channels(const struct qrad_t *q, const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist,
+                           int mask, double *hitdist);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err);
+/* Whether the world shades a light of this _shadow_channel_mask between a
+ * and b: the world is on channel 1, and a func_group's faces on the
+ * channels of its _object_channel_mask (ericw-tools). */
+bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

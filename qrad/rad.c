@@ -28,6 +28,7 @@ void qrad_opts_default(qrad_opts_t *o)
     o->minlight = -1;
     o->dirt = 0;
     o->anglescale = -1;
+    o->anglescale_default = -1;
     o->surflight_rescale = -1;
     o->surflight_minlight_scale = -1;
     o->bouncestyled = -1;
@@ -51,6 +52,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     if (!tracer_build(&q->tracer, q, err)) return false;
     if (!tracer_build_shadows(&q->shadows, q, err)) return false;
     if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
+    qrad_brush_shadows_setup(q);
     if (!qrad_lights_setup(q, err)) return false;
     /* Stages after the bounces that read other faces' light (on every
      * rank): then every face's samples and light go to every rank. A key
@@ -71,6 +73,7 @@ void qrad_end(qrad_t *q)
     qrad_surflights_free(q);
     tracer_free(&q->tracer);
     tracer_free(&q->shadows);
+    qrad_brush_shadows_free(q);
     qrad_faces_free(q);
     free(q->pvs);
     q->pvs = NULL;

@@ -124,12 +124,14 @@ static void read_face_keys(const qrad_t *q, const entity_t *e, face_keys_t *k, c
 
 /* qrad3's reflectivity of an emitting texture and its hue: the brightest
  * channel raised to at most twice the average (1 at most), 0.5 for a
- * texture it cannot load. */
+ * texture it cannot load. A .wal_json "color" is the colour of a texture
+ * without an image, as ericw-tools reads it (its q2_light_group: orange
+ * light from baselt_5's 255 128 64). */
 static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, vec3_t *avg)
 {
     double rgb[3] = {1, 1, 1}, refl = 0.5;
     *avg = vec3(0.5, 0.5, 0.5);
-    bool found = q->texdb && texdb_image(q->texdb, tex);
+    bool found = q->texdb && texdb_has_color(q->texdb, tex);
     if (found) {
         texdb_average_color(q->texdb, tex, rgb);
         if (q->tex_saturation_boost > 0) {
@@ -150,6 +152,32 @@ static double texture_emission(const qrad_t *q, const char *tex, vec3_t *hue, ve
     double m = fmax(rgb[0], fmax(rgb[1], rgb[2]));
     *hue = m > 0 ? vec3(rgb[0] / m, rgb[1] / m, rgb[2] / m) : vec3(1, 1, 1);
     return refl;
+}
+
+/* A piece of a bmodel's surface light partly in a solid (its light face
+ * reaching into a wall, ericw-tools' q2_surface_lights_culling) is cut in
+ * halves on its longest axis down to this size, so only the part inside
+ * the level emits: a piece whose corners and centre (lifted off the face,
+ * pulled SURF_CULL_INSET towards the centre) are all in a solid is dropped,
+ * one with some of them in a solid is cut, and one of this size is kept
+ * when its centre is not in a solid. */
+#define SURF_CULL_PIECE 2.0
+#define SURF_CULL_INSET 0.5
+
+/* How many of the piece's corners and centre are in a solid (of n + 1). */
+static int piece_in_solid(const qrad_t *q, const winding_t *w, vec3_t normal, bool *centre)
+{
+    vec3_t c = winding_center(w);
+    int count = 0;
+    *centre = qrad_point_solid(q->bsp, vec_ma(c, SAMPLE_NUDGE, normal));
+    count += *centre;
+    for (int k = 0; k < w->numpoints; k++) {
+        double len;
+        vec3_t in = vec_normalize(vec_sub(c, w->p[k]), &len);
+        vec3_t p = vec_ma(w->p[k], fmin(SURF_CULL_INSET, 0.5 * len), in);
+        count += qrad_point_solid(q->bsp, vec_ma(p, SAMPLE_NUDGE, normal));
+    }
+    return count;
 }
 
 /* Cuts the face into pieces no larger than chop on each world axis; each
@@ -208,6 +236,35 @@ static void emit_face(const qrad_t *q, int fi, const emitter_t *em, double chop,
             }
         }
         if (split) continue;
+        /* Only a bmodel's light faces reach into walls (qbsp clips the
+         * world's to the level). */
+        bool centre = false;
+        int solid = f->model != 0 ? piece_in_solid(q, cur, f->normal, &centre) : 0;
+        if (solid > 0) {
+            int ax = 0;
+            double ext[3];
+            for (int k = 0; k < 3; k++) ext[k] = vec_comp(b.maxs, k) - vec_comp(b.mins, k);
+            for (int k = 1; k < 3; k++)
+                if (ext[k] > ext[ax]) ax = k;
+            bool small = ext[ax] <= SURF_CULL_PIECE + ON_EPSILON;
+            winding_t *fr = NULL, *bk = NULL;
+            if (small && !centre) goto emit;
+            if (!small && solid <= cur->numpoints && nq + 2 <= 1024) {
+                vec3_t nn = vec3(0, 0, 0);
+                vec_set_comp(&nn, ax, 1);
+                winding_split(cur, nn, 0.5 * (vec_comp(b.mins, ax) + vec_comp(b.maxs, ax)), ON_EPSILON, &fr, &bk);
+            }
+            winding_free(cur);
+            if (fr && bk) {
+                queue[nq++] = fr;
+                queue[nq++] = bk;
+            } else {
+                winding_free(fr);
+                winding_free(bk);
+            }
+            continue;
+        }
+    emit:;
         double area = winding_area(cur);
         if (area > DEGENERATE_EPSILON) {
             light_t l;
@@ -415,14 +472,16 @@ static void face_emission(const qrad_t *q, int fi, void *ctx)
         texture_emission(q, ti->texture, &hue, &e->floor_color[0]);
         e->floor_level[0] = ti->value * x->fkeys[f->model].minlight_scale;
     }
-    if (!f->emits || f->model != 0 || f->numpoints < 3) return;
+    /* -preset ericw: a bmodel's light faces emit too (ericw-tools'
+     * q2_surface_lights_culling lights its room from a func_wall). */
+    if (!f->emits || (f->model != 0 && !q->opts->surflight_bmodels) || f->numpoints < 3) return;
     emitter_t em = *x->world;
     em.value = ti->value;
     em.scale = f->sky ? x->skyscale : x->surfscale;
     /* ericw: sky faces are never rescaled unless asked. */
     if (f->sky && !x->sky_rescale) em.rescale = false;
     emit_face(q, fi, &em, x->chop, &e->pieces, &e->npieces, &e->cap);
-    if (f->lit && x->none->minlight_scale > 0) {
+    if (f->lit && f->model == 0 && x->none->minlight_scale > 0) {
         vec3_t hue;
         texture_emission(q, ti->texture, &hue, &e->floor_color[1]);
         e->floor_level[1] = ti->value * x->none->minlight_scale;

@@ -9,6 +9,7 @@
  * asks (_shadow, _shadowself, _shadowworldonly): their faces, at the
  * entity's origin, go into a second hierarchy tested after the world's. */
 #include <float.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -737,8 +738,96 @@ bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
     return false;
 }
 
+static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth);
+
+void qrad_brush_shadows_setup(qrad_t *q)
+{
+    const bsp_t *bsp = q->bsp;
+    q->numbrushshadows = 0;
+    q->brushshadow_model = NULL;
+    q->brushshadow_offset = NULL;
+    if (!q->tracer.tnodes || !q->mkeys) return;
+    for (int m = 1; m < bsp->nummodels; m++) {
+        const model_keys_t *k = &q->mkeys[m];
+        const dmodel_t *dm = &bsp->models[m];
+        if (!(k->shadow || k->shadowself) || dm->numfaces > 0 || dm->headnode < 0 || dm->headnode >= bsp->numnodes)
+            continue;
+        q->brushshadow_model = q2_realloc(q->brushshadow_model, sizeof(int) * (size_t)(q->numbrushshadows + 1));
+        q->brushshadow_offset = q2_realloc(q->brushshadow_offset, sizeof(vec3_t) * (size_t)(q->numbrushshadows + 1));
+        q->brushshadow_model[q->numbrushshadows] = m;
+        /* Brushes built around an origin brush are stored around 0,0,0;
+         * the entity's origin puts them back. */
+        vec3_t o = vec3(0, 0, 0);
+        char name[16];
+        snprintf(name, sizeof name, "*%d", m);
+        for (int e = 0; e < q->ents.count; e++) {
+            const char *model = entity_get(&q->ents.ents[e], "model");
+            if (model && !strcmp(model, name)) {
+                entity_get_vec3(&q->ents.ents[e], "origin", &o);
+                break;
+            }
+        }
+        q->brushshadow_offset[q->numbrushshadows++] = o;
+    }
+}
+
+void qrad_brush_shadows_free(qrad_t *q)
+{
+    free(q->brushshadow_model);
+    free(q->brushshadow_offset);
+    q->brushshadow_model = NULL;
+    q->brushshadow_offset = NULL;
+    q->numbrushshadows = 0;
+}
+
+/* The world's faces between a and b on the channels of shadow_mask. */
+static bool faces_on_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
+{
+    const tracer_t *t = &q->tracer;
+    if (t->numnodes == 0) return false;
+    double len;
+    vec3_t d = vec_normalize(vec_sub(b, a), &len);
+    if (len <= 2 * TRACE_EPSILON) return false;
+    double tmax = len - TRACE_EPSILON;
+    vec3_t inv = safe_inv(d);
+    int stack[512], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        const bvh_node_t *n = &t->nodes[stack[--sp]];
+        if (!ray_box(n, a, inv, tmax)) continue;
+        if (n->count > 0) {
+            for (int i = n->first; i < n->first + n->count; i++) {
+                if (!(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & shadow_mask)) continue;
+                double h = ray_tri(&t->tris[i], a, d);
+                if (h > TRACE_EPSILON && h < tmax) return true;
+            }
+        } else if (sp < 510) {
+            stack[sp++] = n->first;
+            stack[sp++] = (int)(n - t->nodes) + 1;
+        }
+    }
+    return false;
+}
+
+bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
+{
+    /* Without func_groups on channels of their own the world is channel 1
+     * throughout, and its tree decides. With them, what the tree blocks
+     * is confirmed by a face on the light's channels (a world brush
+     * without faces, nodraw, then lets such a light through). */
+    if (!q->world_channels) return (shadow_mask & 1) && trace_occluded(q, a, b);
+    return trace_occluded(q, a, b) && faces_on_channels(q, a, b, shadow_mask);
+}
+
 bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask)
 {
+    for (int k = 0; k < q->numbrushshadows; k++) {
+        int m = q->brushshadow_model[k];
+        if (!qrad_model_blocks(q, m, recv, shadow_mask)) continue;
+        vec3_t o = q->brushshadow_offset[k];
+        double p1[3] = {a.x - o.x, a.y - o.y, a.z - o.z}, p2[3] = {b.x - o.x, b.y - o.y, b.z - o.z};
+        if (line_solid_r(q->tracer.tnodes, q->bsp->models[m].headnode, p1, p2, 0)) return true;
+    }
     const tracer_t *t = &q->shadows;
     if (t->numnodes == 0) return false;
     double len;
@@ -765,8 +854,24 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
     return false;
 }
 
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist);
+
 int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
 {
+    return closest(NULL, t, o, d, maxdist, 0, hitdist);
+}
+
+int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask,
+                           double *hitdist)
+{
+    return closest(q, t, o, d, maxdist, mask, hitdist);
+}
+
+/* mask 0: every triangle; else only faces whose keys' _object_channel_mask
+ * shares a bit with it. */
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+{
+    if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     vec3_t inv = safe_inv(d);
     double best = maxdist;
@@ -779,6 +884,7 @@ int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double 
         if (!ray_box(n, o, inv, best)) continue;
         if (n->count > 0) {
             for (int i = n->first; i < n->first + n->count; i++) {
+                if (mask && !(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & mask)) continue;
                 double h = ray_tri(&t->tris[i], o, d);
                 /* Equal distances (a shared edge) go to the lower triangle
                  * index so the answer never depends on traversal order. */
@@ -834,6 +940,77 @@ int qrad_point_cluster(const bsp_t *bsp, vec3_t p)
     return l >= 0 ? bsp->leafs[l].cluster : -1;
 }
 
+/* Two leaf boxes within this many units of each other are taken to touch
+ * (the bsp rounds leaf bounds out to whole units). */
+#define LEAF_TOUCH_EPSILON 1.0
+
+/* Opaque liquids block vis (qbsp writes no portal between a liquid and the
+ * air beside it) but cast no shadow, so the PVS alone would cull light that
+ * crosses their surface. Where a liquid leaf touches a leaf of another
+ * cluster that the PVS says it cannot see, the two clusters are across a
+ * liquid surface; then a cluster sees, besides its own row, what the
+ * clusters across a surface from the clusters it sees see (one crossing).
+ * A map without such a pair keeps its PVS as it is. */
+static void pvs_through_liquids(qrad_t *q)
+{
+    const bsp_t *bsp = q->bsp;
+    int n = q->numclusters, rb = q->pvs_rowbytes;
+    /* across[c]: the clusters across a liquid surface from c */
+    int *cnt = q2_calloc((size_t)n, sizeof(int));
+    int npairs = 0, cap = 0;
+    int(*pairs)[2] = NULL;
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *a = &bsp->leafs[i];
+        if (a->cluster < 0 || a->cluster >= n || !(a->contents & MASK_LIQUID)) continue;
+        for (int j = 0; j < bsp->numleafs; j++) {
+            const dleaf_t *b = &bsp->leafs[j];
+            if (b->cluster < 0 || b->cluster >= n || b->cluster == a->cluster) continue;
+            if (!((a->contents ^ b->contents) & MASK_LIQUID)) continue;
+            if (qrad_cluster_visible(q, a->cluster, b->cluster)) continue;
+            bool touch = true;
+            for (int ax = 0; ax < 3 && touch; ax++)
+                touch = a->mins[ax] <= b->maxs[ax] + LEAF_TOUCH_EPSILON && b->mins[ax] <= a->maxs[ax] + LEAF_TOUCH_EPSILON;
+            if (!touch) continue;
+            if (npairs + 2 > cap) {
+                cap = cap ? cap * 2 : 64;
+                pairs = q2_realloc(pairs, sizeof *pairs * (size_t)cap);
+            }
+            pairs[npairs][0] = a->cluster, pairs[npairs++][1] = b->cluster;
+            pairs[npairs][0] = b->cluster, pairs[npairs++][1] = a->cluster;
+            cnt[a->cluster]++, cnt[b->cluster]++;
+        }
+    }
+    if (npairs == 0) {
+        free(cnt);
+        return;
+    }
+    int *first = q2_malloc(sizeof(int) * ((size_t)n + 1)), *across = q2_malloc(sizeof(int) * (size_t)npairs);
+    first[0] = 0;
+    for (int c = 0; c < n; c++) first[c + 1] = first[c] + cnt[c];
+    memset(cnt, 0, sizeof(int) * (size_t)n);
+    for (int k = 0; k < npairs; k++) across[first[pairs[k][0]] + cnt[pairs[k][0]]++] = pairs[k][1];
+    free(pairs);
+    free(cnt);
+    uint8_t *out = q2_malloc((size_t)n * rb);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(q->opts->threads)
+    for (int c = 0; c < n; c++) {
+        const uint8_t *row = q->pvs + (size_t)c * rb;
+        uint8_t *o = out + (size_t)c * rb;
+        memcpy(o, row, (size_t)rb);
+        for (int x = 0; x < n; x++) {
+            if (!((row[x >> 3] >> (x & 7)) & 1)) continue;
+            for (int k = first[x]; k < first[x + 1]; k++) {
+                const uint8_t *yr = q->pvs + (size_t)across[k] * rb;
+                for (int b = 0; b < rb; b++) o[b] |= yr[b];
+            }
+        }
+    }
+    free(first);
+    free(across);
+    free(q->pvs);
+    q->pvs = out;
+}
+
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
 {
     q->numclusters = bsp_num_clusters(q->bsp);
@@ -878,6 +1055,7 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
         q->pvs = NULL;
         return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", badrow);
     }
+    pvs_through_liquids(q);
     return true;
 }
 

@@ -50,11 +50,12 @@ void rface_free_luxels(rface_t *f)
     free(f->dirtmap);
     free(f->localmin);
     free(f->nobounce);
+    free(f->negative);
     f->light = NULL;
     f->samples = NULL;
     f->clusters = NULL;
     f->lnormals = NULL;
-    f->dirtmap = f->localmin = f->nobounce = NULL;
+    f->dirtmap = f->localmin = f->nobounce = f->negative = NULL;
 }
 
 /* A lit face's lightmap bytes, from its light after the floors. */

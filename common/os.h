@@ -193,8 +193,14 @@ bool os_hard_link(const char *existing, const char *link);
 /* Makes a new, empty folder named PREFIX-XXXXXX in the system's folder for
  * temporary files (TMPDIR, TEMP); `out` gets its path. */
 bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err);
-/* Removes the files in `dir` (not folders below it), then `dir`. */
+/* Removes the files in `dir` (not folders below it), then `dir`
+ * (common/os_common.c, over os_list_dir, os_remove_file and
+ * os_remove_empty_dir). */
 void os_remove_dir(const char *dir);
+/* Removes `dir` if it is empty. */
+bool os_remove_empty_dir(const char *dir);
+/* The separator this system writes between folder names ('/' or '\\'). */
+char os_path_sep(void);
 
 /* How a non-zero status of os_run_piped reads ("exit status 2", "killed by
  * signal 9", "ended by exception 0xC0000005"). */

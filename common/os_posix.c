@@ -408,20 +408,9 @@ bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err)
     return true;
 }
 
-void os_remove_dir(const char *dir)
-{
-    char **names;
-    int n;
-    q2err_t e;
-    if (os_list_dir(dir, &names, &n, &e)) {
-        for (int i = 0; i < n; i++) {
-            char p[4096];
-            if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, names[i]) < sizeof p) unlink(p);
-        }
-        os_free_names(names, n);
-    }
-    rmdir(dir);
-}
+char os_path_sep(void) { return '/'; }
+
+bool os_remove_empty_dir(const char *dir) { return rmdir(dir) == 0; }
 
 const char *os_dirwatch_name(void) { return "inotify"; }
 

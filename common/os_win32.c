@@ -652,21 +652,14 @@ bool os_make_temp_dir(const char *prefix, char *out, size_t size, q2err_t *err)
     return ok ? true : q2err_set(err, out, 0, 0, "cannot create a temporary folder");
 }
 
-void os_remove_dir(const char *dir)
+char os_path_sep(void) { return '\\'; }
+
+bool os_remove_empty_dir(const char *dir)
 {
-    char **names;
-    int n;
-    q2err_t e;
-    if (os_list_dir(dir, &names, &n, &e)) {
-        for (int i = 0; i < n; i++) {
-            char p[4096];
-            if ((size_t)snprintf(p, sizeof p, "%s\\%s", dir, names[i]) < sizeof p) os_remove_file(p);
-        }
-        os_free_names(names, n);
-    }
     wchar_t *w = widen(dir);
-    if (w) RemoveDirectoryW(w);
+    bool ok = w && RemoveDirectoryW(w);
     free(w);
+    return ok;
 }
 
 /* One change handle per folder; WaitForMultipleObjects takes at most

@@ -592,6 +592,58 @@ static bool face_surfedges_sane(const bsp_t *bsp, const dface_t *f)
     return f->texinfo >= 0 && f->texinfo < bsp->numtexinfo && face_texcoords_sane(bsp, f);
 }
 
+/* avg_visible_faces. A cluster's figure is counted once (a stamp per face
+ * says it was met from this cluster already) and weighed by its leaves.
+ * Leaves whose face list runs out of the lump, and faces out of range, are
+ * left out: bsp_check reports them. */
+static void visible_faces(const bsp_t *bsp, int numclusters, int rowbytes, uint8_t *row, bsp_stats_t *out)
+{
+    if (numclusters <= 0 || bsp->numfaces <= 0) return;
+    /* the faces of each cluster's leaves, as one list per cluster */
+    int *start = q2_calloc((size_t)numclusters + 1, sizeof *start);
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *l = &bsp->leafs[i];
+        if (l->cluster >= 0 && l->cluster < numclusters && range_ok(l->firstleafface, l->numleaffaces, bsp->numleaffaces))
+            start[l->cluster + 1] += (int)l->numleaffaces;
+    }
+    for (int c = 0; c < numclusters; c++) start[c + 1] += start[c];
+    int *fill = q2_malloc((size_t)numclusters * sizeof *fill);
+    memcpy(fill, start, (size_t)numclusters * sizeof *fill);
+    uint32_t *faces = q2_malloc(((size_t)start[numclusters] + 1) * sizeof *faces);
+    long long leaves = 0;
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *l = &bsp->leafs[i];
+        if (l->cluster < 0 || l->cluster >= numclusters) continue;
+        leaves++;
+        if (!range_ok(l->firstleafface, l->numleaffaces, bsp->numleaffaces)) continue;
+        for (uint32_t k = 0; k < l->numleaffaces; k++) faces[fill[l->cluster]++] = bsp->leaffaces[l->firstleafface + k];
+    }
+    int *stamp = q2_malloc((size_t)bsp->numfaces * sizeof *stamp);
+    for (int f = 0; f < bsp->numfaces; f++) stamp[f] = -1;
+    long long *seen = q2_calloc((size_t)numclusters, sizeof *seen);
+    for (int c = 0; c < numclusters; c++) {
+        if (!vis_lump_row(bsp->visdata, bsp->visdatasize, c, 0, row)) continue;
+        for (int v = 0; v < numclusters && v / 8 < rowbytes; v++) {
+            if (!(row[v >> 3] >> (v & 7) & 1)) continue;
+            for (int k = start[v]; k < start[v + 1]; k++) {
+                uint32_t f = faces[k];
+                if (f < (uint32_t)bsp->numfaces && stamp[f] != c) stamp[f] = c, seen[c]++;
+            }
+        }
+    }
+    long long total = 0;
+    for (int i = 0; i < bsp->numleafs; i++) {
+        const dleaf_t *l = &bsp->leafs[i];
+        if (l->cluster >= 0 && l->cluster < numclusters) total += seen[l->cluster];
+    }
+    if (leaves) out->avg_visible_faces = (double)total / (double)leaves;
+    free(seen);
+    free(stamp);
+    free(faces);
+    free(fill);
+    free(start);
+}
+
 void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out)
 {
     memset(out, 0, sizeof *out);
@@ -610,6 +662,7 @@ void bsp_compute_stats(const bsp_t *bsp, bsp_stats_t *out)
                 total[w] += n;
                 if (n > maxv[w]) maxv[w] = n;
             }
+        visible_faces(bsp, out->numclusters, rowbytes, row, out);
         free(row);
         if (out->numclusters > 0) {
             out->avg_visible = (double)total[0] / out->numclusters;

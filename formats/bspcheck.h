@@ -57,6 +57,11 @@ typedef struct bsp_stats_t {
     int max_visible;
     double avg_hearable;      /* the same for the PHS */
     int max_hearable;
+    /* mean over the leaves with a cluster of the distinct faces
+     * their PVS lists (through the leaves' face lists): what an engine
+     * draws from there, so the tightness of a PVS across different
+     * clusterings of one map */
+    double avg_visible_faces;
     int faces_with_lightmaps; /* lightofs >= 0, a style, not SKY/WARP */
     int lightmap_styles;      /* lightmaps over all faces and styles */
     long long lightmap_bytes; /* bytes the faces' lightmaps use */

@@ -164,9 +164,9 @@ static void print_text(const char *path, const bsp_t *b, const bsp_stats_t *st)
     printf("  areas:      %d, area portals %d\n", b->numareas, b->numareaportals);
     if (st->have_vis)
         printf("  visibility: %d bytes, %d clusters, visible clusters per cluster avg %.1f max %d "
-               "(hearable avg %.1f max %d)\n",
+               "(hearable avg %.1f max %d), visible faces per leaf avg %.1f\n",
                b->visdatasize, st->numclusters, st->avg_visible, st->max_visible, st->avg_hearable,
-               st->max_hearable);
+               st->max_hearable, st->avg_visible_faces);
     else
         printf("  visibility: %d bytes (%s)\n", b->visdatasize, b->visdatasize ? "malformed" : "none: not vis'd");
     printf("  lighting:   %d bytes, %d of %d faces with lightmaps (%d style maps, %lld bytes used)\n",
@@ -218,6 +218,7 @@ static void print_json(jsonw_t *w, const char *path, const bsp_t *b, const bsp_s
     jsonw_int(w, "clusters", st->numclusters);
     jsonw_double(w, "avg_visible", st->avg_visible);
     jsonw_int(w, "max_visible", st->max_visible);
+    jsonw_double(w, "avg_visible_faces", st->avg_visible_faces);
     jsonw_double(w, "avg_hearable", st->avg_hearable);
     jsonw_int(w, "max_hearable", st->max_hearable);
     jsonw_object_end(w);

@@ -396,8 +396,9 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
 
 static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
 {
-    bool junction = p->noclip_side[pside] != NULL;
-    side_t *side = junction ? p->noclip_side[pside] : p->side;
+    side_t *noclip = portal_noclip_side(p, pside);
+    bool junction = noclip != NULL;
+    side_t *side = junction ? noclip : p->side;
     if (!side || side->texinfo < 0 || side->texinfo >= q->numtexinfo) return NULL;
     /* Never drawn, so never written (as id's, ericw's and q2tools' qbsp do;
      * -includeskip writes them, as ericw-tools' does for Q2RTX);

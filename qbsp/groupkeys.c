@@ -115,7 +115,7 @@ void groupkeys_collect(qbsp_t *q)
 int groupkeys_of_face(const qbsp_t *q, const face_t *f)
 {
     if (!q->ent_keyset || !f->portal) return 0;
-    const mapbrush_t *b = f->portal->noclip_brush[f->planenum & 1];
+    const mapbrush_t *b = portal_noclip_brush(f->portal, f->planenum & 1);
     if (!b) b = f->portal->sidebrush;
     return b ? q->ent_keyset[b->entitynum] : 0;
 }

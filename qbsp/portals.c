@@ -267,6 +267,7 @@ void portals_free_tree(tree_t *tree)
     tree->outside_node.portals = NULL;
     for (int i = 0; i < n; i++) {
         winding_free(arr[i]->winding);
+        free(arr[i]->noclip);
         free(arr[i]);
     }
     free(arr);
@@ -419,9 +420,10 @@ static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
     p->sidebrush = brush[j];
     p->inside = (signed char)j;
     if (side[0] && side[1]) {
+        if (!p->noclip) p->noclip = q2_malloc(sizeof *p->noclip);
         for (int s = 0; s < 2; s++) {
-            p->noclip_side[s] = side[!s];
-            p->noclip_brush[s] = brush[!s];
+            p->noclip->side[s] = side[!s];
+            p->noclip->brush[s] = brush[!s];
         }
     }
     return true;
@@ -495,7 +497,7 @@ static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)
         }
         if (p->side) p->side->visible = true;
         for (int k = 0; k < 2; k++)
-            if (p->noclip_side[k]) p->noclip_side[k]->visible = true;
+            if (portal_noclip_side(p, k)) portal_noclip_side(p, k)->visible = true;
     }
 }
 

@@ -162,23 +162,37 @@ typedef struct node_t {
     int outputnumber;        /* index in the .bsp nodes or leafs lump */
 } node_t;
 
+/* _noclipfaces between two brushes of one visible contents: the portal's
+ * face[s] is drawn from side[s], a side of brush[s] in the portal's
+ * nodes[!s] (each brush shows its own face). Made for the few portals
+ * that need it, so the other portals (hundreds of thousands) do not carry
+ * four pointers each: on base1-test those cost 3 MB of peak memory. */
+typedef struct noclip_pair_t {
+    side_t *side[2];
+    const mapbrush_t *brush[2];
+} noclip_pair_t;
+
 typedef struct portal_t {
     plane_t plane;
     node_t *onnode;          /* NULL for outside portals */
     node_t *nodes[2];        /* [0] front, [1] back */
     struct portal_t *next[2];
     winding_t *winding;
-    bool sidefound;
     side_t *side;            /* the visible side this portal makes a face for */
     const mapbrush_t *sidebrush; /* the brush of side */
-    signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
-    /* _noclipfaces between two brushes of one visible contents: face[s] is
-     * drawn from noclip_side[s], a side of a brush in nodes[!s] (each
-     * brush shows its own face); NULL elsewhere. */
-    side_t *noclip_side[2];
-    const mapbrush_t *noclip_brush[2];
+    noclip_pair_t *noclip;   /* NULL but between _noclipfaces brushes; owned */
     face_t *face[2];
+    bool sidefound;
+    signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
 } portal_t;
+
+/* The noclip side and brush a portal's face on side s is drawn from; NULL
+ * for every portal but a _noclipfaces junction. */
+static inline side_t *portal_noclip_side(const portal_t *p, int s) { return p->noclip ? p->noclip->side[s] : NULL; }
+static inline const mapbrush_t *portal_noclip_brush(const portal_t *p, int s)
+{
+    return p->noclip ? p->noclip->brush[s] : NULL;
+}
 
 typedef struct tree_t {
     node_t *headnode;

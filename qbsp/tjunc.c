@@ -145,7 +145,7 @@ static int weld_group(const qbsp_t *q, const face_t *f)
 {
     const mapbrush_t *b = NULL;
     if (f->portal) {
-        b = f->portal->noclip_brush[f->planenum & 1];
+        b = portal_noclip_brush(f->portal, f->planenum & 1);
         if (!b) b = f->portal->sidebrush;
     }
     if (b && b->detail_wall) return WELD_DETAIL_WALL;

@@ -404,6 +404,7 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
                          "the first entity must be worldspawn");
     q->ent_firstbrush = q2_calloc((size_t)n, sizeof(int));
     q->ent_numbrushes = q2_calloc((size_t)n, sizeof(int));
+    q->ent_emptied = q2_calloc((size_t)n, sizeof(bool));
     q->ent_origin = q2_calloc((size_t)n, sizeof(vec3_t));
     q->leaked_entity = -1;
 
@@ -438,6 +439,12 @@ bool load_brushes(qbsp_t *q, q2err_t *err)
         q->ent_origin[e] = origin;
         if (!add_entity_brushes(q, e, origin, err)) return false;
         q->ent_numbrushes[e] = q->nummapbrushes - q->ent_firstbrush[e];
+        if (q->ent_numbrushes[e] == 0) {
+            q->ent_emptied[e] = true;
+            char ebuf[128];
+            log_warn(q->log, "%s:%d: %s: every one of its %d brushes was left out; the entity is not written (with no model the game could not spawn it)",
+                     qbsp_entity_path(q, e), me->ent.line, ent_desc(q, e, ebuf, sizeof ebuf), me->numbrushes);
+        }
     }
     return true;
 }
@@ -494,6 +501,8 @@ void load_free(qbsp_t *q)
     q->nummapbrushes = q->cap_mapbrushes = 0;
     free(q->ent_firstbrush);
     free(q->ent_numbrushes);
+    free(q->ent_emptied);
+    q->ent_emptied = NULL;
     free(q->ent_origin);
     free(q->ent_flags);
     q->ent_flags = NULL;

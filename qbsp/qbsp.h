@@ -218,6 +218,11 @@ typedef struct qbsp_t {
     int nummapbrushes, cap_mapbrushes;
     /* brushes of entity e are mapbrushes[firstbrush[e] .. +numbrushes[e]] */
     int *ent_firstbrush, *ent_numbrushes;
+    /* per entity: a brush entity of its own whose every brush was left out
+     * (-nodetail/-omitdetail, -nowater, or invalid): it has no model, and
+     * a game spawning it would stop on the missing model, so it is not
+     * written (writebsp_entities) */
+    bool *ent_emptied;
     vec3_t *ent_origin;      /* per entity, from "origin" or origin brushes */
     unsigned char *ent_flags; /* per entity, ENT_* from prepare.c */
     int *ent_chop_order;     /* per entity, _chop_order from prepare.c */

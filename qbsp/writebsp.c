@@ -573,6 +573,7 @@ bool writebsp_entities(qbsp_t *q, q2err_t *err)
         if (e > 0 && (strcmp(cls, "func_group") == 0 || strncmp(cls, "func_detail", 11) == 0 ||
                       strcmp(cls, "func_illusionary_visblocker") == 0))
             continue;
+        if (q->ent_emptied && q->ent_emptied[e]) continue;
         list.ents[list.count++] = *ent; /* shallow: pairs stay owned by the map */
     }
     char *text = entities_unparse(&list);

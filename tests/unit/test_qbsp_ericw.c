@@ -879,6 +879,136 @@ static void test_detailLeakTest(void **state)
     }
 }
 
+/* -omitdetail leaves a func_wall made only of detail with no brush: the
+ * compile goes on (ericw-tools' case asserts only that), and the entity is
+ * not written, since a game spawning a func_wall without a model stops. */
+static void test_omitdetailRemovingAllBrushesInAFunc(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_omitdetail_in_func.map", "-omitdetail", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->nummodels, 1);
+    assert_null(strstr(b->entities, "func_wall"));
+    assert_non_null(strstr(b->entities, "info_player_start"));
+    char log[Q2_PATH_MAX];
+    snprintf(log, sizeof log, "%s/q2_omitdetail_in_func.map.log", tmpdir);
+    uint8_t *data;
+    size_t n;
+    q2err_t err;
+    assert_true(file_read_all(log, 1 << 20, &data, &n, &err));
+    data = realloc(data, n + 1);
+    data[n] = 0;
+    assert_non_null(strstr((char *)data, "entity 3 (func_wall): every one of its 1 brushes was left out"));
+    free(data);
+    release(&c);
+}
+
+/* A detail brush reaching into the areaportal does not change the areas:
+ * two areas and one portal between them (ericw-tools' areaportalWithDetail). */
+static void test_areaportalWithDetail(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_areaportal_with_detail.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->numareaportals, 3);
+    assert_true(has_pair(b, 0, 0) && has_pair(b, 1, 1) && has_pair(b, 1, 2));
+    assert_int_equal(b->numareas, 3);
+    assert_int_equal(b->areas[0].numareaportals, 0);
+    for (int a = 1; a < 3; a++) assert_int_equal(b->areas[a].numareaportals, 1);
+    release(&c);
+}
+
+/* -includeskip writes the faces of a nodraw light brush, keeping both
+ * flags (ericw-tools' nodrawLight). */
+static void test_nodrawLight(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_nodraw_light.map", "-includeskip", &c);
+    const bsp_t *b = &c.bsp;
+    int f = face_at(b, v3(160, -148, 208), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_string_equal(face_tex(b, f), "e1u1/trigger");
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_NODRAW);
+    release(&c);
+}
+
+/* A func_wall of sloped and axial sides collides as solid inside; an axial
+ * node plane's normal points along +x, +y or +z, as engines assume for
+ * PLANE_X..PLANE_Z (the cause of ericw-tools' bmodelCollision bug). */
+static void test_bmodelCollision(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_bmodel_collision.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->nummodels, 2);
+    assert_int_equal(leaf_at(b, 1, -544, -312, -258)->contents, CONTENTS_SOLID);
+    /* Nodes split on the positive plane of a pair: the engines' point and
+     * trace code reads an axial node plane as the coordinate minus dist. */
+    for (int i = 0; i < b->numnodes; i++) {
+        const dplane_t *pl = &b->planes[b->nodes[i].planenum];
+        if (pl->type < 3) assert_true(pl->normal[pl->type] == 1.0f);
+    }
+    release(&c);
+}
+
+/* A closed room with no entity in it is filled solid; the only portal-
+ * connected space is the start room (ericw-tools' sealEmptyRooms). */
+static void test_sealEmptyRooms(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_seal_empty_rooms.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(leaf_at(b, 0, -240, 80, 56)->contents, 0);
+    assert_int_equal(leaf_at(b, 0, -244, 476, 68)->contents, CONTENTS_SOLID);
+    assert_true(c.has_prt);
+    assert_int_equal(c.prt.numportals, 0);
+    assert_int_equal(c.prt.numclusters, 1);
+    release(&c);
+}
+
+/* An areaportal brush split by the tree stays one portal between two
+ * areas (ericw-tools' areaportalSplit). */
+static void test_areaportalSplit(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_areaportal_split.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->numareas, 3);
+    assert_int_equal(b->numareaportals, 3);
+    /* filled: the void around the map is solid */
+    assert_int_equal(leaf_at(b, 0, 1000, 1000, 1000)->contents, CONTENTS_SOLID);
+    release(&c);
+}
+
+static int faces_with_tex(const bsp_t *b, vec3_t p, const char *tex)
+{
+    int f[16], n = faces_at(b, 0, p, ANY, f, 16), k = 0;
+    for (int i = 0; i < n; i++) k += strcmp(face_tex(b, f[i]), tex) == 0;
+    return n == k ? k : -1; /* -1: a face of another texture is there too */
+}
+
+/* Mist is two-sided by default, _mirrorinside 0 takes its inside away, and
+ * _mirrorinside 1 gives a func_detail_fence its inside (ericw-tools'
+ * mirrorinside; its window and aux checks need brushes that the version of
+ * the map this project could read does not have). */
+static void test_mirrorinside(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_mirrorinside.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(faces_with_tex(b, v3(32, -28, 156), "e1u1/brwater"), 2);
+    assert_int_equal(faces_with_tex(b, v3(32, -224, 156), "e1u1/brwater"), 1);
+    assert_int_equal(faces_with_tex(b, v3(32, -348, 156), "e1u1/alphamask"), 2);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -896,6 +1026,9 @@ int main(void)
         cmocka_unit_test(test_mistClip), cmocka_unit_test(test_lavawater), cmocka_unit_test(test_trans33Solid),
         cmocka_unit_test(test_walMetadataPath), cmocka_unit_test(test_detailNonSealing),
         cmocka_unit_test(test_detailOverlappingSolidSealing), cmocka_unit_test(test_detailLeakTest),
+        cmocka_unit_test(test_omitdetailRemovingAllBrushesInAFunc), cmocka_unit_test(test_areaportalWithDetail),
+        cmocka_unit_test(test_nodrawLight), cmocka_unit_test(test_bmodelCollision), cmocka_unit_test(test_sealEmptyRooms),
+        cmocka_unit_test(test_areaportalSplit), cmocka_unit_test(test_mirrorinside),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

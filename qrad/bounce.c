@@ -288,13 +288,6 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     return true;
 }
 
-vec3_t qrad_saturation_boost(vec3_t c, double boost)
-{
-    vec3_t s = vec3(2 * c.x * c.x, 2 * c.y * c.y, 2 * c.z * c.z);
-    double m = fmax(s.x, fmax(s.y, s.z));
-    if (m > 1) s = vec_scale(s, 1.0 / m);
-    return vec_lerp(c, s, boost);
-}
 
 /* The reflectivity a patch bounces with: the texture's, greyed by
  * saturated by _tex_saturation_boost, greyed by worldspawn's

@@ -379,18 +379,6 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
 }
 
 
-/* The traced neighbours of a second-pass luxel are its diagonal,
- * horizontal or vertical neighbours with both coordinates even. */
-int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
-{
-    int nn = 0, di = i & 1, dj = j & 1;
-    for (int a = -di; a <= di; a += 2)
-        for (int b = -dj; b <= dj; b += 2) {
-            int ni = i + a, nj = j + b;
-            if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
-        }
-    return nn;
-}
 
 /* Dome light is smooth: it is traced at every other luxel, and a luxel
  * whose traced neighbours agree within DOME_AGREE (or 10%) takes their

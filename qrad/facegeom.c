@@ -448,3 +448,33 @@ void qrad_faces_free(qrad_t *q)
     free(q->faces);
     q->faces = NULL;
 }
+
+void rface_free_luxels(rface_t *f)
+{
+    free(f->light);
+    free(f->samples);
+    free(f->clusters);
+    free(f->lnormals);
+    free(f->dirtmap);
+    free(f->localmin);
+    free(f->nobounce);
+    free(f->negative);
+    f->light = NULL;
+    f->samples = NULL;
+    f->clusters = NULL;
+    f->lnormals = NULL;
+    f->dirtmap = f->localmin = f->nobounce = f->negative = NULL;
+}
+
+/* The traced neighbours of a second-pass luxel are its diagonal,
+ * horizontal or vertical neighbours with both coordinates even. */
+int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
+{
+    int nn = 0, di = i & 1, dj = j & 1;
+    for (int a = -di; a <= di; a += 2)
+        for (int b = -dj; b <= dj; b += 2) {
+            int ni = i + a, nj = j + b;
+            if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
+        }
+    return nn;
+}

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "qrad.h"
-#include "surflights.h"
+#include "lights.h"
 #include "../common/mem.h"
 
 vec3_t qrad_angles_to_vec(double yaw, double pitch)
@@ -493,7 +493,6 @@ bool qrad_lights_setup(qrad_t *q, q2err_t *err)
         }
     }
     free(ts.t);
-    qrad_surface_lights(q);
     (void)err;
     return true;
 }
@@ -504,6 +503,12 @@ void qrad_lights_free(qrad_t *q)
     free(q->lights);
     q->lights = NULL;
     q->numlights = q->caplights = 0;
+}
+
+bool qrad_surface_template(const entity_t *e)
+{
+    const char *s = entity_get(e, "_surface");
+    return s && s[0] && !strncmp(entity_classname(e), "light", 5);
 }
 
 /* For surface-light templates (surflights.c), after qrad_lights_setup has

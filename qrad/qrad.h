@@ -8,6 +8,7 @@
  *   surflights.c surface lights from SURF_LIGHT faces
  *   trace.c     a BVH over the world's faces; occlusion and closest-hit rays,
  *               point contents and clusters through the bsp tree
+ *   color.c     colour helpers every stage may use (final bytes, ambient, saturation)
  *   facegeom.c  per-face plane, winding, extents and luxel sample points
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
@@ -430,12 +431,26 @@ void qrad_face_samples(const qrad_t *q, rface_t *f);
 size_t qrad_samples_size(const rface_t *f);
 void qrad_samples_pack(const rface_t *f, uint8_t *out);
 void qrad_samples_unpack(rface_t *f, const uint8_t *in);
+/* Frees a face's per-luxel buffers (samples, clusters, normals, light,
+ * dirt and floors); its points and vertex normals stay. */
+void rface_free_luxels(rface_t *f);
+/* Luxels are lit in two passes: first those with both coordinates even,
+ * then the rest, each between 2 or 4 luxels of the first pass (direct.c's
+ * dome light, dirt.c). Stores the traced neighbours of luxel (i, j) in nb
+ * and returns their count. */
+int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
+
+/* color.c: colour helpers under every stage. */
+/* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
+void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
+/* Fills bytes of lightmap with the ambient level: the block that the faces
+ * without a lightmap of their own share (see write.c). */
+void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes);
+/* ericw's _tex_saturation_boost of a texture colour (0..1 channels): the
+ * colour squared, doubled, brought back under 1, mixed in by boost. */
+vec3_t qrad_saturation_boost(vec3_t c, double boost);
 
 /* direct.c */
-/* Luxels are lit in two passes: first those with both coordinates even,
- * then the rest, each between 2 or 4 luxels of the first pass. Stores the
- * traced neighbours of luxel (i, j) in nb and returns their count. */
-int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
 /* The direct pass over q->faces: each face's sample points (when it has
  * none yet), its light and, with bounce patches laid out
  * (qrad_bounce_layout), its patches' origins and direct light; with
@@ -460,9 +475,6 @@ typedef struct qrad_gather_t qrad_gather_t;
 qrad_gather_t *qrad_gather_begin(const qrad_t *q);
 void qrad_gather_face(const qrad_t *q, const qrad_gather_t *g, int fi);
 void qrad_gather_end(qrad_gather_t *g);
-/* ericw's _tex_saturation_boost of a texture colour (0..1 channels): the
- * colour squared, doubled, brought back under 1, mixed in by boost. */
-vec3_t qrad_saturation_boost(vec3_t c, double boost);
 /* One iteration sweep for tests: solves `bounces` rounds over the patches
  * already made by qrad_bounce_setup. */
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err);
@@ -476,14 +488,6 @@ void qrad_bounce_free(qrad_t *q);
  * lit it; the bytes go to rank 0, which alone goes on to write. */
 bool qrad_finish(qrad_t *q, q2err_t *err);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
-/* Frees a face's per-luxel buffers (samples, clusters, normals, light,
- * dirt and floors); its points and vertex normals stay. */
-void rface_free_luxels(rface_t *f);
-/* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
-/* Fills bytes of lightmap with the ambient level: the block that the faces
- * without a lightmap of their own share (see write.c). */
-void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes);
-void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
 
 /* decoupled.c: DECOUPLED_LM. setup before the direct pass (every face's
  * decoupled geometry); in face fi's direct-pass item keep_face (the

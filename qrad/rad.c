@@ -54,6 +54,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
     qrad_brush_shadows_setup(q);
     if (!qrad_lights_setup(q, err)) return false;
+    qrad_surface_lights(q);
     /* Stages after the bounces that read other faces' light (on every
      * rank): then every face's samples and light go to every rank. A key
      * merely present counts, whatever its value. */

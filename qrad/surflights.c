@@ -51,11 +51,6 @@
  * plane (cosine) still counts as beside it. */
 #define SURF_ANGLE_EPSILON 0.01
 
-bool qrad_surface_template(const entity_t *e)
-{
-    const char *s = entity_get(e, "_surface");
-    return s && s[0] && !strncmp(entity_classname(e), "light", 5);
-}
 
 /* Brush-entity settings of a face's model (worldspawn's for the world). */
 typedef struct face_keys_t {

@@ -1,16 +1,13 @@
 /* surflights.c: surface lights (SURF_LIGHT faces, "_surface" light
- * templates), added to q->lights after the entity lights. */
+ * templates), added to q->lights after the entity lights (rad.c runs
+ * qrad_surface_lights after qrad_lights_setup). Stands on lights.c. */
 #ifndef Q2M_QRAD_SURFLIGHTS_H
 #define Q2M_QRAD_SURFLIGHTS_H
 
+#include "lights.h"
 #include "qrad.h"
 
 void qrad_surface_lights(qrad_t *q);
-/* A light entity with "_surface": a template that surflights.c copies
- * onto faces; it does not light by itself. */
-bool qrad_surface_template(const entity_t *e);
-/* lights.c: parses one light entity into q->lights (as its loop does). */
-bool qrad_light_from_entity(qrad_t *q, const entity_t *e, int index);
 /* Form factor (times pi) of a rescaled surface-light piece (ericw's
  * _surflight_rescale) at a receiver dist away along -dir with cosine dot;
  * 0 when either side faces away. */

@@ -15,48 +15,6 @@
 #include "../common/dist.h"
 #include "../common/mem.h"
 
-void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])
-{
-    double v[3], mx = 0;
-    for (int c = 0; c < 3; c++) {
-        v[c] = in[c] * o->scale + (style0 ? o->ambient : 0);
-        if (v[c] < 0) v[c] = 0;
-        if (v[c] > mx) mx = v[c];
-    }
-    /* Keep the hue when clamping, as qrad3 does. */
-    double lim = o->maxlight > 255 ? 255 : o->maxlight;
-    if (mx > lim && mx > 0)
-        for (int c = 0; c < 3; c++) v[c] *= lim / mx;
-    for (int c = 0; c < 3; c++) {
-        double r = floor(v[c] + 0.5);
-        out[c] = (uint8_t)(r > 255 ? 255 : r < 0 ? 0 : r);
-    }
-}
-
-void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
-{
-    float zero[3] = {0, 0, 0};
-    uint8_t c[3];
-    qrad_final_color(o, zero, true, c);
-    for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
-}
-
-void rface_free_luxels(rface_t *f)
-{
-    free(f->light);
-    free(f->samples);
-    free(f->clusters);
-    free(f->lnormals);
-    free(f->dirtmap);
-    free(f->localmin);
-    free(f->nobounce);
-    free(f->negative);
-    f->light = NULL;
-    f->samples = NULL;
-    f->clusters = NULL;
-    f->lnormals = NULL;
-    f->dirtmap = f->localmin = f->nobounce = f->negative = NULL;
-}
 
 /* A lit face's lightmap bytes, from its light after the floors. */
 static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)

@@ -1,0 +1,41 @@
+/* Colour helpers that several stages share (surface lights, bounces,
+ * lightmap bytes, decoupled lightmaps, the light grid): they call nothing
+ * of qrad's, so every stage can stand on them. */
+#include <math.h>
+#include <string.h>
+
+#include "qrad.h"
+
+void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])
+{
+    double v[3], mx = 0;
+    for (int c = 0; c < 3; c++) {
+        v[c] = in[c] * o->scale + (style0 ? o->ambient : 0);
+        if (v[c] < 0) v[c] = 0;
+        if (v[c] > mx) mx = v[c];
+    }
+    /* Keep the hue when clamping, as qrad3 does. */
+    double lim = o->maxlight > 255 ? 255 : o->maxlight;
+    if (mx > lim && mx > 0)
+        for (int c = 0; c < 3; c++) v[c] *= lim / mx;
+    for (int c = 0; c < 3; c++) {
+        double r = floor(v[c] + 0.5);
+        out[c] = (uint8_t)(r > 255 ? 255 : r < 0 ? 0 : r);
+    }
+}
+
+void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
+{
+    float zero[3] = {0, 0, 0};
+    uint8_t c[3];
+    qrad_final_color(o, zero, true, c);
+    for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
+}
+
+vec3_t qrad_saturation_boost(vec3_t c, double boost)
+{
+    vec3_t s = vec3(2 * c.x * c.x, 2 * c.y * c.y, 2 * c.z * c.z);
+    double m = fmax(s.x, fmax(s.y, s.z));
+    if (m > 1) s = vec_scale(s, 1.0 / m);
+    return vec_lerp(c, s, boost);
+}

@@ -816,6 +816,26 @@ static void force_split(qbsp_t *q, node_t *head)
     head->volume = NULL;
 }
 
+/* Once the tree is built, a leaf's brush fragments are read only for
+ * their map brushes and bounds (contents, visible sides, leaf brushes),
+ * and its volume not at all: their windings go, which on base1-test is
+ * 11 MB of its 72 MB peak. */
+static void strip_leaves_r(node_t *n)
+{
+    if (n->planenum != PLANENUM_LEAF) {
+        strip_leaves_r(n->children[0]);
+        strip_leaves_r(n->children[1]);
+        return;
+    }
+    for (bspbrush_t *b = n->brushlist; b; b = b->next)
+        for (int i = 0; i < b->numsides; i++) {
+            winding_free(b->sides[i].winding);
+            b->sides[i].winding = NULL;
+        }
+    brush_free(n->volume);
+    n->volume = NULL;
+}
+
 tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_stats_t *stats)
 {
     tree_t *tree = q2_calloc(1, sizeof *tree);
@@ -849,6 +869,7 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
         }
     }
     if (head->planenum == PLANENUM_LEAF && head->brushlist && head->volume) force_split(q, head);
+    strip_leaves_r(head);
     count_tree(head, &st);
     if (stats) *stats = st;
     return tree;

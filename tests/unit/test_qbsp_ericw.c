@@ -517,24 +517,31 @@ static void test_tbCleanup(void **state)
     release(&c);
 }
 
+/* Both cases run on the map and on its copy whose brushes also carry the
+ * DETAIL content bit: the entity class decides, as in ericw-tools. */
+static const char *const FENCE_MAPS[] = {"q2_detail_fence.map", "q2_detail_fence_with_detail_bit.map"};
+static const char *const WALL_MAPS[] = {"q2_detail_wall.map", "q2_detail_wall_with_detail_bit.map"};
+
 static void test_detailFence(void **state)
 {
     (void)state;
-    compiled_t c;
-    compile("q2_detail_fence.map", "", &c);
-    const bsp_t *b = &c.bsp;
-    const dleaf_t *l = leaf_at(b, 0, 320, 384, 100);
-    const int want = CONTENTS_WINDOW | CONTENTS_DETAIL | CONTENTS_TRANSLUCENT;
-    assert_int_equal(l->contents, want);
-    assert_int_equal(l->numleafbrushes, 1);
-    assert_int_equal(leaf_brush_contents(b, l, 0), want);
-    /* The fully covered face stays. */
-    assert_int_not_equal(face_at(b, v3(320, 384, 96), ANY), -1);
-    /* The floor under the fence is one face with the floor beside it. */
-    int under = face_at(b, v3(320, 348, 96), ANY);
-    assert_int_not_equal(under, -1);
-    assert_int_equal(under, face_at(b, v3(320, 312, 96), ANY));
-    release(&c);
+    for (int m = 0; m < 2; m++) {
+        compiled_t c;
+        compile(FENCE_MAPS[m], "", &c);
+        const bsp_t *b = &c.bsp;
+        const dleaf_t *l = leaf_at(b, 0, 320, 384, 100);
+        const int want = CONTENTS_WINDOW | CONTENTS_DETAIL | CONTENTS_TRANSLUCENT;
+        assert_int_equal(l->contents, want);
+        assert_int_equal(l->numleafbrushes, 1);
+        assert_int_equal(leaf_brush_contents(b, l, 0), want);
+        /* The fully covered face stays. */
+        assert_int_not_equal(face_at(b, v3(320, 384, 96), ANY), -1);
+        /* The floor under the fence is one face with the floor beside it. */
+        int under = face_at(b, v3(320, 348, 96), ANY);
+        assert_int_not_equal(under, -1);
+        assert_int_equal(under, face_at(b, v3(320, 312, 96), ANY));
+        release(&c);
+    }
 }
 
 /* func_detail_wall: solid detail that removes the face it covers but
@@ -542,19 +549,21 @@ static void test_detailFence(void **state)
 static void test_detailWall(void **state)
 {
     (void)state;
-    compiled_t c;
-    compile("q2_detail_wall.map", "", &c);
-    const bsp_t *b = &c.bsp;
-    const dleaf_t *l = leaf_at(b, 0, 320, 384, 100);
-    assert_int_equal(l->contents, CONTENTS_SOLID | CONTENTS_DETAIL);
-    assert_int_equal(l->numleafbrushes, 1);
-    assert_int_equal(leaf_brush_contents(b, l, 0), CONTENTS_SOLID | CONTENTS_DETAIL);
-    /* The fully covered face is gone. */
-    assert_int_equal(face_at(b, v3(320, 384, 96), ANY), -1);
-    int under = face_at(b, v3(320, 348, 96), ANY);
-    assert_int_not_equal(under, -1);
-    assert_int_equal(under, face_at(b, v3(320, 312, 96), ANY));
-    release(&c);
+    for (int m = 0; m < 2; m++) {
+        compiled_t c;
+        compile(WALL_MAPS[m], "", &c);
+        const bsp_t *b = &c.bsp;
+        const dleaf_t *l = leaf_at(b, 0, 320, 384, 100);
+        assert_int_equal(l->contents, CONTENTS_SOLID | CONTENTS_DETAIL);
+        assert_int_equal(l->numleafbrushes, 1);
+        assert_int_equal(leaf_brush_contents(b, l, 0), CONTENTS_SOLID | CONTENTS_DETAIL);
+        /* The fully covered face is gone. */
+        assert_int_equal(face_at(b, v3(320, 384, 96), ANY), -1);
+        int under = face_at(b, v3(320, 348, 96), ANY);
+        assert_int_not_equal(under, -1);
+        assert_int_equal(under, face_at(b, v3(320, 312, 96), ANY));
+        release(&c);
+    }
 }
 
 static void test_mistTranswater(void **state)
@@ -1009,6 +1018,94 @@ static void test_mirrorinside(void **state)
     release(&c);
 }
 
+/* The "style" a func_areaportal with TARGETNAME was given, or -1. */
+static int portal_style(const bsp_t *b, const char *targetname)
+{
+    entity_list_t ents;
+    q2err_t err;
+    assert_true(entities_parse(b->entities, "bsp", &ents, &err));
+    int style = -1;
+    for (int i = 0; i < ents.count; i++) {
+        const char *tn = entity_get(&ents.ents[i], "targetname");
+        const char *st = entity_get(&ents.ents[i], "style");
+        if (tn && st && strcmp(tn, targetname) == 0) style = atoi(st);
+    }
+    entities_free(&ents);
+    return style;
+}
+
+/* Two areaportals in a row make three areas: the middle one (the light's)
+ * lists both portals, each end one the portal to the middle, and every
+ * portal number is the "style" written to its func_areaportal (ericw-tools'
+ * areaportals). The area numbers are ericw-tools' too (grenades 1, light 2,
+ * start 3; its comment says they "may need to be adjusted": they follow the
+ * order the areas are flooded in, which the game does not read). */
+static void test_areaportals(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("q2_areaportals.map", "", &c);
+    const bsp_t *b = &c.bsp;
+    assert_int_equal(b->numareas, 4);
+    assert_int_equal(b->numareaportals, 5);
+    const int ps = portal_style(b, "playerstart_portal"), gr = portal_style(b, "grenades_portal");
+    assert_int_equal(ps, 1);
+    assert_int_equal(gr, 2);
+    const int a_start = leaf_at(b, 0, -88, -112, 120)->area;
+    const int a_light = leaf_at(b, 0, 72, -136, 168)->area;
+    const int a_gren = leaf_at(b, 0, 416, -128, 112)->area;
+    assert_int_equal(a_gren, 1);
+    assert_int_equal(a_light, 2);
+    assert_int_equal(a_start, 3);
+    const darea_t *s = &b->areas[a_start], *l = &b->areas[a_light], *g = &b->areas[a_gren];
+    assert_int_equal(s->numareaportals, 1);
+    assert_int_equal(b->areaportals[s->firstareaportal].portalnum, ps);
+    assert_int_equal(b->areaportals[s->firstareaportal].otherarea, a_light);
+    assert_int_equal(g->numareaportals, 1);
+    assert_int_equal(b->areaportals[g->firstareaportal].portalnum, gr);
+    assert_int_equal(b->areaportals[g->firstareaportal].otherarea, a_light);
+    assert_int_equal(l->numareaportals, 2);
+    const dareaportal_t *x = &b->areaportals[l->firstareaportal], *y = x + 1;
+    assert_true((x->portalnum == ps && x->otherarea == a_start && y->portalnum == gr && y->otherarea == a_gren) ||
+                (x->portalnum == gr && x->otherarea == a_gren && y->portalnum == ps && y->otherarea == a_start));
+    release(&c);
+}
+
+/* Two brushes share a top plane; _chop_order decides whose face is kept
+ * there: with the small brush's _chop_order 0 the later big brush's
+ * texture, with 1 the small brush's (ericw-tools' chopOrder0/chopOrder1;
+ * both maps leak, so every face stays). */
+static void test_chopOrder(void **state)
+{
+    (void)state;
+    static const char *const maps[] = {"q2_chop_order_0.map", "q2_chop_order_1.map"};
+    static const char *const want[] = {"e1u1/ggrat4_2", "e1u1/+0btshoot2"};
+    for (int m = 0; m < 2; m++) {
+        compiled_t c;
+        compile(maps[m], "", &c);
+        char names[256];
+        tex_names(&c.bsp, v3(0, 0, 0), ANY, names, sizeof names);
+        assert_string_equal(names, want[m]);
+        release(&c);
+    }
+}
+
+/* -includeskip writes the faces of a nodraw light brush that is detail by
+ * its content bits, with both surface flags (ericw-tools' test_qbsp.cc
+ * nodraw_detail_light, an older case). */
+static void test_nodrawDetailLight(void **state)
+{
+    (void)state;
+    compiled_t c;
+    compile("qbsp_q2_nodraw_detail_light.map", "-includeskip", &c);
+    const bsp_t *b = &c.bsp;
+    int f = face_at(b, v3(160, -148, 208), v3(0, 0, 1));
+    assert_int_not_equal(f, -1);
+    assert_string_equal(face_tex(b, f), "e1u1/trigger");
+    assert_int_equal(b->texinfo[b->faces[f].texinfo].flags, SURF_LIGHT | SURF_NODRAW);
+    release(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1029,6 +1126,7 @@ int main(void)
         cmocka_unit_test(test_omitdetailRemovingAllBrushesInAFunc), cmocka_unit_test(test_areaportalWithDetail),
         cmocka_unit_test(test_nodrawLight), cmocka_unit_test(test_bmodelCollision), cmocka_unit_test(test_sealEmptyRooms),
         cmocka_unit_test(test_areaportalSplit), cmocka_unit_test(test_mirrorinside),
+        cmocka_unit_test(test_areaportals), cmocka_unit_test(test_chopOrder), cmocka_unit_test(test_nodrawDetailLight),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -559,9 +559,36 @@ static void number_clusters_r(node_t *n, int *count, bool world)
     fill_cluster_r(n, (*count)++);
 }
 
+/* What lies below a node, for split_walled_clusters_r. */
+enum { BELOW_OPEN = 1, BELOW_WALL = 2 };
+
+/* A detail separator makes one cluster of everything below it, which is
+ * right for detail but not for a structural wall: the second tree splits
+ * on hidden and void-facing structural sides only after the visible
+ * detail ones (and then as detail separators too), so a room's last
+ * cluster could take in a structural wall and the sealed void behind it,
+ * and its portals then lay on the far side of the wall, where the next
+ * room starts (ericw-tools' q2_detail_leak_test: two rooms whose PVS saw
+ * each other through the wall behind a detail brush). A separator with
+ * open leaves and structural solid (a wall, or void filled after the
+ * flood) below it is made structural again, so clusters stop at the wall;
+ * only the flags change, not the tree. Leaves filled by detail alone stay
+ * inside their cluster. */
+static int split_walled_clusters_r(node_t *n)
+{
+    if (n->planenum == PLANENUM_LEAF) {
+        if (!(n->contents & CONTENTS_SOLID)) return BELOW_OPEN;
+        return n->detail_fill ? 0 : BELOW_WALL;
+    }
+    int below = split_walled_clusters_r(n->children[0]) | split_walled_clusters_r(n->children[1]);
+    if (n->detail_seperator && below == (BELOW_OPEN | BELOW_WALL)) n->detail_seperator = false;
+    return below;
+}
+
 int portals_number_clusters(tree_t *tree, bool world)
 {
     int count = 0;
+    if (world) split_walled_clusters_r(tree->headnode);
     number_clusters_r(tree->headnode, &count, world);
     return count;
 }

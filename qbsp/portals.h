@@ -46,7 +46,9 @@ int portals_fill_outside(tree_t *tree);
 void portals_mark_visible_sides(qbsp_t *q, tree_t *tree, int first, int count);
 
 /* Numbers the clusters: every non-solid leaf is a cluster, except that all
- * leafs below a detail separator share one. Solid leafs get -1. Returns
+ * leafs below a detail separator share one; a separator with both open
+ * leafs and structural solid (a wall, filled void) below it is first made
+ * structural, so no cluster reaches past a wall. Solid leafs get -1. Returns
  * the number of clusters. With world == false every leaf gets -1 (brush
  * models are not part of the PVS). */
 int portals_number_clusters(tree_t *tree, bool world);

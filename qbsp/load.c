@@ -97,10 +97,12 @@ static int side_contents(const qbsp_t *q, int contents, int *surf)
 {
     if (*surf & SURF_SEE_THROUGH) contents |= CONTENTS_DETAIL;
     if (contents & (CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP)) contents |= CONTENTS_DETAIL;
-    /* -mistdetail: mist and aux are detail by themselves, as in ericw-tools
-     * (no clusters, no portals of their own). Not the default: on
-     * spirit2dm4 it loosens the PVS (visible faces per leaf 2740 -> 2897). */
-    if (q->opt.mistdetail && (contents & (CONTENTS_MIST | CONTENTS_AUX))) contents |= CONTENTS_DETAIL;
+    /* Mist and aux are detail by themselves, as in ericw-tools, whose maps
+     * place fog and trigger-like volumes anywhere without cutting
+     * clusters. -nomistdetail keeps qbsp3's structural mist, a slightly
+     * tighter PVS where mist walls off rooms (spirit2dm4: visible faces per
+     * leaf 2334 -> 2260) at the cost of more portals. */
+    if (!q->opt.miststructural && (contents & (CONTENTS_MIST | CONTENTS_AUX))) contents |= CONTENTS_DETAIL;
     if (q->opt.fulldetail) contents &= ~CONTENTS_DETAIL;
     if (!(contents & ((LAST_VISIBLE_CONTENTS - 1) | CONTENTS_PLAYERCLIP | CONTENTS_MONSTERCLIP | CONTENTS_MIST)))
         contents |= CONTENTS_SOLID;

@@ -50,7 +50,7 @@ static void usage(FILE *f)
             "  -subdivide N   as -chop N; 0 is -nosubdiv (ericw-tools' name)\n"
             "  -includeskip   write nodraw faces too (ericw-tools', for Q2RTX)\n"
             "  -truncatetexnames  cut texture names over 31 characters, with a warning (ericw-tools')\n"
-            "  -mistdetail    mist and aux brushes are detail (ericw-tools')\n"
+            "  -nomistdetail  mist and aux brushes stay structural (qbsp3; default: detail, as ericw-tools)\n"
             "  -nodetailseal  detail does not seal the map (ericw-tools')\n"
             "  -add FILE      append FILE's entities to the map (its world brushes join the world)\n"
             "  -convert FMT   write MAP-FMT.map in format quake2 or valve (Valve 220) and stop\n"
@@ -618,7 +618,8 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-nodetail") || !strcmp(a, "-omitdetail")) opt.nodetail = true;
         else if (!strcmp(a, "-includeskip")) opt.includeskip = true;
         else if (!strcmp(a, "-truncatetexnames")) opt.truncatetexnames = true;
-        else if (!strcmp(a, "-mistdetail")) opt.mistdetail = true;
+        else if (!strcmp(a, "-mistdetail")) opt.miststructural = false;
+        else if (!strcmp(a, "-nomistdetail")) opt.miststructural = true;
         else if (!strcmp(a, "-nodetailseal")) opt.nodetailseal = true;
         else if (!strcmp(a, "-fulldetail")) opt.fulldetail = true;
         else if (!strcmp(a, "-nofill")) opt.nofill = true;

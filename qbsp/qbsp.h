@@ -62,7 +62,7 @@ typedef struct qbsp_options_t {
     bool noallowupgrade;  /* -noallowupgrade: a map past IBSP 38's limits is an error, not QBSP */
     bool strict;          /* -strict: engine-limit findings are errors; no .bsp is written */
     bool includeskip;     /* -includeskip: SURF_NODRAW faces are written (ericw-tools', for Q2RTX) */
-    bool mistdetail;      /* -mistdetail: mist and aux brushes are detail (ericw-tools') */
+    bool miststructural;  /* -nomistdetail: mist and aux brushes stay structural outside detail entities (qbsp3) */
     bool truncatetexnames; /* -truncatetexnames: names over 31 characters are cut with a warning (ericw-tools') */
     bool nodetailseal;    /* -nodetailseal: the entity flood passes detail solid, as in ericw-tools */
     const char *add_path; /* -add FILE: another .map whose entities are appended (its world brushes join ours) */

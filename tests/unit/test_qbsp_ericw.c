@@ -623,16 +623,23 @@ static bool has_tjunc(const bsp_t *b, int h, int v)
 }
 
 /* A mist and an aux brush in a sealed room: with ericw-tools' rule
- * (-mistdetail in q2map, docs/qbsp.md says why) both are detail by
+ * (q2map's default; -nomistdetail keeps qbsp3's) both are detail by
  * themselves, so the room stays one cluster with no portal. */
 static void test_mistAuxImplicitlyDetail(void **state)
 {
     (void)state;
     compiled_t c;
-    compile("q2_mist_aux_implicitly_detail.map", "-mistdetail", &c);
+    compile("q2_mist_aux_implicitly_detail.map", "", &c);
     assert_true(c.has_prt);
     assert_int_equal(c.prt.numportals, 0);
     assert_int_equal(c.prt.numclusters, 1);
+    release(&c);
+    /* -nomistdetail keeps qbsp3's structural mist: the brushes cut
+     * clusters again, so the default above is the option's doing. */
+    compile("q2_mist_aux_implicitly_detail.map", "-nomistdetail", &c);
+    assert_true(c.has_prt);
+    assert_true(c.prt.numportals > 0);
+    assert_true(c.prt.numclusters > 1);
     release(&c);
 }
 

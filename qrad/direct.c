@@ -305,8 +305,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 if (dot <= 0) continue;
                 (*rays)++;
                 double hd;
-                int hit = trace_closest(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
-                if (hit < 0 || !q->faces[hit].sky) continue;
+                int hit = trace_sky(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
+                if (hit < 0) continue;
                 if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
                 if (qrad_any_model_shadows(q) && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
@@ -350,8 +350,7 @@ static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
             wsum += w;
             vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a))));
             (*rays)++;
-            int hit = trace_closest(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL);
-            if (hit >= 0 && q->faces[hit].sky) sum += w;
+            if (trace_sky(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL) >= 0) sum += w;
         }
         double val = s->diffuse * dot * sum / wsum;
         float *o = f->light + (size_t)idx * 3;
@@ -372,8 +371,7 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
         double dot = vec_dot(d, nrm);
         if (dot <= 0) continue;
         (*rays)++;
-        int hit = trace_closest(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL);
-        if (hit >= 0 && q->faces[hit].sky) acc += dot;
+        if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) >= 0) acc += dot;
     }
     return acc * (lower ? q->sun.dome3 : q->sun.dome) / dc->dome_norm;
 }

@@ -188,8 +188,7 @@ static void sample_point(const qrad_t *q, const cluster_lights_t *cl, vec3_t p, 
     const sun_t *s = &q->sun;
     if (s->on) {
         (*rays)++;
-        int hit = trace_closest(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL);
-        if (hit >= 0 && q->faces[hit].sky) acc_add(acc, 0, vec_scale(s->color, s->intensity));
+        if (trace_sky(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL) >= 0) acc_add(acc, 0, vec_scale(s->color, s->intensity));
     }
     if (s->dome > 0) {
         double got = 0, norm = 0;
@@ -197,8 +196,7 @@ static void sample_point(const qrad_t *q, const cluster_lights_t *cl, vec3_t p, 
             vec3_t d = sphere_dir(k, 2 * LG_DOME_RAYS); /* the upper half */
             norm += d.z;
             (*rays)++;
-            int hit = trace_closest(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL);
-            if (hit >= 0 && q->faces[hit].sky) got += d.z;
+            if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) >= 0) got += d.z;
         }
         if (norm > 0) acc_add(acc, 0, vec_scale(s->dome_color, s->dome * got / norm));
     }

@@ -242,6 +242,10 @@ typedef struct tracer_t {
     rtri_t *tris;
     int numnodes;
     bvh_node_t *nodes;
+    int numskytris; /* the sky faces' triangles alone, for trace_sky (the world's tracer only) */
+    rtri_t *skytris;
+    int numskynodes;
+    bvh_node_t *skynodes;
 } tracer_t;
 
 struct qrad_t;
@@ -396,6 +400,9 @@ int trace_closest(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, 
  * mask (their model's, or their func_group's). */
 int trace_closest_channels(const struct qrad_t *q, const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist,
                            int mask, double *hitdist);
+/* The sky face trace_closest would find along origin + t*dir, or -1 where
+ * the closest hit is none or not sky; faster where only that matters. */
+int trace_sky(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);

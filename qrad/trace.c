@@ -21,17 +21,18 @@
 struct rtri_t {
     vec3_t v0, e1, e2;
     int face;
+    int rank; /* its index in the world hierarchy's triangles: ties between equal distances go to the lower */
 };
 
 #define BVH_LEAF_MAX 4
 
-/* Boxes in single precision, rounded outwards, keep a node in 32 bytes
- * (two to a cache line); triangle tests stay in double. */
-struct bvh_node_t {
+/* The binary hierarchy the build makes. Boxes in single precision,
+ * rounded outwards; triangle tests stay in double. */
+typedef struct bin_node_t {
     float mins[3], maxs[3];
     int first; /* leaf: first triangle; inner: right child (left is next) */
     int count; /* leaf: triangles; inner: split axis */
-};
+} bin_node_t;
 
 typedef struct build_item_t {
     vec3_t c;
@@ -40,7 +41,7 @@ typedef struct build_item_t {
 } build_item_t;
 
 typedef struct builder_t {
-    bvh_node_t *nodes;
+    bin_node_t *nodes;
     int numnodes, cap;
 } builder_t;
 
@@ -76,7 +77,7 @@ static inline int node_item(const presort_t *ps, int paxis, int k) { return paxi
 
 /* Fills node `node` for the range; returns its split (0: a leaf) and the
  * axis its children's ranges are sorted on. */
-static int split_node(presort_t *ps, bvh_node_t *node, int first, int count, int paxis, int *axis_out)
+static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int paxis, int *axis_out)
 {
     aabb_t box = aabb_empty(), cbox = aabb_empty();
     for (int k = first; k < first + count; k++) {
@@ -156,7 +157,7 @@ typedef struct par_split_t {
 
 static inline int chunk_lo(const par_split_t *x, int c) { return (int)((long)x->count * c / BVH_PAR_CHUNKS); }
 
-static int split_node_par(presort_t *ps, bvh_node_t *node, int first, int count, int paxis, int *axis_out, int threads,
+static int split_node_par(presort_t *ps, bin_node_t *node, int first, int count, int paxis, int *axis_out, int threads,
                           dist_t *d)
 {
     par_split_t *x = q2_calloc(1, sizeof *x);
@@ -299,7 +300,7 @@ static int build_r(presort_t *ps, builder_t *bd, int first, int count, int paxis
     int idx = bd->numnodes;
     bd->nodes = q2_grow(bd->nodes, sizeof *bd->nodes, &bd->cap, bd->numnodes + 1);
     bd->numnodes++;
-    bvh_node_t node;
+    bin_node_t node;
     int axis = 0, split = split_node(ps, &node, first, count, paxis, &axis);
     bd->nodes[idx] = node;
     if (split == 0) return idx;
@@ -315,7 +316,7 @@ static int build_r(presort_t *ps, builder_t *bd, int first, int count, int paxis
  * `first`. */
 typedef struct top_entry_t {
     bool subtree;
-    bvh_node_t node;
+    bin_node_t node;
     int child[2];
     int first, count, paxis;
     builder_t bd; /* the subtree's nodes, numbered from 0 */
@@ -457,7 +458,7 @@ static void presort_axes(const build_item_t *items, int n, int *lists[3], int th
 #define BVH_SUBTREE_MIN 64
 #define BVH_SUBTREE_SHARE 256
 
-static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t **nodes_out, int *numnodes_out,
+static void build_tree(const qrad_t *q, build_item_t *items, int n, bin_node_t **nodes_out, int *numnodes_out,
                        int *order)
 {
     dist_t *d = q->opts->dist;
@@ -516,7 +517,7 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
     int total = number_r(e, 0, 0);
     /* Each entry's nodes go to their own place in the fresh array: on the
      * threads, which take its page faults. */
-    bvh_node_t *nodes = q2_malloc(sizeof *nodes * (size_t)(total > 0 ? total : 1));
+    bin_node_t *nodes = q2_malloc(sizeof *nodes * (size_t)(total > 0 ? total : 1));
     lt = dist_local_begin(d, ne);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int i = 0; i < ne; i++) {
@@ -527,7 +528,7 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
             nodes[x->base].first = e[x->child[1]].base;
         } else {
             for (int k = 0; k < x->bd.numnodes; k++) {
-                bvh_node_t nd = x->bd.nodes[k];
+                bin_node_t nd = x->bd.nodes[k];
                 if (nd.count < 0) nd.first += x->base;
                 nodes[x->base + k] = nd;
             }
@@ -543,6 +544,115 @@ static void build_tree(const qrad_t *q, build_item_t *items, int n, bvh_node_t *
     free(ps.left);
     *nodes_out = nodes;
     *numnodes_out = total;
+}
+
+/* What rays traverse: the binary tree collapsed to nodes of up to four
+ * children, their boxes stored axis by axis so one ray meets all four in
+ * a few vector operations. A child is a wide node (>= 0) or a leaf
+ * (WIDE_LEAF: its first triangle and count). */
+#define WIDE 4
+#define WIDE_LEAF(first, count) (-1 - ((first) << 3 | (count)))
+#define WIDE_LEAF_FIRST(c) ((-1 - (c)) >> 3)
+#define WIDE_LEAF_COUNT(c) ((-1 - (c)) & 7)
+_Static_assert(BVH_LEAF_MAX < 8, "a leaf's count takes three bits of WIDE_LEAF");
+
+/* The wide boxes are the binary ones grown by this many units, which keeps
+ * the single-precision slab test conservative (it never drops a box a ray
+ * enters before its best hit so far). Coordinates are within WORLD_EXTENT
+ * and distances within 2 * WORLD_EXTENT: the origin's rounding to float
+ * moves the ray by at most 65536 * 2^-24 = 0.004 along each axis, and the
+ * three roundings of a slab distance (the difference, the reciprocal, the
+ * product) err by at most 3 * 2^-24 * 131072 = 0.023; a pad of 1/16 leaves
+ * every entry and exit time at least 0.03 to the safe side of the hit. */
+#define WIDE_BOX_PAD 0.0625
+
+struct bvh_node_t {
+    float bmin[3][WIDE], bmax[3][WIDE];
+    int child[WIDE];
+    int nchild;
+    int pad_[3];
+};
+
+static float round_down(double x)
+{
+    float f = (float)x;
+    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+}
+
+static float round_up(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+static double bin_area(const bin_node_t *n)
+{
+    double dx = n->maxs[0] - n->mins[0], dy = n->maxs[1] - n->mins[1], dz = n->maxs[2] - n->mins[2];
+    return dx * dy + dy * dz + dz * dx;
+}
+
+/* Each wide node takes a binary node's two children, then opens the inner
+ * child of largest area (the first of equals) until it has four: the
+ * usual collapse, which keeps the binary tree's boxes and leaves. Numbered
+ * as found, depth first, so a node's children sit near it. */
+static bvh_node_t *collapse_tree(const bin_node_t *bin, int numbin, int *numwide_out)
+{
+    int cap = numbin / 2 + 1, nw = 0;
+    bvh_node_t *w = q2_malloc(sizeof *w * (size_t)cap);
+    int *stack = q2_malloc(sizeof(int) * (size_t)(2 * numbin + 2)), sp = 0; /* pairs: wide, binary */
+    memset(&w[0], 0, sizeof w[0]);
+    nw = 1;
+    stack[sp++] = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        int b = stack[--sp], wi = stack[--sp];
+        int slot[WIDE], ns = 0;
+        if (bin[b].count > 0) {
+            slot[ns++] = b; /* a leaf at the root */
+        } else {
+            slot[ns++] = b + 1;
+            slot[ns++] = bin[b].first;
+            while (ns < WIDE) {
+                int pick = -1;
+                double best = -1;
+                for (int k = 0; k < ns; k++)
+                    if (bin[slot[k]].count <= 0 && bin_area(&bin[slot[k]]) > best) {
+                        best = bin_area(&bin[slot[k]]);
+                        pick = k;
+                    }
+                if (pick < 0) break;
+                int open = slot[pick];
+                slot[pick] = open + 1;
+                slot[ns++] = bin[open].first;
+            }
+        }
+        /* w may move while children are added: fill a copy */
+        bvh_node_t nd;
+        memset(&nd, 0, sizeof nd);
+        nd.nchild = ns;
+        for (int k = 0; k < WIDE; k++) {
+            const bin_node_t *c = &bin[slot[k < ns ? k : 0]];
+            for (int ax = 0; ax < 3; ax++) {
+                nd.bmin[ax][k] = round_down(c->mins[ax] - WIDE_BOX_PAD);
+                nd.bmax[ax][k] = round_up(c->maxs[ax] + WIDE_BOX_PAD);
+            }
+        }
+        for (int k = 0; k < ns; k++) {
+            const bin_node_t *c = &bin[slot[k]];
+            if (c->count > 0) {
+                nd.child[k] = WIDE_LEAF(c->first, c->count);
+            } else {
+                w = q2_grow(w, sizeof *w, &cap, nw + 1);
+                nd.child[k] = nw++;
+                stack[sp++] = nd.child[k];
+                stack[sp++] = slot[k];
+            }
+        }
+        w[wi] = nd;
+    }
+    free(stack);
+    *numwide_out = nw;
+    return w;
 }
 
 static bool face_blocks_light(const qrad_t *q, int f)
@@ -569,7 +679,14 @@ static bool face_casts_model_shadow(const qrad_t *q, int f)
 
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err);
 
-bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err) { return build_over(t, q, face_blocks_light, err); }
+static void build_sky(tracer_t *t, const qrad_t *q);
+
+bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
+{
+    if (!build_over(t, q, face_blocks_light, err)) return false;
+    build_sky(t, q);
+    return true;
+}
 
 bool tracer_build_shadows(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
@@ -646,8 +763,12 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
     dist_local_end(lt);
     free(start);
     int *order = q2_malloc(sizeof(int) * (size_t)t->numtris);
-    build_tree(q, items, t->numtris, &t->nodes, &t->numnodes, order);
+    bin_node_t *bin;
+    int numbin;
+    build_tree(q, items, t->numtris, &bin, &numbin, order);
     free(items);
+    t->nodes = collapse_tree(bin, numbin, &t->numnodes);
+    free(bin);
     rtri_t *sorted = q2_malloc(sizeof *sorted * (size_t)t->numtris);
     int ntc = (t->numtris + BUILD_CHUNK - 1) / BUILD_CHUNK;
     lt = dist_local_begin(d, ntc);
@@ -661,8 +782,46 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
     free(t->tris);
     t->tris = sorted;
     free(order);
+    for (int i = 0; i < t->numtris; i++) t->tris[i].rank = i;
     (void)err;
     return true;
+}
+
+/* The sky faces' triangles in a hierarchy of their own (trace_sky), in the
+ * world hierarchy's order before their own build sorts them. */
+static void build_sky(tracer_t *t, const qrad_t *q)
+{
+    int n = 0;
+    for (int i = 0; i < t->numtris; i++) n += q->faces[t->tris[i].face].sky;
+    if (n == 0) return;
+    rtri_t *tris = q2_malloc(sizeof *tris * (size_t)n);
+    build_item_t *items = q2_malloc(sizeof *items * (size_t)n);
+    n = 0;
+    for (int i = 0; i < t->numtris; i++) {
+        const rtri_t *tr = &t->tris[i];
+        if (!q->faces[tr->face].sky) continue;
+        vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), c = vec_add(tr->v0, tr->e2);
+        tris[n] = *tr;
+        items[n].b = aabb_empty();
+        aabb_add_point(&items[n].b, a);
+        aabb_add_point(&items[n].b, b);
+        aabb_add_point(&items[n].b, c);
+        items[n].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
+        items[n].tri = n;
+        n++;
+    }
+    int *order = q2_malloc(sizeof(int) * (size_t)n);
+    bin_node_t *bin;
+    int numbin;
+    build_tree(q, items, n, &bin, &numbin, order);
+    free(items);
+    t->skynodes = collapse_tree(bin, numbin, &t->numskynodes);
+    free(bin);
+    t->skytris = q2_malloc(sizeof *t->skytris * (size_t)n);
+    for (int i = 0; i < n; i++) t->skytris[i] = tris[order[i]];
+    t->numskytris = n;
+    free(tris);
+    free(order);
 }
 
 void tracer_free(tracer_t *t)
@@ -670,26 +829,70 @@ void tracer_free(tracer_t *t)
     free(t->tnodes);
     free(t->tris);
     free(t->nodes);
+    free(t->skytris);
+    free(t->skynodes);
     memset(t, 0, sizeof *t);
 }
 
-static inline double dmin(double a, double b) { return a < b ? a : b; }
-static inline double dmax(double a, double b) { return a > b ? a : b; }
+/* A ray as the wide boxes meet it: the origin in float, the direction's
+ * reciprocals kept finite (an axis the ray runs along gets +-1e30, which
+ * the padded slabs it starts in still hold; infinities would meet zeros). */
+typedef struct wray_t {
+    float o[3], inv[3];
+} wray_t;
 
-static inline bool ray_box(const bvh_node_t *n, vec3_t o, vec3_t inv, double tmax)
+static inline wray_t wray(vec3_t o, vec3_t d)
 {
-    double t0 = (n->mins[0] - o.x) * inv.x, t1 = (n->maxs[0] - o.x) * inv.x;
-    double tmin = dmin(t0, t1), tmx = dmax(t0, t1);
-    t0 = (n->mins[1] - o.y) * inv.y;
-    t1 = (n->maxs[1] - o.y) * inv.y;
-    tmin = dmax(tmin, dmin(t0, t1));
-    tmx = dmin(tmx, dmax(t0, t1));
-    t0 = (n->mins[2] - o.z) * inv.z;
-    t1 = (n->maxs[2] - o.z) * inv.z;
-    tmin = dmax(tmin, dmin(t0, t1));
-    tmx = dmin(tmx, dmax(t0, t1));
-    return tmx >= dmax(tmin, 0.0) && tmin <= tmax;
+    wray_t r;
+    for (int ax = 0; ax < 3; ax++) {
+        double c = vec_comp(d, ax), inv = c != 0 ? 1.0 / c : 1e30;
+        r.o[ax] = (float)vec_comp(o, ax);
+        r.inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+    }
+    return r;
 }
+
+/* The children of n that the ray enters within [0, tmax], as bits, with
+ * the entry distances. Lanes past nchild hold copies of the first box and
+ * are masked off. */
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
+{
+    __m128 lo = _mm_setzero_ps(), hi = _mm_set1_ps(tmax);
+    for (int ax = 0; ax < 3; ax++) {
+        __m128 o = _mm_set1_ps(r->o[ax]), inv = _mm_set1_ps(r->inv[ax]);
+        __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmin[ax]), o), inv);
+        __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmax[ax]), o), inv);
+        lo = _mm_max_ps(lo, _mm_min_ps(t0, t1));
+        hi = _mm_min_ps(hi, _mm_max_ps(t0, t1));
+    }
+    _mm_storeu_ps(tnear, lo);
+    return _mm_movemask_ps(_mm_cmple_ps(lo, hi)) & ((1 << n->nchild) - 1);
+}
+#else
+static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
+{
+    int mask = 0;
+    for (int k = 0; k < n->nchild; k++) {
+        float lo = 0, hi = tmax;
+        for (int ax = 0; ax < 3; ax++) {
+            float t0 = (n->bmin[ax][k] - r->o[ax]) * r->inv[ax], t1 = (n->bmax[ax][k] - r->o[ax]) * r->inv[ax];
+            float a = t0 < t1 ? t0 : t1, b = t0 < t1 ? t1 : t0;
+            lo = lo > a ? lo : a;
+            hi = hi < b ? hi : b;
+        }
+        tnear[k] = lo;
+        if (lo <= hi) mask |= 1 << k;
+    }
+    return mask;
+}
+#endif
+
+/* Enough for any tree the build makes: each level adds at most three
+ * entries, and the binary tree's depth is far below this over triangles
+ * of real maps; a deeper one is traversed partly rather than overrun. */
+#define WIDE_STACK 768
 
 /* Moller-Trumbore, both sides. Returns the distance or -1. */
 static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
@@ -707,35 +910,68 @@ static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
     return vec_dot(tr->e2, qv) * inv;
 }
 
-static inline vec3_t safe_inv(vec3_t d)
+/* Which triangles an occlusion test counts. */
+typedef enum { HIT_ALL, HIT_CHANNELS, HIT_MODELS } hit_filter_t;
+
+typedef struct hit_test_t {
+    const qrad_t *q;
+    hit_filter_t filter;
+    int mask; /* HIT_CHANNELS: faces whose _object_channel_mask shares a bit; HIT_MODELS: the shadow mask */
+    int recv; /* HIT_MODELS: the receiving face's model */
+} hit_test_t;
+
+static inline bool hit_counts(const hit_test_t *h, const tracer_t *t, int i)
 {
-    return vec3(d.x != 0 ? 1.0 / d.x : 1e300, d.y != 0 ? 1.0 / d.y : 1e300, d.z != 0 ? 1.0 / d.z : 1e300);
+    switch (h->filter) {
+    case HIT_CHANNELS: return (h->q->mkeys[h->q->faces[t->tris[i].face].keys].object_mask & h->mask) != 0;
+    case HIT_MODELS: return qrad_model_blocks(h->q, h->q->faces[t->tris[i].face].model, h->recv, h->mask);
+    default: return true;
+    }
 }
 
-bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
+/* Whether a triangle that h counts lies along o + x d for x in
+ * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
+ * will do, so the first found ends the walk. */
+static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, vec3_t o, vec3_t d, double tmax, int tie_rank)
+{
+    wray_t r = wray(o, d);
+    float tmaxf = round_up(tmax), tnear[WIDE];
+    int stack[WIDE_STACK], sp = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        int c = stack[--sp];
+        if (c < 0) {
+            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+            for (int i = first; i < first + count; i++) {
+                if (!hit_counts(h, t, i)) continue;
+                double x = ray_tri(&t->tris[i], o, d);
+                if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return true;
+            }
+            continue;
+        }
+        const bvh_node_t *n = &t->nodes[c];
+        int m = wide_hits(n, &r, tmaxf, tnear);
+        for (int k = 0; k < WIDE; k++)
+            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+    }
+    return false;
+}
+
+/* Whether a triangle that h counts lies between a and b (TRACE_EPSILON
+ * off both ends). */
+static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
 {
     if (t->numnodes == 0) return false;
     double len;
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return false;
-    double tmax = len - TRACE_EPSILON;
-    vec3_t inv = safe_inv(d);
-    int stack[512], sp = 0;
-    stack[sp++] = 0;
-    while (sp) {
-        const bvh_node_t *n = &t->nodes[stack[--sp]];
-        if (!ray_box(n, a, inv, tmax)) continue;
-        if (n->count > 0) {
-            for (int i = n->first; i < n->first + n->count; i++) {
-                double h = ray_tri(&t->tris[i], a, d);
-                if (h > TRACE_EPSILON && h < tmax) return true;
-            }
-        } else if (sp < 510) {
-            stack[sp++] = n->first;
-            stack[sp++] = (int)(n - t->nodes) + 1;
-        }
-    }
-    return false;
+    return any_hit_ray(t, h, a, d, len - TRACE_EPSILON, -1);
+}
+
+bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
+{
+    hit_test_t h = {.filter = HIT_ALL};
+    return any_hit(t, &h, a, b);
 }
 
 static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth);
@@ -783,30 +1019,8 @@ void qrad_brush_shadows_free(qrad_t *q)
 /* The world's faces between a and b on the channels of shadow_mask. */
 static bool faces_on_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
 {
-    const tracer_t *t = &q->tracer;
-    if (t->numnodes == 0) return false;
-    double len;
-    vec3_t d = vec_normalize(vec_sub(b, a), &len);
-    if (len <= 2 * TRACE_EPSILON) return false;
-    double tmax = len - TRACE_EPSILON;
-    vec3_t inv = safe_inv(d);
-    int stack[512], sp = 0;
-    stack[sp++] = 0;
-    while (sp) {
-        const bvh_node_t *n = &t->nodes[stack[--sp]];
-        if (!ray_box(n, a, inv, tmax)) continue;
-        if (n->count > 0) {
-            for (int i = n->first; i < n->first + n->count; i++) {
-                if (!(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & shadow_mask)) continue;
-                double h = ray_tri(&t->tris[i], a, d);
-                if (h > TRACE_EPSILON && h < tmax) return true;
-            }
-        } else if (sp < 510) {
-            stack[sp++] = n->first;
-            stack[sp++] = (int)(n - t->nodes) + 1;
-        }
-    }
-    return false;
+    hit_test_t h = {.q = q, .filter = HIT_CHANNELS, .mask = shadow_mask};
+    return any_hit(&q->tracer, &h, a, b);
 }
 
 bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask)
@@ -828,33 +1042,81 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
         double p1[3] = {a.x - o.x, a.y - o.y, a.z - o.z}, p2[3] = {b.x - o.x, b.y - o.y, b.z - o.z};
         if (line_solid_r(q->tracer.tnodes, q->bsp->models[m].headnode, p1, p2, 0)) return true;
     }
-    const tracer_t *t = &q->shadows;
-    if (t->numnodes == 0) return false;
-    double len;
-    vec3_t d = vec_normalize(vec_sub(b, a), &len);
-    if (len <= 2 * TRACE_EPSILON) return false;
-    double tmax = len - TRACE_EPSILON;
-    vec3_t inv = safe_inv(d);
-    int stack[512], sp = 0;
-    stack[sp++] = 0;
-    while (sp) {
-        const bvh_node_t *n = &t->nodes[stack[--sp]];
-        if (!ray_box(n, a, inv, tmax)) continue;
-        if (n->count > 0) {
-            for (int i = n->first; i < n->first + n->count; i++) {
-                if (!qrad_model_blocks(q, q->faces[t->tris[i].face].model, recv, shadow_mask)) continue;
-                double h = ray_tri(&t->tris[i], a, d);
-                if (h > TRACE_EPSILON && h < tmax) return true;
-            }
-        } else if (sp < 510) {
-            stack[sp++] = n->first;
-            stack[sp++] = (int)(n - t->nodes) + 1;
-        }
-    }
-    return false;
+    hit_test_t h = {.q = q, .filter = HIT_MODELS, .mask = shadow_mask, .recv = recv};
+    return any_hit(&q->shadows, &h, a, b);
 }
 
-static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist);
+/* The nearest triangle of one hierarchy along o + x d, x in
+ * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
+ * distance (maxdist if none) and rank. mask 0: every triangle; else only
+ * faces whose keys' _object_channel_mask shares a bit with it. */
+static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, vec3_t o, vec3_t d, double maxdist,
+                   int mask, double *dist, int *rank)
+{
+    wray_t r = wray(o, d);
+    double best = maxdist;
+    float bestf = round_up(best);
+    int bestface = -1, bestrank = -1;
+    /* Entries with the distance at which the ray enters them: an entry
+     * beyond the best hit found since it was pushed is skipped. */
+    int stack[WIDE_STACK], sp = 0;
+    float snear[WIDE_STACK], tnear[WIDE];
+    stack[sp] = 0;
+    snear[sp++] = 0;
+    while (sp) {
+        --sp;
+        if (snear[sp] > bestf) continue;
+        int c = stack[sp];
+        if (c < 0) {
+            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+            for (int i = first; i < first + count; i++) {
+                const rtri_t *tr = &tris[i];
+                if (mask && !(q->mkeys[q->faces[tr->face].keys].object_mask & mask)) continue;
+                double h = ray_tri(tr, o, d);
+                /* Equal distances (a shared edge) go to the lower rank so
+                 * the answer never depends on traversal order. */
+                if (h > TRACE_EPSILON && (h < best || (h == best && tr->rank < bestrank))) {
+                    best = h;
+                    bestf = round_up(best);
+                    bestface = tr->face;
+                    bestrank = tr->rank;
+                }
+            }
+            continue;
+        }
+        const bvh_node_t *n = &nodes[c];
+        int m = wide_hits(n, &r, bestf, tnear);
+        /* The children entered, nearest last on the stack so it is taken
+         * first. */
+        int ord[WIDE], no = 0;
+        for (int k = 0; k < WIDE; k++) {
+            if (!(m >> k & 1)) continue;
+            int j = no++;
+            while (j > 0 && tnear[ord[j - 1]] < tnear[k]) {
+                ord[j] = ord[j - 1];
+                j--;
+            }
+            ord[j] = k;
+        }
+        for (int j = 0; j < no && sp < WIDE_STACK; j++) {
+            stack[sp] = n->child[ord[j]];
+            snear[sp++] = tnear[ord[j]];
+        }
+    }
+    *dist = best;
+    *rank = bestrank;
+    return bestface;
+}
+
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+{
+    if (hitdist) *hitdist = maxdist;
+    if (t->numnodes == 0) return -1;
+    double dist;
+    int rank, face = nearest(q, t->nodes, t->tris, o, d, maxdist, mask, &dist, &rank);
+    if (hitdist) *hitdist = dist;
+    return face;
+}
 
 int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
 {
@@ -867,48 +1129,21 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
     return closest(q, t, o, d, maxdist, mask, hitdist);
 }
 
-/* mask 0: every triangle; else only faces whose keys' _object_channel_mask
- * shares a bit with it. */
-static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+/* The nearest sky triangle first (its hierarchy is small), then whether any
+ * triangle of the world's comes before it, where any one will do: the
+ * answer trace_closest would give, the same tie rule included, without
+ * finding the nearest of all. */
+int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
 {
     if (hitdist) *hitdist = maxdist;
-    if (t->numnodes == 0) return -1;
-    vec3_t inv = safe_inv(d);
-    double best = maxdist;
-    int bestface = -1, besttri = -1;
-    int stack[512], sp = 0;
-    stack[sp++] = 0;
-    while (sp) {
-        int ni = stack[--sp];
-        const bvh_node_t *n = &t->nodes[ni];
-        if (!ray_box(n, o, inv, best)) continue;
-        if (n->count > 0) {
-            for (int i = n->first; i < n->first + n->count; i++) {
-                if (mask && !(q->mkeys[q->faces[t->tris[i].face].keys].object_mask & mask)) continue;
-                double h = ray_tri(&t->tris[i], o, d);
-                /* Equal distances (a shared edge) go to the lower triangle
-                 * index so the answer never depends on traversal order. */
-                if (h > TRACE_EPSILON && (h < best || (h == best && i < besttri))) {
-                    best = h;
-                    bestface = t->tris[i].face;
-                    besttri = i;
-                }
-            }
-        } else if (sp < 510) {
-            int left = ni + 1, right = n->first;
-            /* Visit the nearer child first: the left one holds the lower
-             * centroids on the split axis. */
-            if (vec_comp(d, -1 - n->count) < 0) {
-                stack[sp++] = left;
-                stack[sp++] = right;
-            } else {
-                stack[sp++] = right;
-                stack[sp++] = left;
-            }
-        }
-    }
-    if (hitdist) *hitdist = best;
-    return bestface;
+    if (t->numskynodes == 0) return -1;
+    double dist;
+    int rank, face = nearest(NULL, t->skynodes, t->skytris, o, d, maxdist, 0, &dist, &rank);
+    if (face < 0) return -1;
+    hit_test_t h = {.filter = HIT_ALL};
+    if (any_hit_ray(t, &h, o, d, dist, rank)) return -1;
+    if (hitdist) *hitdist = dist;
+    return face;
 }
 
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p)

@@ -11,12 +11,16 @@
 
 #include "qrad.h"
 #include "surflights.h"
+#include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/log.h"
 #include "../common/mem.h"
 
 #define SUN_SAMPLES_SOFT 16
 #define DOME_SAMPLES 48
+/* ericw-tools' LIGHT_ANGLE_EPSILON: how far behind a face's plane a sun may
+ * stand and still light it (at its grazing share). */
+#define DOME_RING_ANGLE_EPSILON 0.01
 /* Offset of -extra sub-samples from the luxel centre, texture units. */
 #define EXTRA_OFFSET 4.0
 
@@ -29,8 +33,10 @@ typedef struct sun_pattern_t {
 typedef struct direct_ctx_t {
     sun_pattern_t suns[1 + MAX_EXTRA_SUNS]; /* [0]: q->sun, when on */
     int nsuns;
-    vec3_t dome_dirs[DOME_SAMPLES];
-    double dome_norm; /* sum of dome_dirs[k].z: an open floor sees `dome` */
+    vec3_t *dome_dirs; /* towards the sky */
+    int ndome;
+    bool dome_ring;   /* ericw-tools' ring of suns (opts->dome_suns), not qrad's lattice */
+    double dome_norm; /* qrad: sum of dome_dirs[k].z, so an open floor sees `dome`; ring: the sun count */
     uint8_t *sees_sky; /* per cluster: its PVS holds a cluster with a sky face; NULL: unknown */
 } direct_ctx_t;
 
@@ -123,6 +129,42 @@ static void sun_pattern(const sun_t *s, sun_pattern_t *sp)
     }
 }
 
+/* ericw-tools' sky dome (its SetupSkyDome, after q3map2): rings of suns at
+ * evenly spaced elevations, 4 per ring per ring count, each ring turned by a
+ * further 1/rings of a step, and one straight overhead; about `samples`
+ * suns in all (its -sunsamples, 64: 4 rings of 16 and the zenith, 65).
+ * Each sun carries 1/count of _sunlight2 and lights as its suns do: times
+ * (1 - anglescale) + anglescale cos, so an open floor gets about 0.78 of
+ * _sunlight2 where qrad's cosine-weighted lattice gives all of it. The
+ * angles go through crmath, so every platform gets the same directions. */
+static double cr_cos_deg(double d) { return cr_cos(d * (M_PI / 180.0)); }
+static double cr_sin_deg(double d) { return cr_sin(d * (M_PI / 180.0)); }
+
+static void dome_ring(int samples, direct_ctx_t *dc)
+{
+    int iterations = (int)floor(sqrt((samples - 1) / 4.0) + 0.5) + 1;
+    if (iterations < 2) iterations = 2;
+    int rings = iterations - 1, steps = rings * 4;
+    double estep = 90.0 / (rings + 1), astep = 360.0 / steps;
+    dc->ndome = steps * rings + 1;
+    dc->dome_dirs = q2_malloc(sizeof(vec3_t) * (size_t)dc->ndome);
+    int n = 0;
+    double angle = 0, elev = estep * 0.5;
+    for (int i = 0; i < rings; i++) {
+        for (int j = 0; j < steps; j++) {
+            double ca = cr_cos_deg(angle), sa = cr_sin_deg(angle), ce = cr_cos_deg(elev), se = cr_sin_deg(elev);
+            /* the sun's light travels along (ca ce, sa ce, -se); the sky is
+             * the other way */
+            dc->dome_dirs[n++] = vec3(-ca * ce, -sa * ce, se);
+            angle += astep;
+        }
+        elev += estep;
+        angle += astep / rings;
+    }
+    dc->dome_dirs[n++] = vec3(0, 0, 1);
+    dc->dome_norm = n;
+}
+
 static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
 {
     dc->nsuns = 0;
@@ -130,6 +172,13 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
     for (int k = 0; k < q->numsuns; k++)
         if (q->suns[k].on) sun_pattern(&q->suns[k], &dc->suns[dc->nsuns++]);
     dc->dome_norm = 0;
+    dc->dome_ring = q->opts->dome_suns > 0;
+    if (dc->dome_ring) {
+        dome_ring(q->opts->dome_suns, dc);
+        return;
+    }
+    dc->ndome = DOME_SAMPLES;
+    dc->dome_dirs = q2_malloc(sizeof(vec3_t) * DOME_SAMPLES);
     for (int k = 0; k < DOME_SAMPLES; k++) {
         /* Uniform over the upper hemisphere (Fibonacci lattice). */
         double z = 1.0 - (k + 0.5) / DOME_SAMPLES, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
@@ -362,16 +411,26 @@ static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
 
 /* Sky dome light at p: the weighted share of the fixed directions that
  * reach a sky face, times _sunlight2. */
-static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, long *rays, bool lower)
+static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, vec3_t fnrm, long *rays,
+                      bool lower)
 {
     double acc = 0;
-    for (int k = 0; k < DOME_SAMPLES; k++) {
+    const double sa = q->sun_anglescale;
+    for (int k = 0; k < dc->ndome; k++) {
         vec3_t d = dc->dome_dirs[k];
         if (lower) d.z = -d.z; /* _sunlight3: the mirrored lower hemisphere */
         double dot = vec_dot(d, nrm);
-        if (dot <= 0) continue;
+        if (dc->dome_ring) {
+            /* ericw: a sun behind the face's plane is skipped; one at a
+             * grazing angle still gives its (1 - anglescale) share */
+            if (vec_dot(d, fnrm) < -DOME_RING_ANGLE_EPSILON) continue;
+            dot = dot > 0 ? dot : 0;
+        } else if (dot <= 0) {
+            continue;
+        }
         (*rays)++;
-        if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) >= 0) acc += dot;
+        if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) < 0) continue;
+        acc += dc->dome_ring ? (1 - sa) + sa * dot : dot;
     }
     return acc * (lower ? q->sun.dome3 : q->sun.dome) / dc->dome_norm;
 }
@@ -412,7 +471,8 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                     }
                 }
                 v[idx] = may_see_sky(q, dc, f->clusters[idx])
-                             ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, rays, lower)
+                             ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, f->normal, rays,
+                                       lower)
                              : 0;
             }
     vec3_t col = lower ? q->sun.dome3_color : q->sun.dome_color;
@@ -722,6 +782,7 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
     dist_loop_end(dl);
     progress_end(&pr);
     free(dc.sees_sky);
+    free(dc.dome_dirs);
     long sums[2] = {rays, dropped_faces};
     dist_sum_long(q->opts->dist, sums, 2);
     rays = sums[0];

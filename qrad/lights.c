@@ -288,7 +288,10 @@ static void setup_sun(qrad_t *q, const entity_t *world, const world_light_keys_t
                      sunname);
         }
     }
-    double intensity = entity_get_float(world, "_sunlight", entity_get_float(world, "_sun_light", have_dir ? 250 : 0));
+    /* q2tools and arghrad light a sun of 250 once it is aimed; ericw-tools'
+     * _sunlight is 0 unless given (its mangle alone lights nothing). */
+    double dflt_sun = have_dir && q->opts->tool_keys != QRAD_TOOL_ERICW ? 250 : 0;
+    double intensity = entity_get_float(world, "_sunlight", entity_get_float(world, "_sun_light", dflt_sun));
     if (intensity > 0) {
         s->on = true;
         s->intensity = intensity * q->opts->entity;

@@ -126,9 +126,15 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
 {
     if (!strcmp(name, "default")) return true;
     if (!strcmp(name, "qrad3")) {
-        /* qrad3's mean luxel on id's base1 (ratio 0.99): its bounces are
-         * dimmer than the E/(1-r) of qrad's. */
-        o->bouncescale = 0.3;
+        /* qrad3's bounces are qrad's own: it normalizes each patch's
+         * transfers so all its light reaches the patches around it, which
+         * with reflectivity 0.5 doubles a closed room's light (the same bsp
+         * relit by qrad3 with -bounce 0 and without: 59 and 111 on
+         * E1M1-edited-ents); the 0.3 this preset once had matched reference
+         * bsps in which qrad3 had left most lights black. What it reads:
+         * its keys alone, and its light faces are full bright. */
+        o->tool_keys = QRAD_TOOL_QRAD3;
+        o->surflight_selflit = true;
         return true;
     }
     if (!strcmp(name, "ericw")) {
@@ -160,6 +166,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->dirt_angles = 16;
         /* and a bmodel's light faces emit (q2_surface_lights_culling) */
         o->surflight_bmodels = true;
+        /* the keys its light reads, and its sky dome of 64 suns */
+        o->tool_keys = QRAD_TOOL_ERICW;
+        o->dome_suns = 64;
         return true;
     }
     return false;

@@ -73,6 +73,11 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
 static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
 {
     if (!q->opts->groupkeys) return true;
+    if (q->opts->tool_keys == QRAD_TOOL_QRAD3) {
+        /* qrad3 reads no func_group keys (toolkeys.c) */
+        log_warn(q->log, "-preset qrad3: qrad3 does not read the func_group keys of %s; ignored", q->opts->groupkeys_name);
+        return true;
+    }
     groupkeys_t g;
     if (!groupkeys_file_decode(q->opts->groupkeys, q->opts->groupkeys_size, q->bsp, q->opts->groupkeys_name, &g, err))
         return false;

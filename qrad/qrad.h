@@ -52,6 +52,9 @@
  * work per chunk that timing it for a trace costs little. */
 #define QRAD_LOCAL_CHUNK 64
 
+/* Whose keys qrad reads (qrad_opts_t.tool_keys, set by -preset; toolkeys.c). */
+enum { QRAD_TOOL_ALL = 0, QRAD_TOOL_QRAD3 = 1, QRAD_TOOL_ERICW = 2 };
+
 typedef struct qrad_opts_t {
     int threads;     /* resolved count */
     int bounce;      /* radiosity bounces, 0 = direct only */
@@ -80,6 +83,9 @@ typedef struct qrad_opts_t {
     bool surflight_texcolor;  /* ericw's emission: value x the texture's average colour, none without the texture */
     int dirt_angles;          /* dirt directions per ring; 0 = qrad's DIRT_ANGLES (dirt.c) */
     bool surflight_bmodels;   /* bmodels' light faces emit (ericw); qrad3: only the world's */
+    int tool_keys;            /* QRAD_TOOL_*: read only that tool's keys; QRAD_TOOL_ALL: every tool's */
+    int dome_suns;            /* > 0: the sky dome as ericw-tools' ring of suns (its -sunsamples); 0: qrad's */
+    bool surflight_selflit;   /* qrad3: a world light face's own emission is added to its lightmap */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -306,6 +312,7 @@ typedef struct qrad_t {
     long luxels, rays;
     int surface_pieces;
     vec3_t *surf_floor;        /* per face: _surflight_minlight_scale floor (surflights.c); NULL = none */
+    vec3_t *surf_self;         /* per face: qrad3's own emission added to style 0 (surflights.c); NULL = none */
     /* Ranks (common/dist.h): whether every rank needs every face's samples
      * and light after the direct pass (the light grid and _bouncestyled
      * read other faces' light); else a face's samples and light stay on

@@ -4,6 +4,7 @@
 
 #include "qrad.h"
 #include "surflights.h"
+#include "toolkeys.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 
@@ -43,6 +44,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     q->texdb = texdb;
     if (bsp->nummodels < 1) return q2err_set(err, NULL, 0, 0, "the bsp has no models");
     if (!entities_parse(bsp->entities ? bsp->entities : "", "entity lump", &q->ents, err)) return false;
+    qrad_tool_keys(q);
     qrad_dirt_setup(q);
     if (!qrad_models_setup(q, err)) return false;
     if (!qrad_pvs_setup(q, err)) return false;

@@ -300,7 +300,14 @@ typedef struct face_emission_t {
     int npieces, cap;
     double floor_level[2];
     vec3_t floor_color[2];
+    vec3_t self; /* qrad3: its emission, added to its own lightmap */
 } face_emission_t;
+
+/* qrad3's DIRECT_LIGHT: a light face whose emission (value times its
+ * texture's reflectivity, per channel) reaches this in any channel has that
+ * emission added to its own style-0 lightmap (its BuildFacelights: "the
+ * texture itself should still be full bright"). */
+#define QRAD3_DIRECT_LIGHT 3.0
 
 static void add_floor(qrad_t *q, int fi, double level, vec3_t color)
 {
@@ -467,6 +474,14 @@ static void face_emission(const qrad_t *q, int fi, void *ctx)
         texture_emission(q, ti->texture, &hue, &e->floor_color[0]);
         e->floor_level[0] = ti->value * x->fkeys[f->model].minlight_scale;
     }
+    if (q->opts->surflight_selflit && (ti->flags & SURF_LIGHT) && ti->value > 0 && f->model == 0 && f->lit) {
+        /* only the world's patches carry a base light in qrad3 */
+        vec3_t hue, avg;
+        double refl = texture_emission(q, ti->texture, &hue, &avg);
+        vec3_t base = vec_scale(hue, refl * ti->value);
+        if (base.x >= QRAD3_DIRECT_LIGHT || base.y >= QRAD3_DIRECT_LIGHT || base.z >= QRAD3_DIRECT_LIGHT)
+            e->self = base;
+    }
     /* -preset ericw: a bmodel's light faces emit too (ericw-tools'
      * q2_surface_lights_culling lights its room from a func_wall). */
     if (!f->emits || (f->model != 0 && !q->opts->surflight_bmodels) || f->numpoints < 3) return;
@@ -531,6 +546,10 @@ void qrad_surface_lights(qrad_t *q)
         q->surface_pieces += e->npieces;
         free(e->pieces);
         add_floor(q, fi, e->floor_level[1], e->floor_color[1]);
+        if (e->self.x > 0 || e->self.y > 0 || e->self.z > 0) {
+            if (!q->surf_self) q->surf_self = q2_calloc((size_t)nf, sizeof(vec3_t));
+            q->surf_self[fi] = e->self;
+        }
     }
     free(fe);
     templates(q, fkeys, chop, radiosity, &world);
@@ -550,8 +569,17 @@ double qrad_surflight_rescaled(const light_t *l, double dist, double dot, vec3_t
 
 void qrad_surflights_floor_face(qrad_t *q, int fi)
 {
-    if (!q->surf_floor) return;
     rface_t *f = &q->faces[fi];
+    if (q->surf_self && f->lit && f->light) {
+        vec3_t c = q->surf_self[fi];
+        for (int i = 0; i < f->w * f->h; i++) {
+            float *o = f->light + (size_t)i * 3;
+            o[0] += (float)c.x;
+            o[1] += (float)c.y;
+            o[2] += (float)c.z;
+        }
+    }
+    if (!q->surf_floor) return;
     vec3_t c = q->surf_floor[fi];
     if (!f->lit || !f->light || (c.x <= 0 && c.y <= 0 && c.z <= 0)) return;
     int n = f->w * f->h;
@@ -565,7 +593,7 @@ void qrad_surflights_floor_face(qrad_t *q, int fi)
 
 void qrad_surflights_floor(qrad_t *q)
 {
-    if (!q->surf_floor) return;
+    if (!q->surf_floor && !q->surf_self) return;
     for (int fi = 0; fi < q->bsp->numfaces; fi++) qrad_surflights_floor_face(q, fi);
 }
 
@@ -573,4 +601,6 @@ void qrad_surflights_free(qrad_t *q)
 {
     free(q->surf_floor);
     q->surf_floor = NULL;
+    free(q->surf_self);
+    q->surf_self = NULL;
 }

@@ -12,8 +12,8 @@ void qrad_surface_lights(qrad_t *q);
  * _surflight_rescale) at a receiver dist away along -dir with cosine dot;
  * 0 when either side faces away. */
 double qrad_surflight_rescaled(const light_t *l, double dist, double dot, vec3_t dir);
-/* _surflight_minlight_scale floors on emitting faces (style 0), after the
- * bounces; then qrad_surflights_free. */
+/* _surflight_minlight_scale floors on emitting faces (style 0), and under
+ * -preset qrad3 a light face's own emission added, after the bounces; then qrad_surflights_free. */
 void qrad_surflights_floor(qrad_t *q);
 void qrad_surflights_floor_face(qrad_t *q, int fi);
 void qrad_surflights_free(qrad_t *q);

@@ -73,8 +73,11 @@ cmp -s "$TMP/p5.bsp" "$TMP/p6.bsp" || bad "-bounce 0 does not win over -preset e
 cp "$TMP/keys_all.bsp" "$TMP/p3.bsp"
 "$BIN/qrad" -quiet -threads 2 -preset qrad3 -bouncescale 0.6 "$TMP/p3.bsp" || bad "qrad -preset qrad3 -bouncescale 0.6"
 cp "$TMP/keys_all.bsp" "$TMP/p4.bsp"
-"$BIN/qrad" -quiet -threads 2 -bouncescale 0.6 "$TMP/p4.bsp" || bad "qrad -bouncescale 0.6"
-cmp -s "$TMP/p3.bsp" "$TMP/p4.bsp" || bad "an option after -preset does not win"
+"$BIN/qrad" -quiet -threads 2 -bouncescale 0.6 -preset qrad3 "$TMP/p4.bsp" || bad "qrad -bouncescale 0.6 -preset qrad3"
+cmp -s "$TMP/p3.bsp" "$TMP/p4.bsp" || bad "an option does not win over -preset qrad3 on both sides"
+cp "$TMP/keys_all.bsp" "$TMP/p7.bsp"
+"$BIN/qrad" -quiet -threads 2 -preset qrad3 "$TMP/p7.bsp" || bad "qrad -preset qrad3"
+! cmp -s "$TMP/p3.bsp" "$TMP/p7.bsp" || bad "-preset qrad3 -bouncescale 0.6 is -preset qrad3"
 for args in "-preset bogus" "-preset" "-minlight 3" "-minlight x" "-anglescale 2"; do
     "$BIN/qrad" -quiet $args "$TMP/p1.bsp" 2>/dev/null; rc=$?
     [ $rc -eq 2 ] || bad "qrad $args: exit $rc, expected 2"

@@ -101,4 +101,16 @@ aabb_t aabb_empty(void);
 void aabb_add_point(aabb_t *b, vec3_t p);
 bool aabb_is_empty(const aabb_t *b);
 
+/* A double narrowed to the float a file stores, a zero always as +0.0.
+ * Why: the sign of a computed zero is an accident of the operations that
+ * made it (vec_neg of an axial normal, floor(-0.0), ceil(-0.5), and fmin
+ * or fmax of -0.0 and +0.0, which C lets return either), so the same map
+ * gave -0.0 in one build and +0.0 in another, and the files differed
+ * (issue 37). The addition comes after the narrowing because a tiny
+ * negative double narrows to -0.0f; -0.0f + 0.0f is +0.0f when rounding to
+ * nearest, and every other value is left as it is. Compilers keep the
+ * addition unless told signed zeros do not matter (-ffast-math), which no
+ * build here is. */
+static inline float float_for_file(double v) { return (float)v + 0.0f; }
+
 #endif

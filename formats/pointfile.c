@@ -20,7 +20,23 @@ static bool check_points(const char *path, const vec3_t *pts, int n, q2err_t *er
     return true;
 }
 
-static void put_point(FILE *f, vec3_t p) { fprintf(f, "%f %f %f\n", p.x, p.y, p.z); }
+/* "%f", but never "-0.000000": a coordinate that prints as zero prints
+ * unsigned, whatever the sign the arithmetic gave it (-0.0 or a tiny
+ * negative), so the file's bytes do not depend on the build (issue 37). */
+static void put_coord(FILE *f, double v, char end)
+{
+    char buf[512];
+    snprintf(buf, sizeof buf, "%f", v);
+    fputs(strcmp(buf, "-0.000000") ? buf : "0.000000", f);
+    fputc(end, f);
+}
+
+static void put_point(FILE *f, vec3_t p)
+{
+    put_coord(f, p.x, ' ');
+    put_coord(f, p.y, ' ');
+    put_coord(f, p.z, '\n');
+}
 
 bool pointfile_write_pts(const char *path, const vec3_t *pts, int n, double spacing, q2err_t *err)
 {

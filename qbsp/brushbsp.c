@@ -454,6 +454,8 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
     const axis_order_t *ords = ord;
     const sortkey_t *acs = ac;
     const int *starts = start, *counts = count;
+    /* Sharing this frame's locals is safe: a taskloop waits for its tasks
+     * (an implicit taskgroup) before this function goes on. */
 #pragma omp taskloop grainsize(1) default(none) shared(q, ent, n, cand, chunks, ords, acs, starts, counts, nax) \
     firstprivate(nitems) if (parallel)
     for (int it = 0; it < nitems; it++) {
@@ -759,7 +761,10 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
             continue;
         }
         if (brush_list_count(l) >= TASK_MIN_BRUSHES) {
-#pragma omp task firstprivate(c, l) default(none) shared(q)
+            /* q is copied, not shared: this call returns without waiting
+             * for its tasks (the parallel region's barrier does), so a
+             * shared q would be read from a frame already gone. */
+#pragma omp task firstprivate(c, l, q) default(none)
             build_tree_r(q, c, l);
         } else {
             build_tree_r(q, c, l);

@@ -212,8 +212,10 @@ int texinfo_for_side(qbsp_t *q, const map_side_t *side, vec3_t normal, vec3_t or
     map_texture_vectors(side, normal, origin, vecs);
     dtexinfo_t tx;
     memset(&tx, 0, sizeof tx);
+    /* Narrowed before texinfo_find, which compares bytes: a -0.0 would make
+     * a second texinfo of the same projection. */
     for (int i = 0; i < 2; i++)
-        for (int j = 0; j < 4; j++) tx.vecs[i][j] = (float)vecs[i][j];
+        for (int j = 0; j < 4; j++) tx.vecs[i][j] = float_for_file(vecs[i][j]);
     tx.flags = flags;
     tx.value = value;
     snprintf(tx.texture, TEXNAME_MAX + 1, "%s", side->texture);

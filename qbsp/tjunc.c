@@ -77,9 +77,9 @@ int emit_vertex(qbsp_t *q, vec3_t p, bool noweld)
         em->cap_vertexes = cap;
     }
     em->vpos[n] = p;
-    bsp->vertexes[n].point[0] = (float)p.x;
-    bsp->vertexes[n].point[1] = (float)p.y;
-    bsp->vertexes[n].point[2] = (float)p.z;
+    bsp->vertexes[n].point[0] = float_for_file(p.x);
+    bsp->vertexes[n].point[1] = float_for_file(p.y);
+    bsp->vertexes[n].point[2] = float_for_file(p.z);
     bsp->numvertexes = n + 1;
     if (!em->vhash_head || n + 1 > em->vhash_size) {
         vhash_rebuild(em, n + 1);

@@ -16,12 +16,13 @@
 #define GROW(arr, capfield, need) ((arr) = q2_grow((arr), sizeof *(arr), &(capfield), (need)))
 
 /* Whole units, rounded outwards: IBSP stores them as shorts (the writer
- * clamps; bsp_format_excesses reports what does not fit), QBSP as floats. */
+ * clamps; bsp_format_excesses reports what does not fit), QBSP as floats
+ * (ceil(-0.5) is -0.0: float_for_file). */
 static void bounds_to_units(const aabb_t *b, float mins[3], float maxs[3])
 {
     for (int i = 0; i < 3; i++) {
-        mins[i] = (float)floor(vec_comp(b->mins, i));
-        maxs[i] = (float)ceil(vec_comp(b->maxs, i));
+        mins[i] = float_for_file(floor(vec_comp(b->mins, i)));
+        maxs[i] = float_for_file(ceil(vec_comp(b->maxs, i)));
     }
 }
 
@@ -479,13 +480,13 @@ bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err)
     if (aabb_is_empty(&b) && tree && !aabb_is_empty(&tree->bounds)) b = tree->bounds;
     if (!aabb_is_empty(&b))
         for (int i = 0; i < 3; i++) {
-            m->mins[i] = (float)vec_comp(b.mins, i);
-            m->maxs[i] = (float)vec_comp(b.maxs, i);
+            m->mins[i] = float_for_file(vec_comp(b.mins, i));
+            m->maxs[i] = float_for_file(vec_comp(b.maxs, i));
         }
     if (entity > 0 && q->ent_origin) {
-        m->origin[0] = (float)q->ent_origin[entity].x;
-        m->origin[1] = (float)q->ent_origin[entity].y;
-        m->origin[2] = (float)q->ent_origin[entity].z;
+        m->origin[0] = float_for_file(q->ent_origin[entity].x);
+        m->origin[1] = float_for_file(q->ent_origin[entity].y);
+        m->origin[2] = float_for_file(q->ent_origin[entity].z);
     }
     if (entity > 0 && entity < q->map.numentities) {
         char buf[16];
@@ -599,10 +600,12 @@ bool writebsp_finish(qbsp_t *q, q2err_t *err)
     bsp->planes = q2_calloc(bsp->numplanes > 0 ? bsp->numplanes : 1, sizeof *bsp->planes);
     for (int i = 0; i < q->planes.count; i++) {
         const plane_t *p = plane_table_get(&q->planes, i);
-        bsp->planes[i].normal[0] = (float)p->normal.x;
-        bsp->planes[i].normal[1] = (float)p->normal.y;
-        bsp->planes[i].normal[2] = (float)p->normal.z;
-        bsp->planes[i].dist = (float)p->dist;
+        /* A plane's back half is the front negated: its zero components
+         * are -0.0 until float_for_file. */
+        bsp->planes[i].normal[0] = float_for_file(p->normal.x);
+        bsp->planes[i].normal[1] = float_for_file(p->normal.y);
+        bsp->planes[i].normal[2] = float_for_file(p->normal.z);
+        bsp->planes[i].dist = float_for_file(p->dist);
         bsp->planes[i].type = p->type;
     }
 

@@ -234,6 +234,17 @@ static void test_pointfiles(void **state)
     assert_int_equal(next_vertex, 4);
     free(back);
 
+    /* A zero is written unsigned whatever its sign (issue 37): -0.0 and a
+     * negative that prints as zero give the bytes +0.0 gives. */
+    vec3_t zeros[1] = {vec3(-0.0, -1e-9, 0.0)};
+    assert_true(pointfile_write_lin(lin, zeros, 1, &err));
+    size_t zsize;
+    uint8_t *ztext = tu_read_file(lin, 1024, &zsize);
+    const char *want = "0.000000 0.000000 0.000000\n";
+    assert_int_equal(zsize, strlen(want));
+    assert_memory_equal(ztext, want, zsize);
+    free(ztext);
+
     /* Non-finite points are refused and nothing is written. */
     vec3_t badpts[2] = {vec3(0, 0, 0), vec3(NAN, 0, 0)};
     char bad[512];

@@ -149,12 +149,13 @@ static inline qrad_opts_t opts0(void)
 /* Compiles the map text with qbsp and lights it with these options and
  * textures (texdb may be NULL: none); the qrad log (warnings included) is
  * kept in out->log. */
-static inline void compile_light_tex(const char *name, const char *text, const qrad_opts_t *o, texdb_t *texdb,
-                                     lit_t *out)
+/* Writes the map text as tmpdir/NAME.map and compiles it with the qbsp
+ * program into tmpdir/NAME.bsp (bsp, of size n, gets that path). */
+static inline void compile_map(const char *name, const char *text, char *bsp, size_t n)
 {
-    char map[512], bsp[512], cmd[2048];
+    char map[512], cmd[2048];
     snprintf(map, sizeof map, "%s/%s.map", tmpdir, name);
-    snprintf(bsp, sizeof bsp, "%s/%s.bsp", tmpdir, name);
+    snprintf(bsp, n, "%s/%s.bsp", tmpdir, name);
     FILE *f = fopen(map, "w");
     assert_non_null(f);
     fputs(text, f);
@@ -166,6 +167,13 @@ static inline void compile_light_tex(const char *name, const char *text, const q
         (void)!system(cmd);
         fail_msg("qbsp failed on %s", name);
     }
+}
+
+static inline void compile_light_tex(const char *name, const char *text, const qrad_opts_t *o, texdb_t *texdb,
+                                     lit_t *out)
+{
+    char bsp[512];
+    compile_map(name, text, bsp, sizeof bsp);
     q2err_t err;
     bsp_init(&out->bsp);
     assert_true(bsp_read_file(bsp, &out->bsp, &err));

@@ -26,17 +26,9 @@ static const vec3_t DOWN = {0, 0, -1};
  * these options; its log is kept in out->log. */
 static void light_prog(const char *name, const char *text, const char *args, lit_t *out)
 {
-    char map[512], bsp[512], logp[512], cmd[4096];
-    snprintf(map, sizeof map, "%s/%s.map", tmpdir, name);
-    snprintf(bsp, sizeof bsp, "%s/%s.bsp", tmpdir, name);
+    char bsp[512], logp[512], cmd[4096];
+    compile_map(name, text, bsp, sizeof bsp);
     snprintf(logp, sizeof logp, "%s/%s.qrad.log", tmpdir, name);
-    FILE *f = fopen(map, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "'%s/qbsp' -quiet -threads 1 '%s' > '%s/%s.qbsp.log' 2>&1", Q2MAP_BIN_DIR, map, tmpdir,
-             name);
-    if (system(cmd) != 0) fail_msg("qbsp failed on %s", name);
     const char *qrad = getenv("Q2MAP_TEST_QRAD_BIN");
     char def[512];
     snprintf(def, sizeof def, "%s/qrad", Q2MAP_BIN_DIR);
@@ -45,7 +37,7 @@ static void light_prog(const char *name, const char *text, const char *args, lit
     q2err_t err;
     bsp_init(&out->bsp);
     assert_true(bsp_read_file(bsp, &out->bsp, &err));
-    f = fopen(logp, "r");
+    FILE *f = fopen(logp, "r");
     assert_non_null(f);
     size_t n = fread(out->log, 1, sizeof out->log - 1, f);
     out->log[n] = 0;

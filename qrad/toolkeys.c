@@ -88,11 +88,12 @@ void qrad_tool_keys(qrad_t *q)
         entity_t *e = &q->ents.ents[i];
         bool world = !strcmp(entity_classname(e), "worldspawn");
         const char *kind = world ? "worldspawn" : is_light(e) ? "light" : "entity";
-        for (int k = 0; k < e->numpairs;) {
+        int kept = 0;
+        for (int k = 0; k < e->numpairs; k++) {
             const char *key = e->pairs[k].key;
             /* TrenchBroom's bookkeeping is no lighting key of anyone's. */
             if (!dropped(tool, e, world, key) || !strncmp(key, "_tb_", 4)) {
-                k++;
+                e->pairs[kept++] = e->pairs[k];
                 continue;
             }
             int s = 0;
@@ -106,11 +107,10 @@ void qrad_tool_keys(qrad_t *q)
                 ARRAY_PUSH(seen, nseen, capseen, d);
             }
             seen[s].count++;
-            /* entity_remove frees the key: it is compared above first. */
-            char copy[256];
-            snprintf(copy, sizeof copy, "%s", key);
-            entity_remove(e, copy);
+            free(e->pairs[k].key);
+            free(e->pairs[k].value);
         }
+        e->numpairs = kept;
     }
     for (int s = 0; s < nseen; s++)
         log_warn(q->log, "-preset %s: %s does not read the %s key \"%s\" (%d %s, the first at line %d); ignored",

@@ -21,6 +21,9 @@
 /* ericw-tools' LIGHT_ANGLE_EPSILON: how far behind a face's plane a sun may
  * stand and still light it (at its grazing share). */
 #define DOME_RING_ANGLE_EPSILON 0.01
+/* ericw-tools' ANGLE_EPSILON (include/light/light.hh): how far behind a
+ * face's plane its suns (LightFace_Sky) may stand and still light it. */
+#define SUN_ANGLE_EPSILON 0.001
 /* Offset of -extra sub-samples from the luxel centre, texture units. */
 #define EXTRA_OFFSET 4.0
 
@@ -351,7 +354,15 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             double acc = 0;
             for (int k = 0; k < sp->count; k++) {
                 double dot = vec_dot(sp->dirs[k], nrm);
-                if (dot <= 0) continue;
+                if (q->opts->sun_grazing) {
+                    /* ericw: a sun behind the face's plane (a flat face's)
+                     * is skipped; one at or past grazing still gives its
+                     * (1 - anglescale) share */
+                    if (!f->lnormals && vec_dot(sp->dirs[k], f->normal) < -SUN_ANGLE_EPSILON) continue;
+                    dot = dot > 0 ? dot : 0;
+                } else if (dot <= 0) {
+                    continue;
+                }
                 (*rays)++;
                 double hd;
                 int hit = trace_sky(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);

@@ -86,6 +86,10 @@ typedef struct qrad_opts_t {
     int tool_keys;            /* QRAD_TOOL_*: read only that tool's keys; QRAD_TOOL_ALL: every tool's */
     int dome_suns;            /* > 0: the sky dome as ericw-tools' ring of suns (its -sunsamples); 0: qrad's */
     bool surflight_selflit;   /* qrad3: a world light face's own emission is added to its lightmap */
+    bool sun_grazing;         /* ericw: a sun lights every face whose plane it is not behind (by ANGLE_EPSILON), each
+                                  luxel (1 - anglescale) + anglescale max(0, cos); qrad: only luxels it lights at cos > 0 */
+    bool styles_by_brightness; /* ericw: a face's styles written brightest first (mean of its bytes), so style 0
+                                  need not be first; qrad: style 0 first, then by style number */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */

@@ -1,6 +1,7 @@
 /* The lighting lump: every face gets style 0 first and at most three more
  * styles, each a w*h*3 RGB block, laid out in face order so the lump is a
- * pure function of the computed light.
+ * pure function of the computed light. Under -preset ericw a face's blocks
+ * are then ordered brightest first, as ericw-tools writes them.
  *
  * Faces that are not lit (sky faces, liquid faces too large for a lightmap,
  * degenerate faces) all point at one shared block of the ambient level,
@@ -22,8 +23,60 @@ static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)
     int n = f->w * f->h;
     for (int s = 0; s < f->numstyles; s++) {
         const float *src = f->light + (size_t)s * n * 3;
-        for (int k = 0; k < n; k++) qrad_final_color(o, src + k * 3, s == 0, out + ((size_t)s * n + k) * 3);
+        for (int k = 0; k < n; k++)
+            qrad_final_color(o, src + k * 3, f->styles[s] == 0, out + ((size_t)s * n + k) * 3);
     }
+}
+
+/* Moves the blocks of n bytes at data into the order given (block k of
+ * the result is block order[k] of the input). */
+static void permute_blocks(uint8_t *data, size_t n, int ns, const int *order)
+{
+    uint8_t *copy = q2_malloc(n * (size_t)ns + 1);
+    memcpy(copy, data, n * (size_t)ns);
+    for (int k = 0; k < ns; k++) memcpy(data + n * (size_t)k, copy + n * (size_t)order[k], n);
+    free(copy);
+}
+
+/* ericw-tools' order of a face's lightmaps (its light/write.cc,
+ * CalculateLightmapStyles): brightest first by the mean over the face's
+ * luxels and channels (ours of the bytes, its of the clamped floats);
+ * equal means keep qrad's order. The face's bytes, its decoupled bytes and
+ * its styles move together; its float light (read after this only for its
+ * style-0 slot, by the light grid) stays in qrad's order. */
+static void order_face_styles(const qrad_t *q, int fi, void *ctx)
+{
+    (void)ctx;
+    rface_t *f = &q->faces[fi];
+    if (!f->lit || f->numstyles < 2) return;
+    size_t n = (size_t)f->w * f->h * 3;
+    if (!f->bytes) {
+        f->bytes = q2_malloc(n * f->numstyles + 1);
+        face_bytes(q->opts, f, f->bytes);
+    }
+    double mean[MAXLIGHTMAPS];
+    int order[MAXLIGHTMAPS], ns = f->numstyles;
+    for (int s = 0; s < ns; s++) {
+        uint64_t sum = 0;
+        for (size_t k = 0; k < n; k++) sum += f->bytes[(size_t)s * n + k];
+        mean[s] = (double)sum / (double)n;
+        order[s] = s;
+    }
+    for (int i = 1; i < ns; i++)
+        for (int j = i; j > 0 && mean[order[j]] > mean[order[j - 1]]; j--) {
+            int t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    bool same = true;
+    for (int s = 0; s < ns; s++) same &= order[s] == s;
+    if (same) return;
+    permute_blocks(f->bytes, n, ns, order);
+    const rface_t *d = qrad_decoupled_face(q, fi);
+    if (d && d->lit && d->bytes) permute_blocks(d->bytes, (size_t)d->w * d->h * 3, ns, order);
+    int styles[MAXLIGHTMAPS];
+    for (int s = 0; s < ns; s++) styles[s] = f->styles[order[s]];
+    memcpy(f->styles, styles, sizeof(int) * ns);
 }
 
 /* A finished face as it travels to rank 0: its style count and styles,
@@ -112,6 +165,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
     bsp_t *bsp = q->bsp;
     int nf = bsp->numfaces;
     size_t total = 0, shared = 0;
+    if (q->opts->styles_by_brightness) qrad_faces_parallel(q, order_face_styles, NULL);
     for (int fi = 0; fi < nf; fi++) {
         const rface_t *f = &q->faces[fi];
         size_t n = (size_t)f->w * f->h * 3;

@@ -207,6 +207,103 @@ static void test_preset_qrad3_light_face(void **state)
     lit_free(&b);
 }
 
+/* The style slot of face f that holds style st, or -1. */
+static int style_slot(const bsp_t *bsp, int f, int st)
+{
+    for (int k = 0; k < MAXLIGHTMAPS; k++)
+        if (bsp->faces[f].styles[k] == st) return k;
+    return -1;
+}
+
+/* Mean channel over all the luxels of face f's lightmap in slot `slot`. */
+static double slot_mean(const bsp_t *bsp, int f, int slot)
+{
+    face_extents_t e;
+    assert_true(bsp_face_extents(bsp, f, &e, NULL));
+    size_t n = (size_t)e.size[0] * e.size[1] * 3;
+    const uint8_t *p = bsp->lightdata + bsp->faces[f].lightofs + (size_t)slot * n;
+    double sum = 0;
+    for (size_t k = 0; k < n; k++) sum += p[k];
+    return sum / (double)n;
+}
+
+/* ericw-tools writes a face's lightmaps brightest first (its
+ * CalculateLightmapStyles sorts them by mean brightness), so a switchable
+ * light brighter than the face's style-0 light takes the first slot; qrad
+ * writes style 0 first. A floor under a light of 60 (style 0) and one of
+ * 300 (style 5), then the same with the two swapped over. */
+static void test_preset_ericw_style_order(void **state)
+{
+    (void)state;
+    char *bright5 = room_map(NULL,
+                             "{\n\"classname\" \"light\"\n\"origin\" \"-64 0 32\"\n\"light\" \"60\"\n}\n"
+                             "{\n\"classname\" \"light\"\n\"origin\" \"64 0 32\"\n\"light\" \"300\"\n\"style\" \"5\"\n}\n",
+                             NULL, 0, NULL, 0);
+    char *bright0 = room_map(NULL,
+                             "{\n\"classname\" \"light\"\n\"origin\" \"-64 0 32\"\n\"light\" \"300\"\n}\n"
+                             "{\n\"classname\" \"light\"\n\"origin\" \"64 0 32\"\n\"light\" \"60\"\n\"style\" \"5\"\n}\n",
+                             NULL, 0, NULL, 0);
+    lit_t a, b, c;
+    light_prog("ewstyle5", bright5, "-preset ericw -bounce 0", &a);
+    light_prog("ewstyle0", bright0, "-preset ericw -bounce 0", &b);
+    light_prog("ewstyle5q", bright5, "-bounce 0", &c);
+    int fa = find_face(&a.bsp, 0, vec3(0, 0, 0), UP), fb = find_face(&b.bsp, 0, vec3(0, 0, 0), UP),
+        fc = find_face(&c.bsp, 0, vec3(0, 0, 0), UP);
+    assert_true(fa >= 0 && fb >= 0 && fc >= 0);
+    const uint8_t *sa = a.bsp.faces[fa].styles, *sb = b.bsp.faces[fb].styles, *sc = c.bsp.faces[fc].styles;
+    if (sa[0] != 5 || sa[1] != 0)
+        fail_msg("-preset ericw: the floor's styles %d %d %d %d, want 5 0 (the brighter first)", sa[0], sa[1], sa[2],
+                 sa[3]);
+    if (slot_mean(&a.bsp, fa, 0) < slot_mean(&a.bsp, fa, 1))
+        fail_msg("-preset ericw: the first lightmap (%g) is darker than the second (%g)", slot_mean(&a.bsp, fa, 0),
+                 slot_mean(&a.bsp, fa, 1));
+    if (sb[0] != 0 || sb[1] != 5) fail_msg("-preset ericw: the floor's styles %d %d, want 0 5", sb[0], sb[1]);
+    /* without the preset style 0 comes first whatever its light */
+    if (sc[0] != 0 || sc[1] != 5) fail_msg("no preset: the floor's styles %d %d, want 0 5", sc[0], sc[1]);
+    /* the order moves the lightmaps, not their light: the style-5 light is
+     * the same block in both maps' bytes */
+    int k5 = style_slot(&a.bsp, fa, 5), k5b = style_slot(&b.bsp, fb, 5);
+    assert_true(k5 >= 0 && k5b >= 0);
+    if (slot_mean(&a.bsp, fa, k5) < 4 * slot_mean(&b.bsp, fb, k5b))
+        fail_msg("the style-5 lightmap of the 300 light (%g) is not the bright one (the 60's: %g)",
+                 slot_mean(&a.bsp, fa, k5), slot_mean(&b.bsp, fb, k5b));
+    free(bright5);
+    free(bright0);
+    lit_free(&a);
+    lit_free(&b);
+    lit_free(&c);
+}
+
+/* ericw-tools' suns light a face they stand level with (LightFace_Sky
+ * skips only a face whose plane faces away), at the (1 - anglescale) share
+ * of _sunlight: under a straight-down _sunlight 200 through a sky ceiling
+ * ericw-tools' light gives a wall of this room WALL (its _anglescale 0.5:
+ * half of 200); qrad's own suns light no luxel they reach at cos 0. */
+#define WALL_UNDER_SUN 100
+static void test_preset_ericw_sun_grazing(void **state)
+{
+    (void)state;
+    char *m = sky_room("\"_sunlight\" \"200\"\n\"_sun_mangle\" \"0 -90 0\"\n", NULL);
+    /* no point light: the sun alone */
+    char *cut = strstr(m, "{\n\"classname\" \"light\"");
+    assert_non_null(cut);
+    *cut = 0;
+    lit_t a, b;
+    light_prog("ewgraze", m, "-preset ericw -bounce 0", &a);
+    light_prog("ewgraze0", m, "-bounce 0", &b);
+    static const vec3_t WEST = {1, 0, 0};
+    double ew = luxel(&a, 0, vec3(-256, 0, 128), WEST, -1), q = luxel(&b, 0, vec3(-256, 0, 128), WEST, -1);
+    if (fabs(ew - WALL_UNDER_SUN) > 1.5)
+        fail_msg("-preset ericw: the wall under a straight-down sun %g, ericw-tools' light %d", ew, WALL_UNDER_SUN);
+    if (q > 1) fail_msg("no preset: the wall edge-on to the sun got %g", q);
+    /* the floor facing it is lit as before: 200 */
+    double fl = luxel(&a, 0, vec3(0, 0, 0), UP, -1);
+    if (fabs(fl - 200) > 2) fail_msg("-preset ericw: the floor under the sun %g, want 200", fl);
+    free(m);
+    lit_free(&a);
+    lit_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -215,6 +312,8 @@ int main(void)
         cmocka_unit_test(test_preset_ericw_sun_needs_light),
         cmocka_unit_test(test_preset_ericw_dome),
         cmocka_unit_test(test_preset_qrad3_light_face),
+        cmocka_unit_test(test_preset_ericw_style_order),
+        cmocka_unit_test(test_preset_ericw_sun_grazing),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

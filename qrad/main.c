@@ -135,6 +135,7 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * its keys alone, and its light faces are full bright. */
         o->tool_keys = QRAD_TOOL_QRAD3;
         o->surflight_selflit = true;
+        o->qrad3_light = true;
         return true;
     }
     if (!strcmp(name, "ericw")) {

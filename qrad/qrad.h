@@ -86,6 +86,8 @@ typedef struct qrad_opts_t {
     int tool_keys;            /* QRAD_TOOL_*: read only that tool's keys; QRAD_TOOL_ALL: every tool's */
     int dome_suns;            /* > 0: the sky dome as ericw-tools' ring of suns (its -sunsamples); 0: qrad's */
     bool surflight_selflit;   /* qrad3: a world light face's own emission is added to its lightmap */
+    bool qrad3_light;         /* -preset qrad3: its direct light (surface lights as point emitters at its
+                                 patches' centres, its sample points, its PVS rules, its bytes) */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -170,6 +172,8 @@ typedef struct light_t {
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
+    bool point_emitter; /* surface: qrad3's emit_surface, a point a unit off the piece's centre giving
+                           color * area * cos * cos / d^2 (color: its base light times -direct) */
     bool negative;      /* a negative "light": intensity holds its size; it takes light away after the
                            floors (ericw-tools' order), style 0 only */
     /* surface lights only */

@@ -9,6 +9,23 @@
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])
 {
     double v[3], mx = 0;
+    if (o->qrad3_light) {
+        /* qrad3's FinalLightFace: each channel at least 1, the brightest
+         * brought down to -maxlight keeping the hue, and the bytes cut
+         * (a float converted to a byte), not rounded. */
+        double lim = o->maxlight > 255 ? 255 : o->maxlight;
+        for (int c = 0; c < 3; c++) {
+            v[c] = in[c] * o->scale + (style0 ? o->ambient : 0);
+            if (!(v[c] >= 1)) v[c] = 1;
+            if (v[c] > mx) mx = v[c];
+        }
+        double newmax = mx > lim ? lim : mx;
+        for (int c = 0; c < 3; c++) {
+            double r = floor(v[c] * newmax / mx);
+            out[c] = (uint8_t)(r > 255 ? 255 : r < 0 ? 0 : r);
+        }
+        return;
+    }
     for (int c = 0; c < 3; c++) {
         v[c] = in[c] * o->scale + (style0 ? o->ambient : 0);
         if (v[c] < 0) v[c] = 0;
@@ -28,7 +45,11 @@ void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
 {
     float zero[3] = {0, 0, 0};
     uint8_t c[3];
-    qrad_final_color(o, zero, true, c);
+    /* the faces without a lightmap of their own (sky, warps) keep the
+     * ambient level, with qrad3's bytes too (it writes none for them) */
+    qrad_opts_t plain = *o;
+    plain.qrad3_light = false;
+    qrad_final_color(&plain, zero, true, c);
     for (size_t k = 0; k < bytes / 3; k++) memcpy(data + k * 3, c, 3);
 }
 

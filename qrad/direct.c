@@ -196,7 +196,12 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const rface_t *f, const aabb_t *fb)
 {
     if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
-    if (l->type == LIGHT_SURFACE) {
+    if (l->type == LIGHT_SURFACE && l->point_emitter) {
+        /* qrad3's emit_surface is a point: a face it can light has the
+         * point in front of its plane (samples lie a unit off it). */
+        if (l->face == fi) return false;
+        if (vec_dot(f->normal, vec_ma(l->origin, SAMPLE_NUDGE, l->dir)) - f->dist <= 0) return false;
+    } else if (l->type == LIGHT_SURFACE) {
         /* ericw's rescaled light reaches at right angles (0.5 + 0.5 cos),
          * so faces in the light's own plane facing its way, its own face
          * included, are lit through their samples lifted off the plane
@@ -279,7 +284,13 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         if (dist > l->range + 2) continue;
         double dot = vec_dot(dir, nrm);
         vec3_t add;
-        if (l->type == LIGHT_SURFACE) {
+        if (l->type == LIGHT_SURFACE && l->point_emitter) {
+            /* qrad3's GatherSampleLight for emit_surface: both cosines
+             * above 0.001, no distance clamp, every share added */
+            double dot2 = -vec_dot(dir, l->dir);
+            if (dot <= 0.001 || dot2 <= 0.001) continue;
+            add = vec_scale(l->color, l->area * dot * dot2 / (dist * dist));
+        } else if (l->type == LIGHT_SURFACE) {
             if (vec_dot(l->dir, vec_sub(p, l->origin)) <= 0) continue;
             double ff;
             if (l->rescale) ff = qrad_surflight_rescaled(l, dist, dot, dir);

@@ -31,10 +31,11 @@ static void usage(FILE *f)
             "                 overrides worldspawn's _minlight\n"
             "  -preset NAME   light as another compiler, reading only the keys it reads (one\n"
             "                 warning per key left out): qrad3 (no worldspawn key: no sun, dome\n"
-            "                 or _ambient; light faces full bright) or ericw (-bounce 1\n"
-            "                 -bouncescale 0.425 -direct 0.65 -maxlight 255, lights' _anglescale\n"
-            "                 0.5 unless they say, surface lights as ericw's: texture colour,\n"
-            "                 rescaled; its dome of 65 suns); other options win\n"
+            "                 or _ambient; light faces full bright, surface lights as points,\n"
+            "                 its bytes, no phong) or ericw (-bounce 1 -bouncescale 0.425\n"
+            "                 -direct 0.65 -maxlight 255, lights' _anglescale 0.5 unless they\n"
+            "                 say, surface lights as ericw's: texture colour, rescaled; its dome\n"
+            "                 of 65 suns); other options win\n"
             "  -anglescale F  every light's ericw _anglescale: (1 - F) + F cos(incidence), 0..1\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
             "  -nodirt        no dirtmapping, whatever worldspawn says\n"
@@ -137,6 +138,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * its keys alone, and its light faces are full bright. */
         o->tool_keys = QRAD_TOOL_QRAD3;
         o->surflight_selflit = true;
+        o->qrad3_light = true;
+        /* qrad3 has no phong shading: every face is lit flat */
+        o->smooth = 0;
         return true;
     }
     if (!strcmp(name, "ericw")) {

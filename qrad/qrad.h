@@ -90,6 +90,8 @@ typedef struct qrad_opts_t {
                                   luxel (1 - anglescale) + anglescale max(0, cos); qrad: only luxels it lights at cos > 0 */
     bool styles_by_brightness; /* ericw: a face's styles written brightest first (mean of its bytes), so style 0
                                   need not be first; qrad: style 0 first, then by style number */
+    bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
+                                 centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
      * default, and off they leave the output exactly as before. */
     bool lightgrid;          /* -lightgrid: LIGHTGRID_OCTREE */
@@ -174,6 +176,8 @@ typedef struct light_t {
     double bouncescale; /* _bouncescale: its share in the bounced light */
     double anglescale;  /* weight of the incidence cosine: (1 - a) + a cos; 1 = qrad3's pure cosine */
     bool rescale;       /* surface: ericw's _surflight_rescale (both cosines 0.5 + 0.5 cos) */
+    bool point_emitter; /* surface: qrad3's emit_surface, a point a unit off the piece's centre giving
+                           color * area * cos * cos / d^2 (color: its base light times -direct) */
     bool negative;      /* a negative "light": intensity holds its size; it takes light away after the
                            floors (ericw-tools' order), style 0 only */
     /* surface lights only */

@@ -290,6 +290,87 @@ static void emit_face(const qrad_t *q, int fi, const emitter_t *em, double chop,
     }
 }
 
+/* qrad3's DIRECT_LIGHT: a light face whose emission (value times its
+ * texture's reflectivity, per channel) reaches this in any channel has that
+ * emission added to its own style-0 lightmap (its BuildFacelights: "the
+ * texture itself should still be full bright"), and only such a face's
+ * patches become direct lights (its CreateDirectLights). */
+#define QRAD3_DIRECT_LIGHT 3.0
+
+/* -preset qrad3: its surface lights (lightmap.c CreateDirectLights and
+ * GatherSampleLight, patches.c MakePatchForFace and DicePatch). The face's
+ * winding, collinear points removed, is diced by the global grid of -chop
+ * units: a piece is cut, on the first axis where it does, at the first grid
+ * line past its mins when (mins + 1) and (maxs - 1) fall in different grid
+ * cells. Each piece is a point a unit in front of the mean of its points,
+ * giving base light * area * -direct * cos * cos / d^2 (area at least 1),
+ * where the base light is value times the texture's reflectivity; a face
+ * whose base light is under 3 in every channel sends nothing, and a piece
+ * whose point is in a solid leaf is in no cluster and lights nothing. */
+static void emit_face_qrad3(const qrad_t *q, int fi, const emitter_t *em, double chop, light_t **out, int *n, int *cap)
+{
+    const rface_t *f = &q->faces[fi];
+    const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
+    vec3_t hue, avg;
+    double refl = texture_emission(q, ti->texture, &hue, &avg);
+    vec3_t base = vec_scale(hue, refl * em->value);
+    if (!(base.x >= QRAD3_DIRECT_LIGHT || base.y >= QRAD3_DIRECT_LIGHT || base.z >= QRAD3_DIRECT_LIGHT)) return;
+    vec3_t col = vec_scale(base, q->opts->direct * em->scale);
+    winding_t *queue[1024];
+    int nq = 0;
+    winding_t *w = winding_alloc(f->numpoints);
+    w->numpoints = f->numpoints;
+    for (int k = 0; k < f->numpoints; k++) w->p[k] = f->points[k];
+    queue[nq++] = winding_remove_colinear(w, ON_EPSILON);
+    while (nq > 0) {
+        winding_t *cur = queue[--nq];
+        aabb_t b = winding_bounds(cur);
+        int ax = 0;
+        for (; ax < 3; ax++)
+            if (floor((vec_comp(b.mins, ax) + 1) / chop) < floor((vec_comp(b.maxs, ax) - 1) / chop)) break;
+        if (ax < 3 && nq + 2 <= 1024) {
+            vec3_t nn = vec3(0, 0, 0);
+            vec_set_comp(&nn, ax, 1);
+            winding_t *fr, *bk;
+            winding_split(cur, nn, chop * (1 + floor((vec_comp(b.mins, ax) + 1) / chop)), ON_EPSILON, &fr, &bk);
+            if (fr && bk) {
+                winding_free(cur);
+                queue[nq++] = fr;
+                queue[nq++] = bk;
+                continue;
+            }
+            winding_free(fr);
+            winding_free(bk);
+        }
+        double area = winding_area(cur);
+        light_t l;
+        memset(&l, 0, sizeof l);
+        l.type = LIGHT_SURFACE;
+        l.point_emitter = true;
+        l.face = fi;
+        l.dir = f->normal;
+        l.area = area > 1 ? area : 1;
+        l.origin = winding_center(cur);
+        l.color = col;
+        l.intensity = fmax(col.x, fmax(col.y, col.z));
+        l.style = em->style;
+        l.light_mask = l.shadow_mask = 1;
+        l.bouncescale = 1;
+        l.anglescale = 1;
+        l.numpoints = cur->numpoints;
+        l.points = q2_malloc(sizeof(vec3_t) * cur->numpoints);
+        memcpy(l.points, cur->p, sizeof(vec3_t) * cur->numpoints);
+        l.range = 2 * WORLD_EXTENT; /* no falloff cut: it lights all it sees */
+        l.cluster = qrad_point_cluster(q->bsp, vec_ma(l.origin, SAMPLE_NUDGE, f->normal));
+        winding_free(cur);
+        if (q->pvs && l.cluster < 0) {
+            free(l.points);
+            continue;
+        }
+        ARRAY_PUSH(*out, *n, *cap, l);
+    }
+}
+
 /* _surflight_minlight_scale: an emitting face is lit at least value *
  * scale in its colour (ericw: the texture's average; 0.5 grey without
  * textures, as ericw's 127). */
@@ -303,11 +384,6 @@ typedef struct face_emission_t {
     vec3_t self; /* qrad3: its emission, added to its own lightmap */
 } face_emission_t;
 
-/* qrad3's DIRECT_LIGHT: a light face whose emission (value times its
- * texture's reflectivity, per channel) reaches this in any channel has that
- * emission added to its own style-0 lightmap (its BuildFacelights: "the
- * texture itself should still be full bright"). */
-#define QRAD3_DIRECT_LIGHT 3.0
 
 static void add_floor(qrad_t *q, int fi, double level, vec3_t color)
 {
@@ -490,7 +566,10 @@ static void face_emission(const qrad_t *q, int fi, void *ctx)
     em.scale = f->sky ? x->skyscale : x->surfscale;
     /* ericw: sky faces are never rescaled unless asked. */
     if (f->sky && !x->sky_rescale) em.rescale = false;
-    emit_face(q, fi, &em, x->chop, &e->pieces, &e->npieces, &e->cap);
+    if (q->opts->qrad3_light && f->model == 0)
+        emit_face_qrad3(q, fi, &em, q->opts->chop > 1 ? q->opts->chop : 64, &e->pieces, &e->npieces, &e->cap);
+    else
+        emit_face(q, fi, &em, x->chop, &e->pieces, &e->npieces, &e->cap);
     if (f->lit && f->model == 0 && x->none->minlight_scale > 0) {
         vec3_t hue;
         texture_emission(q, ti->texture, &hue, &e->floor_color[1]);

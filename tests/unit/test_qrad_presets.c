@@ -304,6 +304,49 @@ static void test_preset_ericw_sun_grazing(void **state)
     lit_free(&b);
 }
 
+/* qrad3's surface light (lightmap.c emit_surface, patches.c DicePatch): a
+ * light face cut on the 64-unit grid, each piece a point a unit in front of
+ * its centre giving value x 0.5 (reflectivity without the texture) x 0.4
+ * (-direct) x area x cos x cos / d^2. A 64 x 64 light centred on the origin
+ * is cut into four 32 x 32 pieces; 46 units under it the floor gets
+ * 4 x 80 x 1024 x (46 / sqrt(2628))^2 / 2628 = 100.4, a byte of 100, as the
+ * qrad3 binary writes on this map; the exact polygon (qrad's own) gives 92. */
+static void test_preset_qrad3_surface_points(void **state)
+{
+    (void)state;
+    mw_t w = {0};
+    mw_printf(&w, "{\n\"classname\" \"worldspawn\"\n");
+    mw_room(&w, vec3(-256, -256, 0), vec3(256, 256, 64), NULL, 0, NULL, 0);
+    mw_box_tex(&w, vec3(-32, -32, 48), vec3(32, 32, 64), "test/light", SURF_LIGHT, 400, -1, NULL, 0, 0);
+    mw_printf(&w, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"100 100 32\"\n}\n");
+    lit_t a;
+    light_prog("q3points", w.buf, "-preset qrad3 -bounce 0", &a);
+    double d2 = 2 * 16 * 16 + 46 * 46, want = floor(4 * 400 * 0.5 * 0.4 * 1024 * (46 * 46 / d2) / d2);
+    double got = luxel(&a, 0, vec3(0, 0, 0), UP, 0);
+    if (fabs(got - want) > 1) fail_msg("-preset qrad3: the floor under a light face %g, qrad3's point pieces %g", got, want);
+    free(w.buf);
+    lit_free(&a);
+}
+
+/* qrad3 writes every channel at least 1 and cuts its floats to bytes: a
+ * room without light is 1 everywhere (0 without the preset). */
+static void test_preset_qrad3_bytes(void **state)
+{
+    (void)state;
+    char *m = room_map(NULL, NULL, NULL, 0, NULL, 0);
+    lit_t a, b;
+    light_prog("q3dark", m, "-preset qrad3 -bounce 0", &a);
+    light_prog("q3dark0", m, "-bounce 0", &b);
+    int lo, hi;
+    luxel_range(&a, 0, 1, &lo, &hi);
+    if (lo != 1 || hi != 1) fail_msg("-preset qrad3: a dark room's luxels %d..%d, qrad3 writes 1", lo, hi);
+    luxel_range(&b, 0, 1, &lo, &hi);
+    if (lo != 0 || hi != 0) fail_msg("no preset: a dark room's luxels %d..%d, want 0", lo, hi);
+    free(m);
+    lit_free(&a);
+    lit_free(&b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -314,6 +357,8 @@ int main(void)
         cmocka_unit_test(test_preset_qrad3_light_face),
         cmocka_unit_test(test_preset_ericw_style_order),
         cmocka_unit_test(test_preset_ericw_sun_grazing),
+        cmocka_unit_test(test_preset_qrad3_surface_points),
+        cmocka_unit_test(test_preset_qrad3_bytes),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -143,14 +143,14 @@ static void sun_pattern(const sun_t *s, sun_pattern_t *sp)
 static double cr_cos_deg(double d) { return cr_cos(d * (M_PI / 180.0)); }
 static double cr_sin_deg(double d) { return cr_sin(d * (M_PI / 180.0)); }
 
-static void dome_ring(int samples, direct_ctx_t *dc)
+vec3_t *qrad_dome_ring_dirs(int samples, int *count)
 {
     int iterations = (int)floor(sqrt((samples - 1) / 4.0) + 0.5) + 1;
     if (iterations < 2) iterations = 2;
     int rings = iterations - 1, steps = rings * 4;
     double estep = 90.0 / (rings + 1), astep = 360.0 / steps;
-    dc->ndome = steps * rings + 1;
-    dc->dome_dirs = q2_malloc(sizeof(vec3_t) * (size_t)dc->ndome);
+    *count = steps * rings + 1;
+    vec3_t *dirs = q2_malloc(sizeof(vec3_t) * (size_t)*count);
     int n = 0;
     double angle = 0, elev = estep * 0.5;
     for (int i = 0; i < rings; i++) {
@@ -158,14 +158,20 @@ static void dome_ring(int samples, direct_ctx_t *dc)
             double ca = cr_cos_deg(angle), sa = cr_sin_deg(angle), ce = cr_cos_deg(elev), se = cr_sin_deg(elev);
             /* the sun's light travels along (ca ce, sa ce, -se); the sky is
              * the other way */
-            dc->dome_dirs[n++] = vec3(-ca * ce, -sa * ce, se);
+            dirs[n++] = vec3(-ca * ce, -sa * ce, se);
             angle += astep;
         }
         elev += estep;
         angle += astep / rings;
     }
-    dc->dome_dirs[n++] = vec3(0, 0, 1);
-    dc->dome_norm = n;
+    dirs[n++] = vec3(0, 0, 1);
+    return dirs;
+}
+
+static void dome_ring(int samples, direct_ctx_t *dc)
+{
+    dc->dome_dirs = qrad_dome_ring_dirs(samples, &dc->ndome);
+    dc->dome_norm = dc->ndome;
 }
 
 static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
@@ -232,7 +238,7 @@ static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const 
     return d2 <= l->range * l->range;
 }
 
-static double point_value(const light_t *l, double dist, double dot, vec3_t dir)
+double qrad_point_light_value(const light_t *l, double dist, double dot, vec3_t dir)
 {
     double v;
     if (l->type == LIGHT_SPOT) {
@@ -312,7 +318,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (dot <= 0.001) continue;
             if (l->negative && (!negative || slot[c] != 0)) continue;
             /* ericw's _anglescale weighs the cosine; 1 is qrad3's. */
-            double v = point_value(l, dist, l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot, dir);
+            double ang = l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot;
+            double v = qrad_point_light_value(l, dist, ang, dir);
             if (v <= LIGHT_CUTOFF) continue;
             add = vec_scale(l->color, v);
         }

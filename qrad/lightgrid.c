@@ -384,7 +384,7 @@ static bool leaf_open(const bsp_t *bsp, int n, vec3_t p)
  * plane's distance by at most LG_FIX_DIST, so they part only where the
  * centre is that close. Most grid points are deep in solid, where this
  * saves six walks. */
-static bool locate_open(const bsp_t *bsp, vec3_t *p)
+bool qrad_fix_point(const bsp_t *bsp, vec3_t *p)
 {
     if (bsp->numnodes == 0 || bsp->nummodels == 0) return true;
     int n = bsp->models[0].headnode, guard = 0;
@@ -480,7 +480,7 @@ static void light_row(const lg_pass_t *x, long row, long *rays, long *traced)
         size_t idx = (size_t)row * g->size[0] + cx;
         vec3_t p = vec3(g->mins[0] + c[0] * (double)g->dist[0], g->mins[1] + c[1] * (double)g->dist[1],
                         g->mins[2] + c[2] * (double)g->dist[2]);
-        if (!locate_open(x->q->bsp, &p)) {
+        if (!qrad_fix_point(x->q->bsp, &p)) {
             x->occluded[idx] = 1;
             x->grid[idx].count = LG_OCCLUDED_MARK;
         } else if (x->pass > 0 && interpolate(g, x->grid, x->occluded, c, x->pass == 1 ? 2 : 1, &x->grid[idx])) {

@@ -185,6 +185,10 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * E1M1-edited-ents, where a switchable light often outshines
          * style 0, the first lightmap's mean went 0.82 -> 0.95 of its own */
         o->styles_by_brightness = true;
+        /* and a bmodel's luxels in the world's solid take the light at the
+         * model's centre (light/ltface.cc, LightFace_AutoMin): E1M1's
+         * doors, sunk in their walls, are otherwise black */
+        o->autominlight = true;
         return true;
     }
     return false;

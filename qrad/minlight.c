@@ -9,6 +9,7 @@
  *     texture; with _minlight_mottle, a value noise of 0..47 fixed in world
  *     space is added to the floor first (ericw's replacement for qrad3's
  *     rand() % 48). Luxels never go down;
+ *   - ericw's autominlight on bmodel faces (autominlight.c, -preset ericw);
  *   - then negative lights take their light away, down to 0 (ericw-tools
  *     lights them after its minlight, so they darken the floor too).
  * Then, on every style, the final touches ericw-tools makes before it
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "autominlight.h"
 #include "qrad.h"
 #include "../common/mem.h"
 
@@ -107,7 +109,7 @@ bool qrad_minlight_begin(qrad_t *q, qrad_minlight_t *m)
     m->ambient = q->ambient.x > 0 || q->ambient.y > 0 || q->ambient.z > 0;
     const entity_t *ws = qrad_worldspawn(q);
     m->gamma = ws ? qrad_key_float(q, ws, "_gamma", 1, 0.01, 10) : 1;
-    m->any = m->ambient || q->any_localmin || q->any_negative;
+    m->any = m->ambient || q->any_localmin || q->any_negative || q->automin;
     m->finish = m->gamma != 1 || q->opts->soft > 0;
     for (int k = 0; k < q->nummkeys; k++) {
         m->any |= q->mkeys[k].minlight > 0 || q->mkeys[k].lightignore;
@@ -145,9 +147,15 @@ void qrad_minlight_face(qrad_t *q, const qrad_minlight_t *m, int fi)
             o[1] = fmaxf(o[1], (float)(s * k->minlight_color.y));
             o[2] = fmaxf(o[2], (float)(s * k->minlight_color.z));
         }
-        if (f->negative && !k->lightignore)
-            for (int c = 0; c < 3; c++) o[c] = fmaxf(0.0f, o[c] - f->negative[(size_t)i * 3 + c]);
     }
+    /* ericw-tools' order: its autominlight after the floors, before the
+     * negative lights (it may add styles: f->light moves) */
+    qrad_autominlight_face(q, f);
+    if (f->negative && !k->lightignore)
+        for (int i = 0; i < n; i++) {
+            float *o = f->light + (size_t)i * 3;
+            for (int c = 0; c < 3; c++) o[c] = fmaxf(0.0f, o[c] - f->negative[(size_t)i * 3 + c]);
+        }
     if (m->finish) finish_face(q, f, m->gamma);
 }
 

@@ -13,8 +13,11 @@
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0 (other styles with _bouncestyled)
- *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient;
- *               then _lightignore, _maxlight, -soft and _gamma on every style
+ *   autominlight.c ericw's autominlight: a bmodel's luxels in solid take the
+ *               light at the model's centre (-preset ericw)
+ *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient,
+ *               autominlight, negative lights; then _lightignore, _maxlight,
+ *               -soft and _gamma on every style
  *   write.c     the lighting lump, face styles and offsets in face order
  *   rad.c       the driver (qrad_run) used by main.c and by the tests
  * Everything is deterministic: fixed sample patterns, per-face work with no
@@ -90,6 +93,8 @@ typedef struct qrad_opts_t {
                                   luxel (1 - anglescale) + anglescale max(0, cos); qrad: only luxels it lights at cos > 0 */
     bool styles_by_brightness; /* ericw: a face's styles written brightest first (mean of its bytes), so style 0
                                   need not be first; qrad: style 0 first, then by style number */
+    bool autominlight;        /* ericw: a bmodel's luxels in the world's solid take the light at the model's
+                                 centre (its _autominlight; autominlight.c) */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
@@ -316,6 +321,7 @@ typedef struct qrad_t {
     struct patch_t *patches;
     transfer_t *transfers;
     struct decoupled_t *decoupled; /* decoupled.c's state, NULL when off */
+    struct automin_t *automin;     /* autominlight.c: per model its centre sample; NULL when off */
     /* statistics */
     long luxels, rays;
     int surface_pieces;
@@ -482,6 +488,13 @@ bool qrad_direct(qrad_t *q, q2err_t *err);
  * n: the form factor times pi (Lambert's contour integral), with the polygon
  * clipped to the receiver's hemisphere. */
 double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal);
+/* A point or spot light's value dist away (dir: unit, towards the light)
+ * for a receiver whose cosine term (with _anglescale applied) is dot: its
+ * falloff and cone, no shadow. */
+double qrad_point_light_value(const light_t *l, double dist, double dot, vec3_t dir);
+/* ericw-tools' sky dome (its SetupSkyDome) for -sunsamples `samples`: the
+ * directions towards its suns, *count of them (malloc'd). */
+vec3_t *qrad_dome_ring_dirs(int samples, int *count);
 
 /* bounce.c */
 /* With q->full_exchange the whole radiosity; else up to the solved
@@ -532,6 +545,10 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err);
 void qrad_decoupled_free(qrad_t *q);
 /* lightgrid.c: LIGHTGRID_OCTREE, after the lighting is written. */
 bool qrad_lightgrid(qrad_t *q, q2err_t *err);
+/* ericw-tools' FixLightOnFace for a point of its light grid: p if it is not
+ * in the world's solid, else the first of its six moves of 2 units along
+ * the axes that is; false (p unchanged) when none is. */
+bool qrad_fix_point(const bsp_t *bsp, vec3_t *p);
 /* facenormals.c: FACENORMALS (the phong normals facegeom.c computed). */
 bool qrad_facenormals(qrad_t *q, q2err_t *err);
 /* Removes the BSPX lumps an earlier qrad run wrote that this run does not

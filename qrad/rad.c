@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "autominlight.h"
 #include "qrad.h"
 #include "surflights.h"
 #include "toolkeys.h"
@@ -57,6 +58,8 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     qrad_brush_shadows_setup(q);
     if (!qrad_lights_setup(q, err)) return false;
     qrad_surface_lights(q);
+    /* after every light exists; before the direct pass, on every rank */
+    qrad_autominlight_setup(q);
     /* Stages after the bounces that read other faces' light (on every
      * rank): then every face's samples and light go to every rank. A key
      * merely present counts, whatever its value. */
@@ -72,6 +75,7 @@ void qrad_end(qrad_t *q)
     dist_items_free(q->direct_items);
     q->direct_items = NULL;
     qrad_bounce_free(q);
+    qrad_autominlight_free(q);
     qrad_lights_free(q);
     qrad_surflights_free(q);
     tracer_free(&q->tracer);

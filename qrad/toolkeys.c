@@ -53,18 +53,19 @@ static bool arghrad_numbered_sun(const char *key)
 
 static bool is_light(const entity_t *e) { return !strncmp(entity_classname(e), "light", 5); }
 
-/* Whether the tool leaves this key of this entity unread. */
-static bool dropped(int tool, const entity_t *e, bool world, const char *key)
+/* Whether the tool leaves this key unread, of a light, of worldspawn or of
+ * another entity. */
+static bool dropped(int tool, bool light, bool world, const char *key)
 {
     if (tool == QRAD_TOOL_QRAD3) {
-        if (is_light(e)) return !listed(qrad3_light_keys, key);
+        if (light) return !listed(qrad3_light_keys, key);
         /* Every other entity: qrad3 reads no lighting key of a model or of
          * worldspawn (qrad reads only underscored ones there). */
         return key[0] == '_';
     }
     if (tool == QRAD_TOOL_ERICW) {
         if (world) return listed(ericw_world_drop, key) || arghrad_numbered_sun(key);
-        if (is_light(e)) return listed(ericw_light_drop, key);
+        if (light) return listed(ericw_light_drop, key);
     }
     return false;
 }
@@ -86,13 +87,15 @@ void qrad_tool_keys(qrad_t *q)
     int nseen = 0, capseen = 0;
     for (int i = 0; i < q->ents.count; i++) {
         entity_t *e = &q->ents.ents[i];
-        bool world = !strcmp(entity_classname(e), "worldspawn");
-        const char *kind = world ? "worldspawn" : is_light(e) ? "light" : "entity";
+        /* decided before any pair is freed: the loop below frees pairs the
+         * classname lookup would walk */
+        bool world = !strcmp(entity_classname(e), "worldspawn"), light = is_light(e);
+        const char *kind = world ? "worldspawn" : light ? "light" : "entity";
         int kept = 0;
         for (int k = 0; k < e->numpairs; k++) {
             const char *key = e->pairs[k].key;
             /* TrenchBroom's bookkeeping is no lighting key of anyone's. */
-            if (!dropped(tool, e, world, key) || !strncmp(key, "_tb_", 4)) {
+            if (!dropped(tool, light, world, key) || !strncmp(key, "_tb_", 4)) {
                 e->pairs[kept++] = e->pairs[k];
                 continue;
             }

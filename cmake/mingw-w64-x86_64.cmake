@@ -20,6 +20,14 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libgomp.a OUTPUT_VARIABLE Q2MAP_LIBGOMP
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 set(OpenMP_gomp_LIBRARY ${Q2MAP_LIBGOMP} CACHE FILEPATH "static libgomp")
-# pkg-config must look in the Windows prefix only, never at the host's .pc files.
-set(ENV{PKG_CONFIG_LIBDIR} ${Q2MAP_WIN_PREFIX}/lib/pkgconfig)
+# pkg-config must look in the Windows prefix only, never at the host's .pc
+# files. CMake reads this file again for each try_compile, where
+# Q2MAP_WIN_PREFIX is passed on (below) but may be unset in older CMakes: the
+# environment is the process's, so an unset prefix must not undo it.
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES Q2MAP_WIN_PREFIX)
+if(Q2MAP_WIN_PREFIX)
+  set(ENV{PKG_CONFIG_LIBDIR} ${Q2MAP_WIN_PREFIX}/lib/pkgconfig)
+elseif(NOT DEFINED ENV{PKG_CONFIG_LIBDIR})
+  set(ENV{PKG_CONFIG_LIBDIR} /usr/${Q2MAP_MINGW_TRIPLE}/lib/pkgconfig)
+endif()
 set(ENV{PKG_CONFIG_PATH} "")

@@ -92,6 +92,11 @@ void groupkeys_file_encode(const uint8_t *lump, size_t lumpsize, const bsp_t *bs
     *size = GK_HEAD + lumpsize;
 }
 
+bool groupkeys_file_belongs(const uint8_t *data, size_t size, const bsp_t *bsp)
+{
+    return size >= GK_HEAD && memcmp(data, GROUPKEYS_MAGIC, 8) == 0 && rd_u32(data + 8) == groupkeys_fingerprint(bsp);
+}
+
 bool groupkeys_file_decode(const uint8_t *data, size_t size, const bsp_t *bsp, const char *name, groupkeys_t *out,
                            q2err_t *err)
 {

@@ -62,6 +62,8 @@ uint32_t groupkeys_fingerprint(const bsp_t *bsp);
 void groupkeys_file_encode(const uint8_t *lump, size_t lumpsize, const bsp_t *bsp, uint8_t **data, size_t *size);
 /* Checks the side file's header and fingerprint against `bsp` and decodes
  * the lump after it; `name` (the file's path) goes into the messages. */
+/* Whether the side file's header and fingerprint are those of `bsp`. */
+bool groupkeys_file_belongs(const uint8_t *data, size_t size, const bsp_t *bsp);
 bool groupkeys_file_decode(const uint8_t *data, size_t size, const bsp_t *bsp, const char *name, groupkeys_t *out,
                            q2err_t *err);
 

@@ -14,6 +14,7 @@
 #include "../formats/bspcheck.h"
 #include "../formats/bspx.h"
 #include "../formats/groupkeys.h"
+#include "../formats/texinfojson.h"
 #include "../formats/vfs.h"
 
 static void usage(FILE *f)
@@ -429,11 +430,34 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     opts.groupkeys = gk;
     opts.groupkeys_size = gksize;
     opts.groupkeys_name = gkpath;
+    /* ericw-tools' qbsp leaves the same keys per texinfo in MAP.texinfo.json;
+     * models.c decides which file a run takes when both are there. */
+    char tjpath[Q2_PATH_MAX];
+    uint8_t *tj = NULL;
+    size_t tjsize = 0;
+    if (!path_replace_ext(tjpath, sizeof tjpath, path, TEXINFOJSON_EXT)) {
+        log_error(&log, "qrad: %s: path too long", path);
+        free(gk);
+        bsp_free(&bsp);
+        return 1;
+    }
+    if (dist_root_bool(dist, root && file_exists(tjpath))) {
+        if (!dist_read_file(dist, tjpath, BSP_MAX_FILE_SIZE, &tj, &tjsize, &err)) {
+            log_error(&log, "qrad: %s", err.msg);
+            free(gk);
+            bsp_free(&bsp);
+            return 1;
+        }
+    }
+    opts.texinfojson = tj;
+    opts.texinfojson_size = tjsize;
+    opts.texinfojson_name = tjpath;
     bool vfs_failed = false;
     vfs_t *vfs = root ? setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed) : NULL;
     if (dist_root_bool(dist, vfs_failed)) {
         log_error(&log, "qrad: %s", err.msg);
         free(gk);
+        free(tj);
         bsp_free(&bsp);
         return 1;
     }
@@ -445,6 +469,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         texdb_free(texdb);
         vfs_free(vfs);
         free(gk);
+        free(tj);
         bsp_free(&bsp);
         return 1;
     }
@@ -517,6 +542,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     texdb_free(texdb);
     vfs_free(vfs);
     free(gk);
+    free(tj);
     bsp_free(&bsp);
     log_close(&log);
     return ok ? 0 : 1;

@@ -17,7 +17,9 @@
  * The keys of func_group and func_detail entities, whose faces are the
  * world's, come in qbsp's MAP.groupkeys side file (formats/groupkeys.h): each
  * keyset is the world's settings with the entity's keys over them, given to
- * the faces that came from it (ericw-tools' per-face "extended flags"). */
+ * the faces that came from it (ericw-tools' per-face "extended flags").
+ * Lit after ericw-tools' qbsp, the same keys come per texinfo in its
+ * MAP.texinfo.json (formats/texinfojson.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,7 @@
 #include "../common/mem.h"
 #include "../formats/bspx.h"
 #include "../formats/groupkeys.h"
+#include "../formats/texinfojson.h"
 
 #define PHONG_DEFAULT_ANGLE 89.0 /* ericw-tools' angle for "_phong" "1" */
 #define MASK_MAX 0x7fffffff
@@ -68,30 +71,39 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     k->lightignore = qrad_key_int(q, e, "_lightignore", 0, 0, 1) == 1;
 }
 
+/* A keyset's settings: the world's with the keyset's keys over them. */
+static void read_keyset(qrad_t *q, const entity_t *e, const model_keys_t *world, model_keys_t *mk)
+{
+    *mk = *world;
+    read_model_keys(q, e, mk, true);
+    mk->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
+    mk->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
+    mk->upl = qrad_key_float(q, e, "_world_units_per_luxel", 0, 0, 1e6);
+}
+
+static bool keys_equal(const model_keys_t *a, const model_keys_t *b)
+{
+    return a->phong_angle == b->phong_angle && a->phong_group == b->phong_group && a->minlight == b->minlight &&
+           a->minlight_color.x == b->minlight_color.x && a->minlight_color.y == b->minlight_color.y &&
+           a->minlight_color.z == b->minlight_color.z && !strcmp(a->minlight_exclude, b->minlight_exclude) &&
+           a->minlight_dirt == b->minlight_dirt && a->shadow == b->shadow && a->shadowself == b->shadowself &&
+           a->shadowworldonly == b->shadowworldonly && a->object_mask == b->object_mask && a->nodirt == b->nodirt &&
+           a->nobounce == b->nobounce && a->maxlight == b->maxlight && a->lightignore == b->lightignore &&
+           a->mottle == b->mottle && a->phong_concave == b->phong_concave && a->upl == b->upl;
+}
+
 /* The keysets of the MAP.groupkeys side file after the models' keys; a
  * broken file, or one of another compile, is an error. */
-static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
+static bool read_groupkeys_file(qrad_t *q, const model_keys_t *world, q2err_t *err)
 {
-    if (!q->opts->groupkeys) return true;
-    if (q->opts->tool_keys == QRAD_TOOL_QRAD3) {
-        /* qrad3 reads no func_group keys (toolkeys.c) */
-        log_warn(q->log, "-preset qrad3: qrad3 does not read the func_group keys of %s; ignored", q->opts->groupkeys_name);
-        return true;
-    }
     groupkeys_t g;
     if (!groupkeys_file_decode(q->opts->groupkeys, q->opts->groupkeys_size, q->bsp, q->opts->groupkeys_name, &g, err))
         return false;
     int nm = q->nummkeys, ns = g.sets.count;
     q->mkeys = q2_realloc(q->mkeys, sizeof(model_keys_t) * (size_t)(nm + ns));
     for (int k = 0; k < ns; k++) {
-        const entity_t *e = &g.sets.ents[k];
-        model_keys_t *mk = &q->mkeys[nm + k];
-        *mk = *world;
-        read_model_keys(q, e, mk, true);
-        mk->nodirt = qrad_key_int(q, e, "_dirt", 0, -1, 1) < 0;
-        mk->nobounce = qrad_key_int(q, e, "_bounce", 0, -1, 1000) < 0;
-        mk->upl = qrad_key_float(q, e, "_world_units_per_luxel", 0, 0, 1e6);
-        if (mk->object_mask != 1) q->world_channels = true;
+        read_keyset(q, &g.sets.ents[k], world, &q->mkeys[nm + k]);
+        if (q->mkeys[nm + k].object_mask != 1) q->world_channels = true;
     }
     q->nummkeys = nm + ns;
     q->face_keys = q2_malloc(sizeof(int) * (size_t)(q->bsp->numfaces > 0 ? q->bsp->numfaces : 1));
@@ -99,6 +111,95 @@ static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
     log_verbose(q->log, "%6d func_group/func_detail keysets from qbsp", ns);
     groupkeys_lump_free(&g);
     return true;
+}
+
+/* ericw-tools' MAP.texinfo.json: a keyset per texinfo, given to the world's
+ * faces of that texinfo. The faces of brush entities keep their model's
+ * keys, which qrad reads from the entity itself: ericw-tools' light lets a
+ * brush entity's own keys win over the file's, and its qbsp wrote them from
+ * that same entity. A keyset that comes out as the world's settings (most
+ * entries only repeat worldspawn's keys) is the world's, so that such faces
+ * still smooth with the rest of the world (facegeom.c). */
+static bool read_texinfo_json(qrad_t *q, const model_keys_t *world, q2err_t *err)
+{
+    const qrad_opts_t *o = q->opts;
+    const bsp_t *bsp = q->bsp;
+    texinfojson_t t;
+    if (!texinfojson_decode(o->texinfojson, o->texinfojson_size, bsp->numtexinfo, o->texinfojson_name, &t, err))
+        return false;
+    if (t.numentries != bsp->numtexinfo)
+        log_warn(q->log, "%s has %d texinfo entries and the bsp %d texinfos (ericw-tools' qbsp writes one for each): "
+                 "is it of another compile?", o->texinfojson_name, t.numentries, bsp->numtexinfo);
+    int ns = t.sets.count, nm = q->nummkeys, used = 0;
+    int *index = q2_malloc(sizeof(int) * (size_t)(ns > 0 ? ns : 1)); /* keyset -> mkeys index, -2: unread yet */
+    for (int k = 0; k < ns; k++) index[k] = -2;
+    q->face_keys = q2_malloc(sizeof(int) * (size_t)(bsp->numfaces > 0 ? bsp->numfaces : 1));
+    for (int f = 0; f < bsp->numfaces; f++) q->face_keys[f] = -1;
+    int first = 0, last = 0;
+    if (bsp->nummodels > 0) {
+        first = bsp->models[0].firstface;
+        last = first + bsp->models[0].numfaces;
+        if (first < 0 || first > bsp->numfaces) first = bsp->numfaces;
+        if (last < first || last > bsp->numfaces) last = bsp->numfaces;
+    }
+    for (int f = first; f < last; f++) {
+        int k = t.set[bsp->faces[f].texinfo] - 1;
+        if (k < 0) continue;
+        if (index[k] == -2) {
+            model_keys_t mk;
+            read_keyset(q, &t.sets.ents[k], world, &mk);
+            index[k] = keys_equal(&mk, world) ? -1 : nm + used;
+            for (int j = nm; j < nm + used && index[k] == nm + used; j++)
+                if (keys_equal(&mk, &q->mkeys[j])) index[k] = j;
+            if (index[k] == nm + used) {
+                q->mkeys = q2_realloc(q->mkeys, sizeof(model_keys_t) * (size_t)(nm + used + 1));
+                q->mkeys[nm + used++] = mk;
+                if (mk.object_mask != 1) q->world_channels = true;
+            }
+        }
+        q->face_keys[f] = index[k];
+    }
+    q->nummkeys = nm + used;
+    free(index);
+    char unread[256] = "";
+    for (int i = 0; i < TEXINFOJSON_NUNREAD; i++)
+        if (t.unread_line[i] && strlen(unread) + 64 < sizeof unread)
+            snprintf(unread + strlen(unread), sizeof unread - strlen(unread), "%s%s (line %d)", unread[0] ? ", " : "",
+                     texinfojson_unread_name(i), t.unread_line[i]);
+    if (unread[0])
+        log_verbose(q->log, "%s: qrad takes %s from entity keys only, not per texinfo", o->texinfojson_name, unread);
+    log_verbose(q->log, "%6d keysets for the world's faces from %s", used, o->texinfojson_name);
+    texinfojson_free(&t);
+    return true;
+}
+
+/* The func_group/func_detail keys: q2map's MAP.groupkeys, or ericw-tools'
+ * MAP.texinfo.json. A .groupkeys whose fingerprint matches the bsp was
+ * written by q2map's qbsp for this very bsp, so it wins over a .texinfo.json
+ * left by an earlier ericw-tools compile; one of another compile gives way
+ * to the .texinfo.json (ericw-tools' qbsp leaves a .groupkeys alone), and
+ * without one it is an error as before. */
+static bool read_group_keys(qrad_t *q, const model_keys_t *world, q2err_t *err)
+{
+    const qrad_opts_t *o = q->opts;
+    if (!o->groupkeys && !o->texinfojson) return true;
+    if (o->tool_keys == QRAD_TOOL_QRAD3) {
+        /* qrad3 reads no func_group keys (toolkeys.c) */
+        log_warn(q->log, "-preset qrad3: qrad3 does not read the func_group keys of %s; ignored",
+                 o->groupkeys ? o->groupkeys_name : o->texinfojson_name);
+        return true;
+    }
+    if (o->groupkeys && o->texinfojson) {
+        if (groupkeys_file_belongs(o->groupkeys, o->groupkeys_size, q->bsp)) {
+            log_warn(q->log, "%s ignored: %s, which q2map's qbsp wrote for this bsp, gives the func_group keys",
+                     o->texinfojson_name, o->groupkeys_name);
+            return read_groupkeys_file(q, world, err);
+        }
+        log_warn(q->log, "%s ignored: it belongs to another compile of the map; the func_group keys come from %s",
+                 o->groupkeys_name, o->texinfojson_name);
+        return read_texinfo_json(q, world, err);
+    }
+    return o->groupkeys ? read_groupkeys_file(q, world, err) : read_texinfo_json(q, world, err);
 }
 
 bool qrad_models_setup(qrad_t *q, q2err_t *err)

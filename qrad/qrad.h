@@ -111,6 +111,11 @@ typedef struct qrad_opts_t {
     const uint8_t *groupkeys;
     size_t groupkeys_size;
     const char *groupkeys_name;
+    /* ericw-tools' MAP.texinfo.json beside the bsp (formats/texinfojson.h),
+     * NULL for none: the same keys per texinfo from ericw-tools' qbsp. */
+    const uint8_t *texinfojson;
+    size_t texinfojson_size;
+    const char *texinfojson_name;
 } qrad_opts_t;
 
 void qrad_opts_default(qrad_opts_t *o);

@@ -4,7 +4,7 @@
 Q2MAP_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 
 # Packages every script needs to build the library, the tools and the tests.
-Q2MAP_BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libpng-dev
+Q2MAP_BUILD_PACKAGES=(build-essential cmake ninja-build pkg-config zlib1g-dev libpng-dev libcjson-dev
     libcmocka-dev libsdl2-dev libepoxy-dev libegl-dev libegl-mesa0 libgl1-mesa-dri python3)
 # Extra packages for the full test run: the viewer's window test (Xvfb,
 # xdotool), the libFuzzer build (clang with its runtime and OpenMP) and

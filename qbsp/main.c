@@ -12,6 +12,7 @@
 #include "../common/threads.h"
 #include "../formats/enginelimits.h"
 #include "../formats/groupkeys.h"
+#include "../formats/texinfojson.h"
 #include "../formats/keytable.h"
 #include "../formats/q2defs.h"
 #include "../formats/vfs.h"
@@ -466,6 +467,20 @@ static bool write_groupkeys(const qbsp_t *q, const char *bsppath, log_t *log, q2
     return true;
 }
 
+/* ericw-tools' qbsp leaves MAP.texinfo.json beside its bsp, which qrad (and
+ * ericw-tools' light) read by texinfo number; after this compile those
+ * numbers name other texinfos, so a file left by an earlier ericw-tools
+ * compile of the same map would light this bsp with wrong keys. */
+static bool remove_stale_texinfo_json(const char *bsppath, log_t *log, q2err_t *err)
+{
+    char side[Q2_PATH_MAX];
+    if (!path_replace_ext(side, sizeof side, bsppath, TEXINFOJSON_EXT)) return q2err_set(err, bsppath, 0, 0, "path too long");
+    if (!os_is_file(side)) return true;
+    if (!os_remove_file(side)) return q2err_set(err, side, 0, 0, "cannot remove the stale texinfo.json of another compile");
+    log_info(log, "removed %s: an earlier ericw-tools compile wrote it, and its texinfo numbers do not fit this bsp", side);
+    return true;
+}
+
 /* The brush models (entities 1..) and the rest of the .bsp. */
 static bool compile_models_and_finish(run_t *r, const char *bsppath)
 {
@@ -477,7 +492,8 @@ static bool compile_models_and_finish(run_t *r, const char *bsppath)
     int dropped_tex = texinfo_compact(r->q);
     if (dropped_tex) log_verbose(r->log, "%d texinfo used by no face merged into others", dropped_tex);
     if (!writebsp_finish(r->q, r->err) || !check_engine_limits(r->q, r->log, r->err) ||
-        !bsp_write_file(bsppath, &r->q->bsp, r->err) || !write_groupkeys(r->q, bsppath, r->log, r->err)) {
+        !bsp_write_file(bsppath, &r->q->bsp, r->err) || !write_groupkeys(r->q, bsppath, r->log, r->err) ||
+        !remove_stale_texinfo_json(bsppath, r->log, r->err)) {
         log_error(r->log, "%s", r->err->msg);
         return false;
     }

@@ -61,6 +61,14 @@ mkdir -p "$TMP/out"
 [ -s "$TMP/out/door2.prt" ] || bad "the .prt does not follow the output path"
 grep -q "^$TMP/out/door2.bsp: $TMP/door.map" "$TMP/door.d" || bad "-deps rule: $(cat "$TMP/door.d")"
 
+# A MAP.texinfo.json an earlier ericw-tools compile left beside the bsp is
+# removed (its texinfo numbers do not fit this bsp, and qrad would read it),
+# and the log says so.
+printf '{ "0" : { "minlight" : 2.0 } }\n' > "$TMP/door.texinfo.json"
+out=$("$qbsp" "$TMP/door.map" 2>&1) || bad "door compile beside a stale texinfo.json"
+[ -e "$TMP/door.texinfo.json" ] && bad "the stale door.texinfo.json is still there"
+echo "$out" | grep -q "removed .*door.texinfo.json" || bad "no word of the removed texinfo.json: $out"
+
 # -onlyents: entities replaced, geometry kept.
 "$qbsp" -quiet "$TMP/door.map" >/dev/null 2>&1 || bad "door compile"
 cp "$TMP/door.bsp" "$TMP/door_before.bsp"

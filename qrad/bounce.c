@@ -131,6 +131,16 @@ static int patch_ray_side(const qrad_opts_t *o)
     return S < 1 ? 1 : S;
 }
 
+/* -preset qrad3: a liquid face too large for a lightmap still has patches,
+ * as every face has in qrad3 (patches.c MakePatches), which the bounces
+ * light and which pass it on (qrad_bounce_setup); it gathers nothing. */
+static bool qrad3_liquid_patches(const qrad_t *q, int fi)
+{
+    const rface_t *f = &q->faces[fi];
+    return q->opts->qrad3_light && qrad_face_liquid(q, fi) && f->w > 0 && f->h > 0 &&
+           f->area > DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+}
+
 void qrad_bounce_layout(qrad_t *q)
 {
     int P = patch_luxels(q->opts), S = patch_ray_side(q->opts);
@@ -138,7 +148,7 @@ void qrad_bounce_layout(qrad_t *q)
     for (int fi = 0; fi < q->bsp->numfaces; fi++) {
         rface_t *f = &q->faces[fi];
         f->numpatches = 0;
-        if (!f->lit) continue;
+        if (!f->lit && !qrad3_liquid_patches(q, fi)) continue;
         f->pw = (f->w + P - 1) / P;
         f->ph = (f->h + P - 1) / P;
         f->firstpatch = total;
@@ -181,6 +191,16 @@ void qrad_patch_face(qrad_t *q, int fi)
     for (int b = 0; b < f->ph; b++)
         for (int a = 0; a < f->pw; a++) {
             patch_t *p = &q->patches[f->firstpatch + b * f->pw + a];
+            if (!f->lit) {
+                /* a liquid face without a lightmap (qrad3_liquid_patches):
+                 * the block's middle, on the face, a unit off it as qrad3's
+                 * patch origins are */
+                double s = f->ext.texturemins[0] + (a * P + fmin(P, f->w - a * P) * 0.5 - 0.5) * LIGHTMAP_SCALE;
+                double t = f->ext.texturemins[1] + (b * P + fmin(P, f->h - b * P) * 0.5 - 0.5) * LIGHTMAP_SCALE;
+                p->origin = vec_ma(rface_clamp(f, rface_tex_to_world(f, s, t)), SAMPLE_NUDGE, f->normal);
+                p->direct = vec3(0, 0, 0);
+                continue;
+            }
             vec3_t o = vec3(0, 0, 0), d = vec3(0, 0, 0);
             int cnt = 0;
             for (int j = b * P; j < (b + 1) * P && j < f->h; j++)
@@ -197,7 +217,43 @@ void qrad_patch_face(qrad_t *q, int fi)
                 }
             p->origin = vec_scale(o, 1.0 / cnt);
             p->direct = vec_scale(d, 1.0 / cnt);
+            /* qrad3 gathers no direct light on a liquid face (BuildFacelights
+             * skips warp faces), so its patches only pass on what the
+             * bounces bring them (see qrad_bounce_setup). */
+            if (q->opts->qrad3_light && qrad_face_liquid(q, fi)) p->direct = vec3(0, 0, 0);
         }
+}
+
+/* Per liquid face the face on the other side of its surface (same plane,
+ * other side, the same centre), -1 for none or another face; a ray that
+ * meets a liquid face from behind lights that one. Faces of a plane sorted
+ * together, so a pair is found without comparing every two faces. */
+static int cmp_plane_face(const void *a, const void *b)
+{
+    const int *x = a, *y = b;
+    return x[0] != y[0] ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+static int *liquid_twins(const qrad_t *q)
+{
+    int nf = q->bsp->numfaces, n = 0;
+    int *twin = q2_malloc(sizeof(int) * (nf > 0 ? nf : 1));
+    int *key = q2_malloc(sizeof(int) * 2 * (nf > 0 ? nf : 1));
+    for (int fi = 0; fi < nf; fi++) {
+        twin[fi] = -1;
+        if (qrad_face_liquid(q, fi)) key[2 * n] = q->bsp->faces[fi].planenum, key[2 * n + 1] = fi, n++;
+    }
+    qsort(key, n, sizeof(int) * 2, cmp_plane_face);
+    for (int a = 0; a < n; a++)
+        for (int b = a + 1; b < n && key[2 * b] == key[2 * a]; b++) {
+            int fa = key[2 * a + 1], fb = key[2 * b + 1];
+            if (q->bsp->faces[fa].side == q->bsp->faces[fb].side) continue;
+            if (vec_len(vec_sub(q->faces[fa].centroid, q->faces[fb].centroid)) > ON_EPSILON) continue;
+            if (twin[fa] < 0) twin[fa] = fb;
+            if (twin[fb] < 0) twin[fb] = fa;
+        }
+    free(key);
+    return twin;
 }
 
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
@@ -224,6 +280,25 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
     long rays = 0;
     transfers_t tx = {q, tr, Nmax};
+    /* -preset qrad3: its liquid surfaces are patches like any face
+     * (patches.c MakePatches) and its transfers weigh each patch by its
+     * solid angle, so a floor a few units under water sends nearly all its
+     * light to the water's underside and back, not up into the room
+     * (base1-test's lit pools: the walls and ceiling above them got about
+     * four times qrad3's bounce). Rays stop at a liquid surface seen from
+     * either side: the face of the pair facing the ray (qbsp writes both
+     * sides, coplanar) takes the hit. */
+    tracer_t liquids;
+    memset(&liquids, 0, sizeof liquids);
+    int *twin = NULL;
+    if (q->opts->qrad3_light) {
+        if (!tracer_build_liquids(&liquids, q, err)) {
+            free(hits);
+            free(tr);
+            return false;
+        }
+        twin = liquid_twins(q);
+    }
     static const dist_codec_t codec = {patch_transfers_size, patch_transfers_pack, patch_transfers_unpack, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, total, &codec, &tx);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
@@ -256,9 +331,17 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
                 int hm = trace_closest(&q->shadows, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, &md);
                 if (hm >= 0) hf = hm, dist = md;
             }
+            if (liquids.numtris) {
+                double ld;
+                int hl = trace_closest(&liquids, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, &ld);
+                if (hl >= 0 && vec_dot(dir, q->faces[hl].normal) >= 0) hl = twin[hl];
+                if (hl >= 0) hf = hl, dist = ld;
+            }
             if (hf < 0) continue;
             const rface_t *g = &q->faces[hf];
-            if (!g->lit || g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;
+            /* a face without a lightmap may still have patches
+             * (qrad3_liquid_patches) */
+            if (g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;
             vec3_t hp = vec_ma(p->origin, dist, dir);
             double s, t;
             rface_world_to_tex(q, hf, hp, &s, &t);
@@ -280,6 +363,8 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         p->numtransfers = nt;
     }
     dist_loop_end(dl);
+    tracer_free(&liquids);
+    free(twin);
     dist_sum_long(q->opts->dist, &rays, 1);
     free(hits);
     q->rays += rays;
@@ -410,7 +495,7 @@ static void sort_face_keys(const bsp_t *bsp, face_key_t *keys, int nk)
 static size_t face_bounce_size(void *ctx, long fi)
 {
     const rface_t *f = &((qrad_t *)ctx)->faces[fi];
-    return f->numpatches ? sizeof(float) * 3 * (size_t)f->w * f->h : 0;
+    return f->numpatches && f->lit ? sizeof(float) * 3 * (size_t)f->w * f->h : 0;
 }
 
 static void face_bounce_pack(void *ctx, long fi, uint8_t *out)
@@ -542,7 +627,7 @@ qrad_gather_t *qrad_gather_begin(const qrad_t *q)
 void qrad_gather_face(const qrad_t *q, const qrad_gather_t *g, int fi)
 {
     rface_t *f = &q->faces[fi];
-    if (f->numpatches > 0) apply_face(q, &g->nb, fi, f->light);
+    if (f->numpatches > 0 && f->lit) apply_face(q, &g->nb, fi, f->light);
 }
 
 void qrad_gather_end(qrad_gather_t *g)
@@ -576,7 +661,7 @@ void qrad_bounce_apply(qrad_t *q)
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
         const int fi = (int)item;
         rface_t *f = &q->faces[fi];
-        if (f->numpatches == 0) continue;
+        if (f->numpatches == 0 || !f->lit) continue;
         apply_face(q, &nb, fi, f->light);
     }
     dist_loop_end(dl);
@@ -632,7 +717,7 @@ static void bounce_styles(qrad_t *q, int bounces)
 #pragma omp parallel for schedule(dynamic, 8) num_threads(q->opts->threads)
         for (int fi = 0; fi < q->bsp->numfaces; fi++) {
             rface_t *f = &q->faces[fi];
-            if (f->numpatches == 0) continue;
+            if (f->numpatches == 0 || !f->lit) continue;
             int n = f->w * f->h;
             float *add = q2_calloc((size_t)n * 3, sizeof(float));
             apply_face(q, &nb, fi, add);
@@ -678,3 +763,5 @@ bool qrad_bounce(qrad_t *q, q2err_t *err)
     if (ws ? qrad_key_int(q, ws, "_bouncestyled", dflt, 0, 1) : dflt) bounce_styles(q, q->bounces);
     return true;
 }
+
+

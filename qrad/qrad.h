@@ -414,6 +414,10 @@ bool trace_occluded(const struct qrad_t *q, vec3_t a, vec3_t b);
 bool trace_occluded_models(const struct qrad_t *q, vec3_t a, vec3_t b, int recv, int shadow_mask);
 /* Builds q->shadows over the faces of casting bmodels (none: empty). */
 bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
+/* The world's liquid surfaces (warp, not sky), which light passes through
+ * (trace_occluded) but -preset qrad3's bounces stop at (bounce.c). */
+bool qrad_face_liquid(const struct qrad_t *q, int f);
+bool tracer_build_liquids(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* The shadow-casting bmodels that have no faces (after tracer_build_tree):
  * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw
  * brushes still casts its shadow. */

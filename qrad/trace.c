@@ -693,6 +693,17 @@ bool tracer_build_shadows(tracer_t *t, const qrad_t *q, q2err_t *err)
     return build_over(t, q, face_casts_model_shadow, err);
 }
 
+bool qrad_face_liquid(const qrad_t *q, int f)
+{
+    const rface_t *rf = &q->faces[f];
+    return rf->model == 0 && rf->numpoints >= 3 && (rf->texflags & SURF_WARP) && !(rf->texflags & SURF_SKY);
+}
+
+bool tracer_build_liquids(tracer_t *t, const qrad_t *q, q2err_t *err)
+{
+    return build_over(t, q, qrad_face_liquid, err);
+}
+
 /* Face f's fan triangle k (corners 0, k, k + 1); false when degenerate. */
 static bool fan_tri(const rface_t *rf, int f, int k, rtri_t *tri)
 {

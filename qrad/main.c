@@ -157,6 +157,10 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * textures: mean luxel 0.96 of its light's, correlation 0.935. */
         o->bounce = 1;
         o->bouncescale = 0.425;
+        /* and its bounce is not radiosity: each face is a point light of
+         * the mean light it got (bouncelights.c), which carries light
+         * farther and loses none in luxels already past 255 */
+        o->ericw_bounce = true;
         /* a default: a light's own _anglescale still wins (ericw-tools'
          * q2_light_translucency: "_anglesense" "0" lights evenly) */
         o->anglescale_default = 0.5;

@@ -13,6 +13,7 @@
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0 (other styles with _bouncestyled)
+ *   bouncelights.c ericw's bounce (-preset ericw): a point light per face and style
  *   autominlight.c ericw's autominlight: a bmodel's luxels in solid take the
  *               light at the model's centre (-preset ericw)
  *   minlight.c  floors after the bounces: _minlight, local minlight, _ambient,
@@ -95,6 +96,8 @@ typedef struct qrad_opts_t {
                                   need not be first; qrad: style 0 first, then by style number */
     bool autominlight;        /* ericw: a bmodel's luxels in the world's solid take the light at the model's
                                  centre (its _autominlight; autominlight.c) */
+    bool ericw_bounce;        /* ericw: the bounces as its point "bounce lights", one per face and style
+                                 (bouncelights.c); qrad: patch radiosity (bounce.c) */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "autominlight.h"
+#include "bouncelights.h"
 #include "qrad.h"
 #include "surflights.h"
 #include "toolkeys.h"
@@ -64,7 +65,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
      * rank): then every face's samples and light go to every rank. A key
      * merely present counts, whatever its value. */
     const entity_t *ws = qrad_worldspawn(q);
-    q->full_exchange = opts->lightgrid || opts->bouncestyled > 0 ||
+    q->full_exchange = opts->lightgrid || opts->bouncestyled > 0 || (opts->ericw_bounce && q->bounces > 0) ||
                        (ws && (entity_get(ws, "_lightgrid") || entity_get(ws, "_bouncestyled")));
     return true;
 }
@@ -102,12 +103,12 @@ bool qrad_run(bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, log_t *log, s
     if (ok) {
         if (st) stages_mark(st, "direct");
         /* the patches are filled in the direct pass, face by face */
-        if (q.bounces > 0) qrad_bounce_layout(&q);
+        if (q.bounces > 0 && !opts->ericw_bounce) qrad_bounce_layout(&q);
         ok = qrad_direct(&q, err);
     }
     if (ok && q.bounces > 0) {
         if (st) stages_mark(st, "bounce");
-        ok = qrad_bounce(&q, err);
+        ok = opts->ericw_bounce ? qrad_bouncelights(&q, err) : qrad_bounce(&q, err);
     }
     /* Without the full exchange each rank finishes the faces it lit and
      * rank 0 gets their bytes; the other ranks are done (with it too,

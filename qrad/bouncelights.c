@@ -1,0 +1,483 @@
+/* ericw-tools' bounce (-preset ericw): not radiosity between patches but
+ * one point light per face and style ("bounce light"), made from the mean
+ * of the light the face received, that lights every other face as a
+ * Quake 2 surface light does. What its light (2.0.0-alpha11) does, and
+ * where:
+ *
+ *  - which faces emit (light/bounce.cc, Face_ShouldBounce): faces with a
+ *    lightmap of the world or of a bmodel that casts shadows (_shadow),
+ *    not textured "skip", not "_bounce" "-1", not a light-emitting face,
+ *    on object channel 1 only; of area 1 at least;
+ *  - its colour (MakeBounceLightsThread): per style (style 0 only unless
+ *    _bouncestyled, on by default in Quake 2), the light the face's
+ *    lightmap got in the pass before (ltface.cc adds each ray's colour to
+ *    the lightmap's bounce_color: entity lights, suns, surface lights, not
+ *    minlight), unclamped, divided by the number of luxels (the mean,
+ *    occluded luxels counting as 0), times mix(127, texture average,
+ *    _bouncecolorscale) / 255, where _bouncecolorscale is 0.5 in Quake 2;
+ *  - its strength (MakeBounceLight): the brightest channel of that colour
+ *    times the face's area; the colour is divided by that channel when it
+ *    is above 1;
+ *  - its place: one point (the default -emissivequality LOW), the mean of
+ *    the face's vertices (colinear ones removed) lifted 1 unit along the
+ *    normal;
+ *  - how it lights a luxel (IndirectLightFace, LightFace_SurfaceLight,
+ *    GetSurfaceLighting): with the incidence cosines dp1 (at the light)
+ *    and dp2 (at the luxel's phong normal), nothing when either is below
+ *    -0.01, else colour * strength * max(0, dp1 dp2) * bouncescale * 0.5 /
+ *    max(d * _dist, 128)^2: no rescale of the cosines, the 128-unit clamp
+ *    (a surface light's is 16); a luxel is skipped (not traced) when every
+ *    channel of that is at most 0.01; a clear line from the light, times
+ *    the luxel's dirt factor (dirt applies whenever it is on);
+ *  - culling: a face is skipped for a light whose leaf (not solid nor
+ *    liquid) none of the face's clusters sees, and when the light's whole
+ *    strength at the far side of the face's bounding sphere, times the
+ *    surface-light scale (0.65 in Quake 2), is at most 0.01 per channel
+ *    (SurfaceLight_SphereCull);
+ *  - styles: the light of a style goes into that style's lightmap.
+ * Its Quake 2 bouncescale 0.85 times the 0.5 of IndirectLightFace is
+ * qrad's q->bouncescale (0.425 under the preset).
+ *
+ * Determinism: the lights are made in face order; each face sums them in
+ * that order and writes only its own light, so threads and ranks give the
+ * same bytes. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "bouncelights.h"
+#include "../common/dist.h"
+#include "../common/mem.h"
+#include "../formats/q2defs.h"
+
+/* ericw's clamp of the bounce light's distance (its hotspot_clamp). */
+#define BOUNCE_CLAMP 128.0
+/* A luxel (or a whole face, from the light's full strength) is skipped
+ * below this per channel (ericw's surflight_gate). */
+#define BOUNCE_GATE 0.01
+/* Cosines below this count as behind (ericw's LIGHT_ANGLE_EPSILON). */
+#define BOUNCE_ANGLE_EPSILON 0.01
+/* ericw's default _bouncecolorscale in Quake 2. */
+#define Q2_BOUNCECOLORSCALE 0.5
+
+typedef struct blight_t {
+    vec3_t pos, normal, color;
+    double strength; /* brightest channel times the face's area */
+    int style, cluster;
+} blight_t;
+
+/* The light a face received in one pass, summed over its luxels, per
+ * style: what its bounce lights of the next pass are made from. */
+typedef struct received_t {
+    int n;
+    int styles[MAXLIGHTMAPS];
+    vec3_t sum[MAXLIGHTMAPS];
+} received_t;
+
+typedef struct bl_pass_t {
+    qrad_t *q;
+    const blight_t *lights;
+    int nlights;
+    received_t *recv;
+    bool *changed;  /* per face: this rank added light to it in the pass */
+    double scale;   /* ericw's bouncescale * 0.5 */
+    double cull_scale; /* ericw's surflightscale, in its sphere cull */
+    double scaledist;
+} bl_pass_t;
+
+static bool face_may_emit(const qrad_t *q, int fi, const bool *surface_lit)
+{
+    const rface_t *f = &q->faces[fi];
+    if (!f->lit || f->numpoints < 3 || f->area < 1) return false;
+    if (f->texflags & (SURF_WARP | SURF_NODRAW | SURF_SKY)) return false;
+    if (f->model > 0 && !q->mkeys[f->model].shadow) return false;
+    if (q->mkeys[f->model].nobounce || q->mkeys[f->keys].nobounce) return false;
+    if (q->mkeys[f->model].object_mask != 1 || q->mkeys[f->keys].object_mask != 1) return false;
+    if (f->emits || surface_lit[fi]) return false;
+    /* ericw compares the whole name, so only a texture named just "skip" */
+    return strcasecmp(q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture, "skip") != 0;
+}
+
+/* ericw's winding centre: the mean of the vertices left after dropping
+ * those on a straight line between their neighbours. */
+static vec3_t winding_centre(const rface_t *f)
+{
+    vec3_t c = vec3(0, 0, 0);
+    int n = 0;
+    for (int k = 0; k < f->numpoints; k++) {
+        vec3_t prev = f->points[(k + f->numpoints - 1) % f->numpoints], next = f->points[(k + 1) % f->numpoints];
+        vec3_t a = vec_normalize(vec_sub(f->points[k], prev), NULL), b = vec_normalize(vec_sub(next, f->points[k]), NULL);
+        if (vec_dot(a, b) > 0.999) continue;
+        c = vec_add(c, f->points[k]);
+        n++;
+    }
+    if (n == 0) return f->centroid;
+    return vec_scale(c, 1.0 / n);
+}
+
+static int light_cluster(const bsp_t *bsp, vec3_t p)
+{
+    int l = qrad_point_leaf(bsp, p);
+    /* ericw never culls a light in solid or in a liquid (the PVS does not
+     * see through opaque liquids, but light does) */
+    if (l < 0 || (bsp->leafs[l].contents & (CONTENTS_SOLID | CONTENTS_LAVA | CONTENTS_SLIME | CONTENTS_WATER))) return -1;
+    return bsp->leafs[l].cluster;
+}
+
+/* The bounce lights of a pass, in face order, from what each face received. */
+static blight_t *make_lights(const qrad_t *q, const received_t *recv, bool styled, double bcs, int *count)
+{
+    const bsp_t *bsp = q->bsp;
+    bool *surface_lit = q2_calloc((size_t)(bsp->numfaces > 0 ? bsp->numfaces : 1), sizeof(bool));
+    for (int i = 0; i < q->numlights; i++)
+        if (q->lights[i].type == LIGHT_SURFACE && q->lights[i].face >= 0 && q->lights[i].face < bsp->numfaces)
+            surface_lit[q->lights[i].face] = true;
+    blight_t *out = NULL;
+    int n = 0, cap = 0;
+    for (int fi = 0; fi < bsp->numfaces; fi++) {
+        const received_t *r = &recv[fi];
+        if (r->n == 0 || !face_may_emit(q, fi, surface_lit)) continue;
+        const rface_t *f = &q->faces[fi];
+        const double grey = 127.0 / 255.0;
+        /* a texture ericw cannot load averages black: without textures
+         * the bounce is the grey half alone (spirit2dm1 lit by its light
+         * with and without the bounce: 22 of its mean 57; with qrad's 0.5
+         * grey 47) */
+        const char *tex = bsp->texinfo[bsp->faces[fi].texinfo].texture;
+        vec3_t avg = q->texdb && texdb_has_color(q->texdb, tex) ? f->reflect : vec3(0, 0, 0);
+        vec3_t blend = vec_lerp(vec3(grey, grey, grey), avg, bcs);
+        vec3_t pos = vec_ma(winding_centre(f), 1.0, f->normal);
+        int cl = light_cluster(bsp, pos);
+        for (int k = 0; k < r->n; k++) {
+            if (r->styles[k] != 0 && !styled) continue;
+            vec3_t mean = vec_scale(r->sum[k], 1.0 / ((double)f->w * f->h));
+            vec3_t c = vec3(mean.x * blend.x, mean.y * blend.y, mean.z * blend.z);
+            double top = fmax(c.x, fmax(c.y, c.z));
+            if (top <= 0) continue;
+            if (top > 1) c = vec_scale(c, 1.0 / top);
+            blight_t b = {pos, f->normal, c, top * f->area, r->styles[k], cl};
+            ARRAY_PUSH(out, n, cap, b);
+        }
+    }
+    free(surface_lit);
+    *count = n;
+    return out;
+}
+
+/* Per style the bounced light a face gathers, before it joins f->light. */
+typedef struct gathered_t {
+    int style;
+    float *add;
+} gathered_t;
+
+static float *gathered_for(gathered_t **g, int *ng, int *cap, int style, size_t floats)
+{
+    for (int k = 0; k < *ng; k++)
+        if ((*g)[k].style == style) return (*g)[k].add;
+    gathered_t x = {style, q2_calloc(floats, sizeof(float))};
+    ARRAY_PUSH(*g, *ng, *cap, x);
+    return x.add;
+}
+
+static int cmp_gathered(const void *a, const void *b)
+{
+    return ((const gathered_t *)a)->style - ((const gathered_t *)b)->style;
+}
+
+static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
+
+/* The round a luxel's visibility is found in: 2 on the grid of step 4, 1
+ * on that of step 2, else 0. */
+static int luxel_level(int i, int j)
+{
+    if (!(i & 3) && !(j & 3)) return 2;
+    return !(i & 1) && !(j & 1) ? 1 : 0;
+}
+
+/* The luxels of the round before that luxel (i, j) of `level` lies
+ * between: half a step of that round away along each axis on which it is
+ * off that round's grid. Returns their count (those inside the face). */
+static int coarser_neighbours(const rface_t *f, int i, int j, int level, int nb[4])
+{
+    int h = 1 << level, di = i % (2 * h) ? h : 0, dj = j % (2 * h) ? h : 0, nn = 0;
+    for (int a = -di; a <= di; a += di ? 2 * di : 1)
+        for (int b = -dj; b <= dj; b += dj ? 2 * dj : 1) {
+            int ni = i + a, nj = j + b;
+            if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
+        }
+    return nn;
+}
+
+/* Face fi gathers the pass's bounce lights into its light; returns the rays. */
+static long gather_face(bl_pass_t *x, int fi)
+{
+    qrad_t *q = x->q;
+    rface_t *f = &q->faces[fi];
+    received_t *r = &x->recv[fi];
+    r->n = 0;
+    if (!f->lit || !f->samples || q->mkeys[f->keys].lightignore) return 0;
+    int n = f->w * f->h;
+    aabb_t box = aabb_empty();
+    for (int k = 0; k < n; k++) aabb_add_point(&box, f->samples[k]);
+    vec3_t centre = vec_scale(vec_add(box.mins, box.maxs), 0.5);
+    double radius = 0.5 * vec_len(vec_sub(box.maxs, box.mins));
+    /* the face's clusters, each once */
+    int *cl = q2_malloc(sizeof(int) * (size_t)n), ncl = 0;
+    for (int k = 0; k < n; k++)
+        if (f->clusters[k] >= 0) cl[ncl++] = f->clusters[k];
+    if (ncl > 1) qsort(cl, ncl, sizeof(int), cmp_int);
+    int u = 0;
+    for (int k = 0; k < ncl; k++)
+        if (u == 0 || cl[u - 1] != cl[k]) cl[u++] = cl[k];
+    ncl = u;
+    gathered_t *g = NULL;
+    int ng = 0, gcap = 0;
+    long rays = 0;
+    uint8_t *vis = q2_malloc((size_t)n);
+    double *val = q2_malloc(sizeof(double) * (size_t)n);
+    for (int li = 0; li < x->nlights; li++) {
+        const blight_t *b = &x->lights[li];
+        if (q->pvs && b->cluster >= 0 && ncl > 0) {
+            bool seen = false;
+            for (int k = 0; k < ncl && !seen; k++) seen = qrad_cluster_visible(q, cl[k], b->cluster);
+            if (!seen) continue;
+        }
+        double far = fmax((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
+        double whole = b->strength * x->cull_scale / (far * far);
+        if (b->color.x * whole <= BOUNCE_GATE && b->color.y * whole <= BOUNCE_GATE && b->color.z * whole <= BOUNCE_GATE)
+            continue;
+        /* Faces wholly behind the light, and lights wholly behind a flat
+         * face, give nothing (at most a product of two cosines each within
+         * -0.01 of 0, which ericw lets through: under 1e-4 of the light);
+         * nor does a face whose nearest point is so far that the light's
+         * strength there, at full cosines, is under the gate. */
+        bool front = false, facing = f->lnormals != NULL;
+        for (int k = 0; k < 8 && !(front && facing); k++) {
+            vec3_t corner = vec3(k & 1 ? box.maxs.x : box.mins.x, k & 2 ? box.maxs.y : box.mins.y,
+                                 k & 4 ? box.maxs.z : box.mins.z);
+            vec3_t d = vec_sub(corner, b->pos);
+            front |= vec_dot(b->normal, d) > 0;
+            facing |= vec_dot(f->normal, d) < 0;
+        }
+        if (!front || !facing) continue;
+        vec3_t gap = vec3(fmax(fmax(box.mins.x - b->pos.x, b->pos.x - box.maxs.x), 0),
+                          fmax(fmax(box.mins.y - b->pos.y, b->pos.y - box.maxs.y), 0),
+                          fmax(fmax(box.mins.z - b->pos.z, b->pos.z - box.maxs.z), 0));
+        double near = fmax(vec_len(gap) * x->scaledist, BOUNCE_CLAMP);
+        double top = b->strength * x->scale * fmax(b->color.x, fmax(b->color.y, b->color.z)) / (near * near);
+        if (top <= BOUNCE_GATE) continue;
+        /* Each luxel's light first (none where the cosines or the gate
+         * drop it), then its visibility. */
+        int nlit = 0;
+        /* (no square root: the cosines' signs and the epsilon test are
+         * compared squared, the falloff from the squared distance) */
+        const double k = b->strength * x->scale, sd2 = x->scaledist * x->scaledist, clamp2 = BOUNCE_CLAMP * BOUNCE_CLAMP;
+        const double eps2 = BOUNCE_ANGLE_EPSILON * BOUNCE_ANGLE_EPSILON;
+        const double cmax = b->color.x > b->color.y ? (b->color.x > b->color.z ? b->color.x : b->color.z)
+                                                    : (b->color.y > b->color.z ? b->color.y : b->color.z);
+        for (int idx = 0; idx < n; idx++) {
+            vec3_t dir = vec_sub(f->samples[idx], b->pos);
+            double len2 = vec_dot(dir, dir);
+            vec3_t nrm = f->lnormals ? f->lnormals[idx] : f->normal;
+            double v = 0;
+            if (len2 == 0) {
+                double dp1 = vec_dot(b->normal, nrm);
+                if (dp1 > 0) v = k * dp1 / clamp2;
+            } else {
+                /* the cosines times the distance */
+                double a1 = vec_dot(b->normal, dir), a2 = -vec_dot(dir, nrm);
+                bool behind = (a1 < 0 && a1 * a1 > eps2 * len2) || (a2 < 0 && a2 * a2 > eps2 * len2);
+                double prod = a1 * a2;
+                if (!behind && prod > 0) {
+                    double d2 = len2 < 1e-4 ? 1e-4 : len2;
+                    double f2 = d2 * sd2 > clamp2 ? d2 * sd2 : clamp2;
+                    v = k * prod / (d2 * f2);
+                }
+            }
+            if (cmax * v <= BOUNCE_GATE) v = 0;
+            val[idx] = v;
+            nlit += v > 0;
+        }
+        if (nlit == 0) continue;
+        float *add = NULL;
+        /* Visibility in three rounds, as direct.c finds a surface light's
+         * in two: the luxels on a grid of step 4 are traced, then those of
+         * step 2, then the rest; one whose neighbours of the round before
+         * (2 or 4, half a step away) all agree takes their answer, so only
+         * the cells a shadow edge crosses are traced finer. A bounce light
+         * is one of hundreds: a thin shadow missed between luxels 4 apart
+         * is a sliver of one of them. vis: 1 clear, 2 blocked. */
+        memset(vis, 0, (size_t)n);
+        for (int level = 2; level >= 0; level--)
+            for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
+                for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
+                    if (luxel_level(i, j) != level) continue;
+                    int idx = j * f->w + i;
+                    if (val[idx] <= 0) continue;
+                    int nb[4], nn = level < 2 ? coarser_neighbours(f, i, j, level, nb) : 0;
+                    bool agree = nn >= 2 && vis[nb[0]] != 0;
+                    for (int k = 1; k < nn && agree; k++) agree = vis[nb[k]] == vis[nb[0]];
+                    if (agree) {
+                        vis[idx] = vis[nb[0]];
+                    } else {
+                        vec3_t s = f->samples[idx];
+                        rays++;
+                        bool blocked = trace_occluded_channels(q, s, b->pos, 1) ||
+                                       (qrad_any_model_shadows(q) && trace_occluded_models(q, s, b->pos, f->model, 1));
+                        vis[idx] = blocked ? 2 : 1;
+                    }
+                    if (vis[idx] == 2) continue;
+                    vec3_t c = vec_scale(b->color, val[idx]);
+                    if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
+                    if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);
+                    float *o = add + (size_t)idx * 3;
+                    o[0] += (float)c.x;
+                    o[1] += (float)c.y;
+                    o[2] += (float)c.z;
+                }
+    }
+    free(vis);
+    free(val);
+    free(cl);
+    /* into the face's lightmaps, styles in ascending order; a style the
+     * face lacks gets a slot where it brings a visible level and one of
+     * the MAXLIGHTMAPS is free */
+    if (ng > 1) qsort(g, ng, sizeof *g, cmp_gathered);
+    for (int k = 0; k < ng; k++) {
+        int slot = -1;
+        for (int s = 0; s < f->numstyles; s++)
+            if (f->styles[s] == g[k].style) slot = s;
+        if (slot < 0) {
+            float mx = 0;
+            for (int i = 0; i < n * 3; i++) mx = fmaxf(mx, g[k].add[i]);
+            if (mx >= LIGHT_CUTOFF && f->numstyles < MAXLIGHTMAPS) {
+                f->light = q2_realloc(f->light, sizeof(float) * (size_t)(f->numstyles + 1) * n * 3);
+                memset(f->light + (size_t)f->numstyles * n * 3, 0, sizeof(float) * (size_t)n * 3);
+                slot = f->numstyles;
+                f->styles[f->numstyles++] = g[k].style;
+            }
+        }
+        if (slot >= 0) {
+            float *l = f->light + (size_t)slot * n * 3;
+            vec3_t sum = vec3(0, 0, 0);
+            for (int i = 0; i < n; i++) {
+                l[i * 3] += g[k].add[i * 3];
+                l[i * 3 + 1] += g[k].add[i * 3 + 1];
+                l[i * 3 + 2] += g[k].add[i * 3 + 2];
+                sum = vec_add(sum, vec3(g[k].add[i * 3], g[k].add[i * 3 + 1], g[k].add[i * 3 + 2]));
+            }
+            if (r->n < MAXLIGHTMAPS) {
+                r->styles[r->n] = g[k].style;
+                r->sum[r->n++] = sum;
+            }
+            x->changed[fi] = true;
+        }
+        free(g[k].add);
+    }
+    free(g);
+    return rays;
+}
+
+/* A face's light after a pass, as it travels between ranks: its styles,
+ * what it received, then numstyles * w*h * 3 floats; nothing for a face
+ * the pass left alone. */
+#define BL_HEAD (sizeof(int) * (2 + 2 * MAXLIGHTMAPS) + sizeof(vec3_t) * MAXLIGHTMAPS)
+
+static size_t bl_size(void *ctx, long fi)
+{
+    const bl_pass_t *x = ctx;
+    const rface_t *f = &x->q->faces[fi];
+    if (!x->changed[fi]) return 0;
+    return BL_HEAD + sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3;
+}
+
+static void bl_pack(void *ctx, long fi, uint8_t *out)
+{
+    const bl_pass_t *x = ctx;
+    const rface_t *f = &x->q->faces[fi];
+    const received_t *r = &x->recv[fi];
+    if (!x->changed[fi]) return; /* its size was 0 */
+    int head[2 + 2 * MAXLIGHTMAPS] = {f->numstyles, r->n};
+    memcpy(head + 2, f->styles, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(head + 2 + MAXLIGHTMAPS, r->styles, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(out, head, sizeof head);
+    memcpy(out + sizeof head, r->sum, sizeof(vec3_t) * MAXLIGHTMAPS);
+    memcpy(out + BL_HEAD, f->light, sizeof(float) * (size_t)f->numstyles * f->w * f->h * 3);
+}
+
+static void bl_unpack(void *ctx, long fi, const uint8_t *in, size_t size)
+{
+    bl_pass_t *x = ctx;
+    if (size < BL_HEAD) return;
+    x->changed[fi] = true;
+    rface_t *f = &x->q->faces[fi];
+    received_t *r = &x->recv[fi];
+    int head[2 + 2 * MAXLIGHTMAPS];
+    memcpy(head, in, sizeof head);
+    f->numstyles = head[0];
+    r->n = head[1];
+    memcpy(f->styles, head + 2, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(r->styles, head + 2 + MAXLIGHTMAPS, sizeof(int) * MAXLIGHTMAPS);
+    memcpy(r->sum, in + sizeof head, sizeof(vec3_t) * MAXLIGHTMAPS);
+    size_t floats = (size_t)f->numstyles * f->w * f->h * 3;
+    f->light = q2_realloc(f->light, sizeof(float) * (floats > 0 ? floats : 1));
+    memcpy(f->light, in + BL_HEAD, sizeof(float) * floats);
+}
+
+bool qrad_bouncelights(qrad_t *q, q2err_t *err)
+{
+    (void)err;
+    const bsp_t *bsp = q->bsp;
+    int nf = bsp->numfaces;
+    const entity_t *ws = qrad_worldspawn(q);
+    int dflt = q->opts->bouncestyled >= 0 ? q->opts->bouncestyled : 0;
+    bool styled = ws ? qrad_key_int(q, ws, "_bouncestyled", dflt, 0, 1) : dflt;
+    double bcs = q->bouncecolorscale >= 0 ? q->bouncecolorscale : Q2_BOUNCECOLORSCALE;
+    double cull = ws ? qrad_key_float(q, ws, "_surflightscale", q->opts->direct, 0, 1000) : q->opts->direct;
+    received_t *recv = q2_calloc((size_t)(nf > 0 ? nf : 1), sizeof(received_t));
+    /* The first pass's lights come from the direct light (less what lights
+     * with _bouncescale keep out of the bounces). */
+    for (int fi = 0; fi < nf; fi++) {
+        const rface_t *f = &q->faces[fi];
+        if (!f->lit || !f->light) continue;
+        int n = f->w * f->h;
+        for (int s = 0; s < f->numstyles && s < MAXLIGHTMAPS; s++) {
+            vec3_t sum = vec3(0, 0, 0);
+            const float *l = f->light + (size_t)s * n * 3;
+            for (int i = 0; i < n; i++) {
+                sum = vec_add(sum, vec3(l[i * 3], l[i * 3 + 1], l[i * 3 + 2]));
+                if (s == 0 && f->nobounce)
+                    sum = vec_sub(sum, vec3(f->nobounce[i * 3], f->nobounce[i * 3 + 1], f->nobounce[i * 3 + 2]));
+            }
+            recv[fi].styles[recv[fi].n] = f->styles[s];
+            recv[fi].sum[recv[fi].n++] = sum;
+        }
+    }
+    bool *changed = q2_malloc(sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
+    long rays = 0;
+    for (int pass = 0; pass < q->bounces; pass++) {
+        int nl = 0;
+        blight_t *lights = make_lights(q, recv, styled, bcs, &nl);
+        log_verbose(q->log, "bounce pass %d: %d bounce lights", pass, nl);
+        if (nl == 0) {
+            free(lights);
+            break;
+        }
+        memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
+        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist};
+        static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
+        dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
+#pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
+        for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) rays += gather_face(&x, (int)item);
+        dist_loop_end(dl);
+        /* a face no rank changed received nothing in this pass */
+        for (int fi = 0; fi < nf; fi++)
+            if (!changed[fi]) recv[fi].n = 0;
+        free(lights);
+    }
+    dist_sum_long(q->opts->dist, &rays, 1);
+    q->rays += rays;
+    free(changed);
+    free(recv);
+    return true;
+}

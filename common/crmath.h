@@ -13,6 +13,8 @@
 
 double cr_sin(double x);
 double cr_cos(double x);
+/* Both at once (one argument reduction): the bits of cr_sin and cr_cos. */
+void cr_sincos(double x, double *s, double *c);
 
 /* The other functions of the C library whose results reach a bsp, for the
  * same reason: their libraries disagree more often than sin and cos

@@ -549,7 +549,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
             if (f->styles[k] == dc->suns[si].sun->style) sunslot[si] = k;
     }
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
-    f->dirtmap = ignore ? NULL : qrad_dirt_face(q, f, rays, &f->dirtraw);
+    f->dirtmap = ignore ? NULL : qrad_dirt_face(q, fi, f, rays, &f->dirtraw);
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_negative) f->negative = q2_calloc((size_t)n * 3, sizeof(float));

@@ -126,11 +126,11 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
     return gather / count;
 }
 
-float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays, float **rawp)
+float *qrad_dirt_face(const qrad_t *q, int fi, const rface_t *f, long *rays, float **rawp)
 {
     if (rawp) *rawp = NULL;
     if (!q->dirt.on || !f->lit || q->mkeys[f->keys].nodirt) return NULL;
-    int n = f->w * f->h, fi = (int)(f - q->faces);
+    int n = f->w * f->h;
     float *out = q2_malloc(sizeof(float) * (n > 0 ? n : 1));
     /* The occlusion itself, kept for lights with their own scale and gain;
      * where the factors are interpolated, so is it. */

@@ -416,11 +416,11 @@ static bool to_standard(map_side_t *s, vec3_t normal, double dist)
         m[i][1] = u[tv] - u[cv] * vec_comp(normal, tv) / nc;
         off[i] = vecs[i][3] + u[cv] * dist / nc;
     }
-    double h = hypot(m[0][0], m[0][1]);
+    double h = cr_hypot(m[0][0], m[0][1]);
     if (!(h > 0)) return false;
     double xs = 1.0 / h;
     double c = m[0][0] * xs * e0, sn = m[0][1] * xs * e0;
-    double ang = atan2(sn, c) * 180.0 / M_PI;
+    double ang = cr_atan2(sn, c) * 180.0 / M_PI;
     /* The t row of that rotation is (-sin e1, cos e1) / ys. */
     double tr0 = -sn * e1, tr1 = c * e1;
     double proj = m[1][0] * tr0 + m[1][1] * tr1;

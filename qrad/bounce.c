@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 
@@ -316,8 +317,9 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
             uint32_t hk = hash32(seed ^ (uint32_t)(k * 0x9e3779b9U));
             double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
             double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
-            double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot);
-            vec3_t dir = vec_add(vec_add(vec_scale(u, r * cos(phi)), vec_scale(v, r * sin(phi))),
+            double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot), sphi, cphi;
+            cr_sincos(phi, &sphi, &cphi);
+            vec3_t dir = vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)),
                                  vec_scale(nrm, sqrt(fmax(0.0, 1 - u1))));
             h[k] = -1;
             double dist;

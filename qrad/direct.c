@@ -102,7 +102,7 @@ double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal)
         vec3_t a = r[i], b = r[(i + 1) % m];
         double c = vec_dot(a, b);
         c = c > 1 ? 1 : c < -1 ? -1 : c;
-        double ang = acos(c);
+        double ang = cr_acos(c);
         vec3_t g = vec_cross(a, b);
         double gl = vec_len(g);
         if (gl < 1e-12) continue;
@@ -120,11 +120,11 @@ static void sun_pattern(const sun_t *s, sun_pattern_t *sp)
     vec3_t up = fabs(d.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
     vec3_t u = vec_normalize(vec_cross(up, d), NULL), v = vec_cross(d, u);
     if (s->penumbra > 0) {
-        double rad = tan(s->penumbra * M_PI / 180.0);
+        double rad = cr_tan(s->penumbra * M_PI / 180.0);
         sp->count = SUN_SAMPLES_SOFT;
         for (int k = 0; k < SUN_SAMPLES_SOFT; k++) {
             double r = rad * sqrt((k + 0.5) / SUN_SAMPLES_SOFT), a = k * 2.39996322972865332;
-            sp->dirs[k] = vec_normalize(vec_add(d, vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a)))), NULL);
+            sp->dirs[k] = vec_normalize(vec_add(d, vec_add(vec_scale(u, r * cr_cos(a)), vec_scale(v, r * cr_sin(a)))), NULL);
         }
     } else {
         sp->count = 1;
@@ -191,7 +191,7 @@ static void make_patterns(const qrad_t *q, direct_ctx_t *dc)
     for (int k = 0; k < DOME_SAMPLES; k++) {
         /* Uniform over the upper hemisphere (Fibonacci lattice). */
         double z = 1.0 - (k + 0.5) / DOME_SAMPLES, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
-        dc->dome_dirs[k] = vec3(r * cos(a), r * sin(a), z);
+        dc->dome_dirs[k] = vec3(r * cr_cos(a), r * cr_sin(a), z);
         dc->dome_norm += z;
     }
 }
@@ -426,7 +426,7 @@ static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
             double r = R * sqrt((k + 0.5) / SUN_DIFFUSE_SAMPLES), a = k * 2.39996322972865332;
             double w = 1 - r / R;
             wsum += w;
-            vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cos(a)), vec_scale(v, r * sin(a))));
+            vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cr_cos(a)), vec_scale(v, r * cr_sin(a))));
             (*rays)++;
             if (trace_sky(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL) >= 0) sum += w;
         }
@@ -578,7 +578,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
             if (f->styles[k] == dc->suns[si].sun->style) sunslot[si] = k;
     }
     f->light = q2_calloc((size_t)f->numstyles * n * 3, sizeof(float));
-    f->dirtmap = ignore ? NULL : qrad_dirt_face(q, f, rays, &f->dirtraw);
+    f->dirtmap = ignore ? NULL : qrad_dirt_face(q, fi, f, rays, &f->dirtraw);
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_negative) f->negative = q2_calloc((size_t)n * 3, sizeof(float));

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "../common/mem.h"
 
 #define DIRT_ANGLES 5
@@ -62,7 +63,7 @@ void qrad_dirt_setup(qrad_t *q)
 static double dirt_curve(double gather, double scale, double gain)
 {
     if (gather <= 0) return 1.0;
-    double r = 1.0 - scale * pow(gather, gain);
+    double r = 1.0 - scale * cr_pow(gather, gain);
     return r < 0 ? 0 : r > 1 ? 1 : r;
 }
 
@@ -102,7 +103,7 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
             double turn = 0;
             if (d->mode == 1) turn = (hash32(seed ^ (uint32_t)(e * 0x9e3779b9U)) & 0xffff) / 65536.0;
             double ang = (a + turn) * 2 * M_PI / na, el = (e + 0.5) * estep;
-            dir = vec_add(vec_scale(n, cos(el)), vec_add(vec_scale(u, sin(el) * cos(ang)), vec_scale(v, sin(el) * sin(ang))));
+            dir = vec_add(vec_scale(n, cr_cos(el)), vec_add(vec_scale(u, cr_sin(el) * cr_cos(ang)), vec_scale(v, cr_sin(el) * cr_sin(ang))));
         }
         double dist;
         (*rays)++;
@@ -125,11 +126,11 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
     return gather / count;
 }
 
-float *qrad_dirt_face(const qrad_t *q, const rface_t *f, long *rays, float **rawp)
+float *qrad_dirt_face(const qrad_t *q, int fi, const rface_t *f, long *rays, float **rawp)
 {
     if (rawp) *rawp = NULL;
     if (!q->dirt.on || !f->lit || q->mkeys[f->keys].nodirt) return NULL;
-    int n = f->w * f->h, fi = (int)(f - q->faces);
+    int n = f->w * f->h;
     float *out = q2_malloc(sizeof(float) * (n > 0 ? n : 1));
     /* The occlusion itself, kept for lights with their own scale and gain;
      * where the factors are interpolated, so is it. */

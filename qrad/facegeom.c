@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 
@@ -229,11 +230,11 @@ static void phong_setup(qrad_t *q)
         for (int fi = ch * QRAD_LOCAL_CHUNK; fi < bsp->numfaces && fi < (ch + 1) * QRAD_LOCAL_CHUNK; fi++) {
             rface_t *f = &q->faces[fi];
             if (!phong_face(q, f)) continue;
-            double mincos = cos(q->mkeys[f->keys].phong_angle * M_PI / 180.0);
+            double mincos = cr_cos(q->mkeys[f->keys].phong_angle * M_PI / 180.0);
             /* ericw's _phong_angle_concave: the limit where the neighbour lies
              * in front of this face (an inside corner). */
             double concave = q->mkeys[f->keys].phong_concave;
-            double mincos_cc = concave > 0 ? cos(concave * M_PI / 180.0) : mincos;
+            double mincos_cc = concave > 0 ? cr_cos(concave * M_PI / 180.0) : mincos;
             vec3_t *vn = q2_malloc(sizeof(vec3_t) * f->numpoints);
             bool curved = false;
             for (int k = 0; k < f->numpoints; k++) {

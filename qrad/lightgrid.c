@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/bspx.h"
@@ -93,7 +94,7 @@ static double point_falloff(const light_t *l, double dist, vec3_t dir)
 static vec3_t sphere_dir(int k, int n)
 {
     double z = 1.0 - 2.0 * (k + 0.5) / n, r = sqrt(fmax(0.0, 1 - z * z)), a = k * 2.39996322972865332;
-    return vec3(r * cos(a), r * sin(a), z);
+    return vec3(r * cr_cos(a), r * cr_sin(a), z);
 }
 
 /* Per PVS cluster, the lights it can see (the list the samples of that

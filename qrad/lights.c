@@ -17,13 +17,14 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "lights.h"
 #include "../common/mem.h"
 
 vec3_t qrad_angles_to_vec(double yaw, double pitch)
 {
     double y = yaw * M_PI / 180.0, p = pitch * M_PI / 180.0;
-    return vec3(cos(p) * cos(y), cos(p) * sin(y), sin(p));
+    return vec3(cr_cos(p) * cr_cos(y), cr_cos(p) * cr_sin(y), cr_sin(p));
 }
 
 /* The entities' targetnames sorted (by name, then entity), so the lights'
@@ -437,12 +438,12 @@ static bool parse_point_light(qrad_t *q, const targets_t *ts, const entity_t *e,
         double cone = entity_get_float(e, "_cone", 10);
         if (cone <= 0) cone = 10;
         l.type = LIGHT_SPOT;
-        l.stopdot = cos(cone * M_PI / 180.0);
+        l.stopdot = cr_cos(cone * M_PI / 180.0);
         /* ericw's _softangle is the full angle of an inner cone (its cones
          * are full angles; qrad3's _cone is the half angle): full light
          * inside, fading linearly in the cosine to 0 at the cone's edge. */
         double soft = qrad_key_float(q, e, "_softangle", 0, 0, 360);
-        if (soft > 0 && soft / 2 < cone) l.softdot = cos(soft / 2 * M_PI / 180.0);
+        if (soft > 0 && soft / 2 < cone) l.softdot = cr_cos(soft / 2 * M_PI / 180.0);
     }
     l.range = light_range(&l);
     double deviance = qrad_key_float(q, e, "_deviance", 0, 0, 65536);
@@ -459,8 +460,8 @@ static bool parse_point_light(qrad_t *q, const targets_t *ts, const entity_t *e,
     l.color = vec_scale(l.color, 1.0 / samples);
     for (int k = 0; k < samples; k++) {
         double z = 1.0 - 2.0 * (k + 0.5) / samples, r = sqrt(fmax(0.0, 1 - z * z)), a = k * 2.39996322972865332;
-        double rad = deviance * cbrt((k + 0.5) / samples);
-        l.origin = vec_add(centre, vec_scale(vec3(r * cos(a), r * sin(a), z), rad));
+        double rad = deviance * cr_cbrt((k + 0.5) / samples);
+        l.origin = vec_add(centre, vec_scale(vec3(r * cr_cos(a), r * cr_sin(a), z), rad));
         l.range = light_range(&l) + rad;
         l.cluster = qrad_point_cluster(q->bsp, l.origin);
         add_light(q, &l);

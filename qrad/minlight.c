@@ -22,6 +22,7 @@
 
 #include "autominlight.h"
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "../common/mem.h"
 
 /* Mottle: a lattice of hashed values every MOTTLE_CELL units, interpolated
@@ -100,7 +101,7 @@ static void finish_face(const qrad_t *q, rface_t *f, double gamma)
         /* On the byte scale (after -scale): 255 (v / 255)^(1 / gamma). */
         for (size_t i = 0; i < n * f->numstyles * 3; i++) {
             double v = f->light[i] * q->opts->scale;
-            if (v > 0) f->light[i] = (float)(255.0 * pow(v / 255.0, 1.0 / gamma) / q->opts->scale);
+            if (v > 0) f->light[i] = (float)(255.0 * cr_pow(v / 255.0, 1.0 / gamma) / q->opts->scale);
         }
 }
 

@@ -34,6 +34,7 @@
 #include <strings.h>
 
 #include "qrad.h"
+#include "../common/crmath.h"
 #include "surflights.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
@@ -505,7 +506,7 @@ static void templates(qrad_t *q, const face_keys_t *fkeys, double chop, bool rad
             if (c.offset == 0) c.offset = 2; /* ericw: 0 is its default */
             c.spotlight = qrad_key_int(q, e, "_surface_spotlight", 0, 0, 1) != 0;
             double cone = qrad_key_float(q, e, "_cone", 10, 0, 180);
-            c.stopdot = cos((cone > 0 ? cone : 10) * M_PI / 180.0);
+            c.stopdot = cr_cos((cone > 0 ? cone : 10) * M_PI / 180.0);
             for (int fi = 0; fi < q->bsp->numfaces; fi++) {
                 const rface_t *f = &q->faces[fi];
                 /* ericw makes these from the world's leaves' faces only. */

@@ -865,8 +865,15 @@ static inline wray_t wray(vec3_t o, vec3_t d)
 
 /* The children of n that the ray enters within [0, tmax], as bits, with
  * the entry distances. Lanes past nchild hold copies of the first box and
- * are masked off. */
-#if defined(__SSE2__)
+ * are masked off.
+ *
+ * The SSE path and the portable one (every other machine: arm64) give the
+ * same bits: the same single-precision subtractions and products in the
+ * same order, and each min and max written as SSE's minps/maxps define it
+ * (the first operand where the comparison holds, else the second), which
+ * matters for equal values of opposite signs (+0 and -0). Q2MAP_WIDE_PORTABLE
+ * builds the portable path on x86-64 too, to compare the two. */
+#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
 #include <xmmintrin.h>
 static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
 {
@@ -882,21 +889,31 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
     return _mm_movemask_ps(_mm_cmple_ps(lo, hi)) & ((1 << n->nchild) - 1);
 }
 #else
+static inline float wide_min(float a, float b) { return a < b ? a : b; } /* minps */
+static inline float wide_max(float a, float b) { return a > b ? a : b; } /* maxps */
 static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
 {
-    int mask = 0;
-    for (int k = 0; k < n->nchild; k++) {
-        float lo = 0, hi = tmax;
-        for (int ax = 0; ax < 3; ax++) {
-            float t0 = (n->bmin[ax][k] - r->o[ax]) * r->inv[ax], t1 = (n->bmax[ax][k] - r->o[ax]) * r->inv[ax];
-            float a = t0 < t1 ? t0 : t1, b = t0 < t1 ? t1 : t0;
-            lo = lo > a ? lo : a;
-            hi = hi < b ? hi : b;
-        }
-        tnear[k] = lo;
-        if (lo <= hi) mask |= 1 << k;
+    /* All four lanes, as the SSE path: fixed-length loops the compiler
+     * can turn into vector code. */
+    float lo[WIDE], hi[WIDE];
+    for (int k = 0; k < WIDE; k++) {
+        lo[k] = 0;
+        hi[k] = tmax;
     }
-    return mask;
+    for (int ax = 0; ax < 3; ax++) {
+        float o = r->o[ax], inv = r->inv[ax];
+        for (int k = 0; k < WIDE; k++) {
+            float t0 = (n->bmin[ax][k] - o) * inv, t1 = (n->bmax[ax][k] - o) * inv;
+            lo[k] = wide_max(lo[k], wide_min(t0, t1));
+            hi[k] = wide_min(hi[k], wide_max(t0, t1));
+        }
+    }
+    int mask = 0;
+    for (int k = 0; k < WIDE; k++) {
+        tnear[k] = lo[k];
+        mask |= (lo[k] <= hi[k]) << k;
+    }
+    return mask & ((1 << n->nchild) - 1);
 }
 #endif
 

@@ -63,3 +63,20 @@ build_programs() {
 
 # Programs that exist in a build's bin/ directory.
 have_prog() { [ -x "$1/bin/$2" ]; }
+
+# arm64_binfmt: makes the kernel run arm64 programs through qemu-aarch64, so
+# that an arm64 `q2map compile` can start its arm64 qbsp, qvis and qrad.
+# Debian's qemu-user-binfmt ships the entry; it is registered here (as
+# root) where binfmt_misc is not mounted or the entry is not loaded, as in a
+# container without systemd. Returns non-zero when arm64 programs still
+# cannot be started directly.
+arm64_binfmt() {
+    local bm=/proc/sys/fs/binfmt_misc conf=/usr/lib/binfmt.d/qemu-aarch64.conf
+    if [ ! -e "$bm/qemu-aarch64" ] && [ "$(id -u)" -eq 0 ]; then
+        [ -e "$bm/register" ] || mount -t binfmt_misc binfmt_misc "$bm" 2>/dev/null || true
+        if [ -e "$bm/register" ] && [ -f "$conf" ] && [ ! -e "$bm/qemu-aarch64" ]; then
+            grep -v '^#' "$conf" | grep . >"$bm/register" 2>/dev/null || true
+        fi
+    fi
+    [ -e "$bm/qemu-aarch64" ] && [ "$(cat "$bm/qemu-aarch64" | head -1)" = enabled ]
+}

@@ -9,6 +9,10 @@
  *    of the vanilla ones per unit of area, and agree with them;
  *  - face normals are the flat faces' normals with perpendicular unit
  *    tangents;
+ *  - decoupled lightmaps with dirt's random turns (_dirtmode 1) are the same
+ *    bytes run after run: the turns' seed is the face's number, not the
+ *    decoupled face's address less the vanilla faces' (which changed with
+ *    the heap and made them differ between runs and platforms);
  *  - the formats module: a hand-made octree with a cycle, a link past the
  *    nodes or leafs, and a count past the end is refused; encode and
  *    decode invert each other; the directory round-trips through the bsp
@@ -232,6 +236,58 @@ static void test_entity_key(void **state)
     free(d);
     bspx_free(&x);
     bsp_free(&b);
+}
+
+/* The room with worldspawn's _dirt 1 and _dirtmode 1, lit at 8 units per
+ * luxel; returns the lighting lump (malloc'ed), *size its bytes. */
+static uint8_t *light_dirty_room(size_t *size, int threads)
+{
+    bsp_t b;
+    q2err_t err;
+    bsp_init(&b);
+    assert_true(bsp_read_file(ROOM, &b, &err));
+    const char *key = "\"classname\" \"worldspawn\"";
+    char *at = strstr(b.entities, key);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - b.entities) + strlen(key);
+    char *text = malloc(strlen(b.entities) + 64);
+    memcpy(text, b.entities, pre);
+    strcpy(text + pre, "\n\"_dirt\" \"1\"\n\"_dirtmode\" \"1\"");
+    strcat(text, b.entities + pre);
+    bsp_set_entities(&b, text);
+    free(text);
+    qrad_opts_t o;
+    qrad_opts_default(&o);
+    o.bounce = 0;
+    o.threads = threads;
+    o.world_units_per_luxel = 8;
+    log_t log;
+    log_init(&log, LOG_QUIET, stdout, stderr);
+    assert_true(qrad_run(&b, &o, NULL, &log, NULL, NULL, &err));
+    uint8_t *out = malloc(b.lightdatasize > 0 ? (size_t)b.lightdatasize : 1);
+    memcpy(out, b.lightdata, (size_t)b.lightdatasize);
+    *size = (size_t)b.lightdatasize;
+    bsp_free(&b);
+    return out;
+}
+
+static void test_decoupled_dirt_repeatable(void **state)
+{
+    (void)state;
+    size_t n0, n;
+    uint8_t *first = light_dirty_room(&n0, 2);
+    /* Runs with other heaps behind them (blocks kept between them move
+     * the next run's allocations) and other thread counts. */
+    void *keep[4];
+    for (int k = 0; k < 4; k++) {
+        keep[k] = malloc((size_t)(k + 1) * 40000);
+        uint8_t *again = light_dirty_room(&n, k % 2 ? 1 : 2);
+        assert_int_equal(n, n0);
+        if (memcmp(again, first, n) != 0) fail_msg("run %d: the lighting differs from the first run's", k + 1);
+        free(again);
+    }
+    for (int k = 0; k < 4; k++) free(keep[k]);
+    free(first);
 }
 
 /* worldspawn "_lightgrid" "1" and "_lightgrid_dist" turn the grid on
@@ -477,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_face_normals),               cmocka_unit_test(test_off_by_default),
         cmocka_unit_test(test_entity_key),                 cmocka_unit_test(test_lightgrid_keys),
         cmocka_unit_test(test_grid_format),                cmocka_unit_test(test_directory_round_trip),
+        cmocka_unit_test(test_decoupled_dirt_repeatable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,8 +24,16 @@ set(CMAKE_EXE_LINKER_FLAGS_INIT "-static")
 execute_process(COMMAND ${CMAKE_C_COMPILER} -print-file-name=libgomp.a OUTPUT_VARIABLE Q2MAP_LIBGOMP
                 OUTPUT_STRIP_TRAILING_WHITESPACE)
 set(OpenMP_gomp_LIBRARY ${Q2MAP_LIBGOMP} CACHE FILEPATH "static libgomp")
-# pkg-config sees the arm64 .pc files only (no arm64 SDL2 there: no qview).
-set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${Q2MAP_ARM64_TRIPLE}/pkgconfig)
+# pkg-config sees the arm64 .pc files only (no arm64 SDL2 there: no qview),
+# and those of the libraries scripts/build-arm64 builds static under
+# Q2MAP_ARM64_PREFIX (cJSON: Debian has no libcjson.a).
+list(APPEND CMAKE_TRY_COMPILE_PLATFORM_VARIABLES Q2MAP_ARM64_PREFIX)
+if(Q2MAP_ARM64_PREFIX)
+  set(ENV{PKG_CONFIG_LIBDIR} ${Q2MAP_ARM64_PREFIX}/lib/pkgconfig:/usr/lib/${Q2MAP_ARM64_TRIPLE}/pkgconfig)
+  list(APPEND CMAKE_FIND_ROOT_PATH ${Q2MAP_ARM64_PREFIX})
+else()
+  set(ENV{PKG_CONFIG_LIBDIR} /usr/lib/${Q2MAP_ARM64_TRIPLE}/pkgconfig)
+endif()
 set(ENV{PKG_CONFIG_PATH} "")
 # Programs run on the build machine (tests, try_run) go through qemu.
 set(CMAKE_CROSSCOMPILING_EMULATOR qemu-aarch64)

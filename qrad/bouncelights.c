@@ -210,6 +210,29 @@ static int coarser_neighbours(const rface_t *f, int i, int j, int level, int nb[
     return nn;
 }
 
+/* One luxel in the order the rounds of gather_face find visibility in,
+ * with the luxels of the round before that it lies between (none in the
+ * first round): the same for every light, so made once per face. */
+typedef struct lorder_t {
+    int idx, nn;
+    int nb[4];
+} lorder_t;
+
+static lorder_t *luxel_order(const rface_t *f)
+{
+    lorder_t *o = q2_malloc(sizeof(lorder_t) * (size_t)f->w * f->h);
+    int k = 0;
+    for (int level = 2; level >= 0; level--)
+        for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
+            for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
+                if (luxel_level(i, j) != level) continue;
+                o[k].idx = j * f->w + i;
+                o[k].nn = level < 2 ? coarser_neighbours(f, i, j, level, o[k].nb) : 0;
+                k++;
+            }
+    return o;
+}
+
 /* A light gets through gather_face's sphere cull only where
  * (|centre - pos| + radius) * scaledist < sqrt(cmax * strength *
  * cull_scale / gate), and through its near cull only where the face's box
@@ -287,6 +310,7 @@ static long gather_face(bl_pass_t *x, int fi)
     int ng = 0, gcap = 0;
     long rays = 0;
     uint8_t *vis = q2_malloc((size_t)n);
+    lorder_t *order = NULL; /* made when a light first reaches the rounds */
     const bool models = qrad_any_model_shadows(q);
     for (int li = 0; li < x->nlights; li++) {
         const blight_t *b = &x->lights[li];
@@ -393,35 +417,34 @@ static long gather_face(bl_pass_t *x, int fi)
          * is one of hundreds: a thin shadow missed between luxels 4 apart
          * is a sliver of one of them. vis: 1 clear, 2 blocked. */
         memset(vis, 0, (size_t)n);
-        for (int level = 2; level >= 0; level--)
-            for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
-                for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
-                    if (luxel_level(i, j) != level) continue;
-                    int idx = j * f->w + i;
-                    if (val[idx] <= 0) continue;
-                    int nb[4], nn = level < 2 ? coarser_neighbours(f, i, j, level, nb) : 0;
-                    bool agree = nn >= 2 && vis[nb[0]] != 0;
-                    for (int k = 1; k < nn && agree; k++) agree = vis[nb[k]] == vis[nb[0]];
-                    if (agree) {
-                        vis[idx] = vis[nb[0]];
-                    } else {
-                        vec3_t s = f->samples[idx];
-                        rays++;
-                        bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
-                                       (models && trace_occluded_models(q, s, b->pos, f->model, 1));
-                        vis[idx] = blocked ? 2 : 1;
-                    }
-                    if (vis[idx] == 2) continue;
-                    vec3_t c = vec_scale(b->color, val[idx]);
-                    if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
-                    if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);
-                    float *o = add + (size_t)idx * 3;
-                    o[0] += (float)c.x;
-                    o[1] += (float)c.y;
-                    o[2] += (float)c.z;
-                }
+        if (!order) order = luxel_order(f);
+        for (int e = 0; e < n; e++) {
+            const lorder_t *lo = &order[e];
+            int idx = lo->idx;
+            if (val[idx] <= 0) continue;
+            bool agree = lo->nn >= 2 && vis[lo->nb[0]] != 0;
+            for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
+            if (agree) {
+                vis[idx] = vis[lo->nb[0]];
+            } else {
+                vec3_t s = f->samples[idx];
+                rays++;
+                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
+                               (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                vis[idx] = blocked ? 2 : 1;
+            }
+            if (vis[idx] == 2) continue;
+            vec3_t c = vec_scale(b->color, val[idx]);
+            if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
+            if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);
+            float *o = add + (size_t)idx * 3;
+            o[0] += (float)c.x;
+            o[1] += (float)c.y;
+            o[2] += (float)c.z;
+        }
     }
     free(vis);
+    free(order);
     free(soa);
     free(sees);
     /* into the face's lightmaps, styles in ascending order; a style the

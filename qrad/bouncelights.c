@@ -83,6 +83,10 @@ typedef struct bl_pass_t {
     double scale;   /* ericw's bouncescale * 0.5 */
     double cull_scale; /* ericw's surflightscale, in its sphere cull */
     double scaledist;
+    /* per light, bounds on the distance from its place to a face's centre
+     * within which each of gather_face's two strength culls can let it
+     * through, less and plus the face's radius (make_reach) */
+    double *reach_cull, *reach_near;
 } bl_pass_t;
 
 static bool face_may_emit(const qrad_t *q, int fi, const bool *surface_lit)
@@ -184,8 +188,6 @@ static int cmp_gathered(const void *a, const void *b)
     return ((const gathered_t *)a)->style - ((const gathered_t *)b)->style;
 }
 
-static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(const int *)b; }
-
 /* The round a luxel's visibility is found in: 2 on the grid of step 4, 1
  * on that of step 2, else 0. */
 static int luxel_level(int i, int j)
@@ -208,6 +210,57 @@ static int coarser_neighbours(const rface_t *f, int i, int j, int level, int nb[
     return nn;
 }
 
+/* One luxel in the order the rounds of gather_face find visibility in,
+ * with the luxels of the round before that it lies between (none in the
+ * first round): the same for every light, so made once per face. */
+typedef struct lorder_t {
+    int idx, nn;
+    int nb[4];
+} lorder_t;
+
+static lorder_t *luxel_order(const rface_t *f)
+{
+    lorder_t *o = q2_malloc(sizeof(lorder_t) * (size_t)f->w * f->h);
+    int k = 0;
+    for (int level = 2; level >= 0; level--)
+        for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
+            for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
+                if (luxel_level(i, j) != level) continue;
+                o[k].idx = j * f->w + i;
+                o[k].nn = level < 2 ? coarser_neighbours(f, i, j, level, o[k].nb) : 0;
+                k++;
+            }
+    return o;
+}
+
+/* A light gets through gather_face's sphere cull only where
+ * (|centre - pos| + radius) * scaledist < sqrt(cmax * strength *
+ * cull_scale / gate), and through its near cull only where the face's box
+ * is nearer than sqrt(cmax * strength * scale / gate) / scaledist, which
+ * it is not unless |centre - pos| - radius is (the box lies in the
+ * sphere). Those bounds, widened by far more than their rounding (a
+ * relative 1e-6 and 1e-3 units), let a face drop a light from its centre's
+ * squared distance alone; the culls themselves still decide the rest. A
+ * light no face could get is given a negative reach. */
+static double reach_of(double v, double scaledist)
+{
+    if (scaledist <= 0 || !(v == v)) return INFINITY;
+    if (v <= 0) return -1;
+    return sqrt(v) / scaledist * (1 + 1e-6) + 1e-3;
+}
+
+static void make_reach(bl_pass_t *x)
+{
+    x->reach_cull = q2_malloc(sizeof(double) * (size_t)x->nlights);
+    x->reach_near = q2_malloc(sizeof(double) * (size_t)x->nlights);
+    for (int li = 0; li < x->nlights; li++) {
+        const blight_t *b = &x->lights[li];
+        double cmax = fmax(b->color.x, fmax(b->color.y, b->color.z));
+        x->reach_cull[li] = reach_of(cmax * b->strength * x->cull_scale / BOUNCE_GATE, x->scaledist);
+        x->reach_near[li] = reach_of(cmax * b->strength * x->scale / BOUNCE_GATE, x->scaledist);
+    }
+}
+
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
 static long gather_face(bl_pass_t *x, int fi)
 {
@@ -221,27 +274,54 @@ static long gather_face(bl_pass_t *x, int fi)
     for (int k = 0; k < n; k++) aabb_add_point(&box, f->samples[k]);
     vec3_t centre = vec_scale(vec_add(box.mins, box.maxs), 0.5);
     double radius = 0.5 * vec_len(vec_sub(box.maxs, box.mins));
-    /* the face's clusters, each once */
-    int *cl = q2_malloc(sizeof(int) * (size_t)n), ncl = 0;
-    for (int k = 0; k < n; k++)
-        if (f->clusters[k] >= 0) cl[ncl++] = f->clusters[k];
-    if (ncl > 1) qsort(cl, ncl, sizeof(int), cmp_int);
-    int u = 0;
-    for (int k = 0; k < ncl; k++)
-        if (u == 0 || cl[u - 1] != cl[k]) cl[u++] = cl[k];
-    ncl = u;
+    /* The clusters any of the face's luxels sees: the union of their PVS
+     * rows, so a light's cluster is one bit (ncl: how many luxels have a
+     * cluster, without which nothing is culled by the PVS). */
+    int ncl = 0;
+    uint8_t *sees = NULL;
+    if (q->pvs) {
+        sees = q2_calloc((size_t)(q->pvs_rowbytes > 0 ? q->pvs_rowbytes : 1), 1);
+        int last = -1;
+        for (int k = 0; k < n; k++) {
+            int c = f->clusters[k];
+            if (c < 0) continue;
+            ncl++;
+            if (c == last || c >= q->numclusters) continue;
+            last = c;
+            const uint8_t *row = q->pvs + (size_t)c * q->pvs_rowbytes;
+            for (int i = 0; i < q->pvs_rowbytes; i++) sees[i] |= row[i];
+        }
+    }
+    /* The luxels' positions and normals component by component, so the
+     * per-luxel loop below runs on vector registers (the same operations
+     * in the same order as on vec3_t: the same bits). */
+    double *soa = q2_malloc(sizeof(double) * (size_t)n * 7);
+    double *sx = soa, *sy = sx + n, *sz = sy + n, *nx = sz + n, *ny = nx + n, *nz = ny + n, *val = nz + n;
+    for (int k = 0; k < n; k++) {
+        vec3_t nrm = f->lnormals ? f->lnormals[k] : f->normal;
+        sx[k] = f->samples[k].x;
+        sy[k] = f->samples[k].y;
+        sz[k] = f->samples[k].z;
+        nx[k] = nrm.x;
+        ny[k] = nrm.y;
+        nz[k] = nrm.z;
+    }
     gathered_t *g = NULL;
     int ng = 0, gcap = 0;
     long rays = 0;
     uint8_t *vis = q2_malloc((size_t)n);
-    double *val = q2_malloc(sizeof(double) * (size_t)n);
+    lorder_t *order = NULL; /* made when a light first reaches the rounds */
+    const bool models = qrad_any_model_shadows(q);
     for (int li = 0; li < x->nlights; li++) {
         const blight_t *b = &x->lights[li];
-        if (q->pvs && b->cluster >= 0 && ncl > 0) {
-            bool seen = false;
-            for (int k = 0; k < ncl && !seen; k++) seen = qrad_cluster_visible(q, cl[k], b->cluster);
-            if (!seen) continue;
-        }
+        /* First the bound of make_reach, a few operations that drop most
+         * pairs before the tests below decide exactly. */
+        double reach = fmin(x->reach_cull[li] - radius, x->reach_near[li] + radius);
+        double cx = centre.x - b->pos.x, cy = centre.y - b->pos.y, cz = centre.z - b->pos.z;
+        if (reach < 0 || cx * cx + cy * cy + cz * cz > reach * reach) continue;
+        if (sees && b->cluster >= 0 && ncl > 0 && (b->cluster >> 3) < q->pvs_rowbytes &&
+            !((sees[b->cluster >> 3] >> (b->cluster & 7)) & 1))
+            continue;
         double far = fmax((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
         double whole = b->strength * x->cull_scale / (far * far);
         if (b->color.x * whole <= BOUNCE_GATE && b->color.y * whole <= BOUNCE_GATE && b->color.z * whole <= BOUNCE_GATE)
@@ -268,37 +348,66 @@ static long gather_face(bl_pass_t *x, int fi)
         if (top <= BOUNCE_GATE) continue;
         /* Each luxel's light first (none where the cosines or the gate
          * drop it), then its visibility. */
-        int nlit = 0;
         /* (no square root: the cosines' signs and the epsilon test are
          * compared squared, the falloff from the squared distance) */
         const double k = b->strength * x->scale, sd2 = x->scaledist * x->scaledist, clamp2 = BOUNCE_CLAMP * BOUNCE_CLAMP;
         const double eps2 = BOUNCE_ANGLE_EPSILON * BOUNCE_ANGLE_EPSILON;
         const double cmax = b->color.x > b->color.y ? (b->color.x > b->color.z ? b->color.x : b->color.z)
                                                     : (b->color.y > b->color.z ? b->color.y : b->color.z);
-        for (int idx = 0; idx < n; idx++) {
-            vec3_t dir = vec_sub(f->samples[idx], b->pos);
-            double len2 = vec_dot(dir, dir);
-            vec3_t nrm = f->lnormals ? f->lnormals[idx] : f->normal;
-            double v = 0;
-            if (len2 == 0) {
-                double dp1 = vec_dot(b->normal, nrm);
-                if (dp1 > 0) v = k * dp1 / clamp2;
-            } else {
+        const double px = b->pos.x, py = b->pos.y, pz = b->pos.z, bx = b->normal.x, by = b->normal.y, bz = b->normal.z;
+        /* A luxel at the light itself (within 1e-3 on each axis, far more
+         * than it takes for the squared distance to be above 0) has the
+         * light's cosine alone: where none can be, every value is
+         * computed and the answer selected, without branches, so the loop
+         * vectorises (an operation or comparison under a condition, which
+         * could trap, keeps gcc from it; no divisor is below 1e-4). */
+        const double m = 1e-3;
+        bool inside = px >= box.mins.x - m && px <= box.maxs.x + m && py >= box.mins.y - m && py <= box.maxs.y + m &&
+                      pz >= box.mins.z - m && pz <= box.maxs.z + m;
+        if (!inside) {
+            for (int idx = 0; idx < n; idx++) {
+                double dx = sx[idx] - px, dy = sy[idx] - py, dz = sz[idx] - pz;
+                double len2 = dx * dx + dy * dy + dz * dz;
                 /* the cosines times the distance */
-                double a1 = vec_dot(b->normal, dir), a2 = -vec_dot(dir, nrm);
-                bool behind = (a1 < 0 && a1 * a1 > eps2 * len2) || (a2 < 0 && a2 * a2 > eps2 * len2);
+                double a1 = bx * dx + by * dy + bz * dz, a2 = -(dx * nx[idx] + dy * ny[idx] + dz * nz[idx]);
+                double e = eps2 * len2;
+                int behind = ((a1 < 0) & (a1 * a1 > e)) | ((a2 < 0) & (a2 * a2 > e));
                 double prod = a1 * a2;
-                if (!behind && prod > 0) {
-                    double d2 = len2 < 1e-4 ? 1e-4 : len2;
-                    double f2 = d2 * sd2 > clamp2 ? d2 * sd2 : clamp2;
-                    v = k * prod / (d2 * f2);
-                }
+                double d2 = len2 < 1e-4 ? 1e-4 : len2;
+                double t = d2 * sd2;
+                double f2 = t > clamp2 ? t : clamp2;
+                double v = k * prod / (d2 * f2);
+                double lum = cmax * v;
+                int keep = !behind & (prod > 0) & !(lum <= BOUNCE_GATE);
+                val[idx] = keep ? v : 0.0;
             }
-            if (cmax * v <= BOUNCE_GATE) v = 0;
-            val[idx] = v;
-            nlit += v > 0;
+        } else {
+            for (int idx = 0; idx < n; idx++) {
+                double dx = sx[idx] - px, dy = sy[idx] - py, dz = sz[idx] - pz;
+                double len2 = dx * dx + dy * dy + dz * dz;
+                double v = 0;
+                if (len2 == 0) {
+                    double dp1 = bx * nx[idx] + by * ny[idx] + bz * nz[idx];
+                    if (dp1 > 0) v = k * dp1 / clamp2;
+                } else {
+                    double a1 = bx * dx + by * dy + bz * dz, a2 = -(dx * nx[idx] + dy * ny[idx] + dz * nz[idx]);
+                    bool behind = (a1 < 0 && a1 * a1 > eps2 * len2) || (a2 < 0 && a2 * a2 > eps2 * len2);
+                    double prod = a1 * a2;
+                    if (!behind && prod > 0) {
+                        double d2 = len2 < 1e-4 ? 1e-4 : len2;
+                        double f2 = d2 * sd2 > clamp2 ? d2 * sd2 : clamp2;
+                        v = k * prod / (d2 * f2);
+                    }
+                }
+                if (cmax * v <= BOUNCE_GATE) v = 0;
+                val[idx] = v;
+            }
         }
-        if (nlit == 0) continue;
+        bool anylit = false;
+        for (int idx = 0; idx < n && !anylit; idx++) anylit = val[idx] > 0;
+        if (!anylit) continue;
+        /* where every ray of this pair enters the world's tree */
+        int start = trace_start_node(q, box, b->pos);
         float *add = NULL;
         /* Visibility in three rounds, as direct.c finds a surface light's
          * in two: the luxels on a grid of step 4 are traced, then those of
@@ -308,37 +417,36 @@ static long gather_face(bl_pass_t *x, int fi)
          * is one of hundreds: a thin shadow missed between luxels 4 apart
          * is a sliver of one of them. vis: 1 clear, 2 blocked. */
         memset(vis, 0, (size_t)n);
-        for (int level = 2; level >= 0; level--)
-            for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
-                for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
-                    if (luxel_level(i, j) != level) continue;
-                    int idx = j * f->w + i;
-                    if (val[idx] <= 0) continue;
-                    int nb[4], nn = level < 2 ? coarser_neighbours(f, i, j, level, nb) : 0;
-                    bool agree = nn >= 2 && vis[nb[0]] != 0;
-                    for (int k = 1; k < nn && agree; k++) agree = vis[nb[k]] == vis[nb[0]];
-                    if (agree) {
-                        vis[idx] = vis[nb[0]];
-                    } else {
-                        vec3_t s = f->samples[idx];
-                        rays++;
-                        bool blocked = trace_occluded_channels(q, s, b->pos, 1) ||
-                                       (qrad_any_model_shadows(q) && trace_occluded_models(q, s, b->pos, f->model, 1));
-                        vis[idx] = blocked ? 2 : 1;
-                    }
-                    if (vis[idx] == 2) continue;
-                    vec3_t c = vec_scale(b->color, val[idx]);
-                    if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
-                    if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);
-                    float *o = add + (size_t)idx * 3;
-                    o[0] += (float)c.x;
-                    o[1] += (float)c.y;
-                    o[2] += (float)c.z;
-                }
+        if (!order) order = luxel_order(f);
+        for (int e = 0; e < n; e++) {
+            const lorder_t *lo = &order[e];
+            int idx = lo->idx;
+            if (val[idx] <= 0) continue;
+            bool agree = lo->nn >= 2 && vis[lo->nb[0]] != 0;
+            for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
+            if (agree) {
+                vis[idx] = vis[lo->nb[0]];
+            } else {
+                vec3_t s = f->samples[idx];
+                rays++;
+                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
+                               (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                vis[idx] = blocked ? 2 : 1;
+            }
+            if (vis[idx] == 2) continue;
+            vec3_t c = vec_scale(b->color, val[idx]);
+            if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
+            if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);
+            float *o = add + (size_t)idx * 3;
+            o[0] += (float)c.x;
+            o[1] += (float)c.y;
+            o[2] += (float)c.z;
+        }
     }
     free(vis);
-    free(val);
-    free(cl);
+    free(order);
+    free(soa);
+    free(sees);
     /* into the face's lightmaps, styles in ascending order; a style the
      * face lacks gets a slot where it brings a visible level and one of
      * the MAXLIGHTMAPS is free */
@@ -464,12 +572,15 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
             break;
         }
         memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
-        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist};
+        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL};
+        make_reach(&x);
         static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
         dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
         for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) rays += gather_face(&x, (int)item);
         dist_loop_end(dl);
+        free(x.reach_cull);
+        free(x.reach_near);
         /* a face no rank changed received nothing in this pass */
         for (int fi = 0; fi < nf; fi++)
             if (!changed[fi]) recv[fi].n = 0;

@@ -444,6 +444,13 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err);
  * and b: the world is on channel 1, and a func_group's faces on the
  * channels of its _object_channel_mask (ericw-tools). */
 bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask);
+/* The world tree's node from which every segment from a point of box to b
+ * runs as from the top (INT_MIN without a tree), and the tests that start
+ * there: the same answers as trace_occluded and trace_occluded_channels
+ * for such segments, without the nodes they all pass alike. */
+int trace_start_node(const qrad_t *q, aabb_t box, vec3_t b);
+bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
+bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

@@ -9,6 +9,7 @@
  * asks (_shadow, _shadowself, _shadowworldonly): their faces, at the
  * entity's origin, go into a second hierarchy tested after the world's. */
 #include <float.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1406,6 +1407,63 @@ static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, con
         depth++;
     }
     return node == -2;
+}
+
+/* The node below which every segment from a point in box to b runs
+ * without being split: line_solid_r would pass the nodes above it without
+ * a split for each such segment, taking the same child (depth counts only
+ * splits), so starting there gives its answer. An axial plane's
+ * distance is monotone in the coordinate, so the box's extremes decide
+ * exactly; for any other plane the box's nearest corner must clear the
+ * test by a margin far above the rounding of a dot product of map-sized
+ * coordinates (1e-6 against ~1e-10), or the search stops there. */
+int trace_start_node(const qrad_t *q, aabb_t box, vec3_t b)
+{
+    if (!q->tracer.tnodes) return INT_MIN;
+    const tnode_t *nodes = q->tracer.tnodes;
+    const double margin = 1e-6, p2[3] = {b.x, b.y, b.z};
+    const double lo[3] = {box.mins.x, box.mins.y, box.mins.z}, hi[3] = {box.maxs.x, box.maxs.y, box.maxs.z};
+    int node = q->tracer.headnode;
+    while (node >= 0) {
+        const tnode_t *n = &nodes[node];
+        double d2, dmin, dmax;
+        if (n->type < 3) {
+            d2 = p2[n->type] - n->d;
+            dmin = lo[n->type] - n->d;
+            dmax = hi[n->type] - n->d;
+        } else {
+            d2 = p2[0] * n->n[0] + p2[1] * n->n[1] + p2[2] * n->n[2] - n->d;
+            dmin = -n->d - margin;
+            dmax = -n->d + margin;
+            for (int k = 0; k < 3; k++) {
+                dmin += n->n[k] * (n->n[k] >= 0 ? lo[k] : hi[k]);
+                dmax += n->n[k] * (n->n[k] >= 0 ? hi[k] : lo[k]);
+            }
+        }
+        /* the front test of line_solid_r holds for every segment, or
+         * fails for every one while its back test holds for every one */
+        if (dmin >= -ON_EPSILON && d2 >= -ON_EPSILON)
+            node = n->child[0];
+        else if (d2 < -ON_EPSILON ? dmax < ON_EPSILON : dmax < -ON_EPSILON && d2 < ON_EPSILON)
+            node = n->child[1];
+        else
+            break;
+    }
+    return node;
+}
+
+bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
+{
+    if (start == INT_MIN) return trace_occluded(q, a, b);
+    double p1[3] = {a.x, a.y, a.z}, p2[3] = {b.x, b.y, b.z};
+    return line_solid_r(q->tracer.tnodes, start, p1, p2, 0);
+}
+
+bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask)
+{
+    /* as trace_occluded_channels */
+    if (!q->world_channels) return (shadow_mask & 1) && trace_occluded_from(q, start, a, b);
+    return trace_occluded_from(q, start, a, b) && faces_on_channels(q, a, b, shadow_mask);
 }
 
 bool trace_occluded(const qrad_t *q, vec3_t a, vec3_t b)

@@ -27,29 +27,6 @@ static const vec3_t EAST = {1, 0, 0};
 /* The centre of the box's bounds, (0 0 20), is 160 below the light. */
 #define CENTRE_LIGHT 140.0
 
-/* Compiles the map text with qbsp and lights it with the qrad program and
- * these options (as test_qrad_presets.c's light_prog). */
-static void light_prog(const char *name, const char *text, const char *args, lit_t *out)
-{
-    char bsp[512], logp[512], cmd[4096];
-    compile_map(name, text, bsp, sizeof bsp);
-    snprintf(logp, sizeof logp, "%s/%s.qrad.log", tmpdir, name);
-    const char *qrad = getenv("Q2MAP_TEST_QRAD_BIN");
-    char def[512];
-    snprintf(def, sizeof def, "%s/qrad", Q2MAP_BIN_DIR);
-    snprintf(cmd, sizeof cmd, "'%s' -threads 2 %s '%s' > '%s' 2>&1", qrad && *qrad ? qrad : def, args, bsp, logp);
-    if (system(cmd) != 0) fail_msg("qrad %s failed on %s", args, name);
-    q2err_t err;
-    bsp_init(&out->bsp);
-    assert_true(bsp_read_file(bsp, &out->bsp, &err));
-    FILE *f = fopen(logp, "r");
-    assert_non_null(f);
-    size_t n = fread(out->log, 1, sizeof out->log - 1, f);
-    out->log[n] = 0;
-    fclose(f);
-    assert_true(out->bsp.lightdatasize > 0);
-}
-
 /* The room with the sunk box (a func_wall with these extra keys). */
 static char *sunk_box(const char *keys)
 {

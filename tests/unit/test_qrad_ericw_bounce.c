@@ -19,25 +19,6 @@
 
 #include "test_qrad_maps.h"
 
-/* Compiles the map text with qbsp and lights it with the qrad program and
- * these options. */
-static void light_prog(const char *name, const char *text, const char *args, lit_t *out)
-{
-    char bsp[512], logp[512], cmd[4096];
-    compile_map(name, text, bsp, sizeof bsp);
-    snprintf(logp, sizeof logp, "%s/%s.qrad.log", tmpdir, name);
-    const char *qrad = getenv("Q2MAP_TEST_QRAD_BIN");
-    char def[512];
-    snprintf(def, sizeof def, "%s/qrad", Q2MAP_BIN_DIR);
-    snprintf(cmd, sizeof cmd, "'%s' -threads 2 %s '%s' > '%s' 2>&1", qrad && *qrad ? qrad : def, args, bsp, logp);
-    if (system(cmd) != 0) fail_msg("qrad %s failed on %s", args, name);
-    q2err_t err;
-    bsp_init(&out->bsp);
-    assert_true(bsp_read_file(bsp, &out->bsp, &err));
-    out->log[0] = 0;
-    assert_true(out->bsp.lightdatasize > 0);
-}
-
 static const char CORNER_LIGHT[] = "{\n\"classname\" \"light\"\n\"origin\" \"-200 -200 64\"\n\"light\" \"500\"\n}\n";
 
 /* The far corner of the floor is 570 units from the light, beyond its

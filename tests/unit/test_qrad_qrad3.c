@@ -22,23 +22,6 @@
 
 static const vec3_t DOWN = {0, 0, -1};
 
-/* Compiles the map text with qbsp and lights it with the qrad program and
- * these options. */
-static void light_prog(const char *name, const char *text, const char *args, lit_t *out)
-{
-    char bsp[512], cmd[4096], def[512];
-    compile_map(name, text, bsp, sizeof bsp);
-    const char *qrad = getenv("Q2MAP_TEST_QRAD_BIN");
-    snprintf(def, sizeof def, "%s/qrad", Q2MAP_BIN_DIR);
-    snprintf(cmd, sizeof cmd, "'%s' -threads 2 %s '%s' > '%s/%s.qrad.log' 2>&1", qrad && *qrad ? qrad : def, args, bsp,
-             tmpdir, name);
-    if (system(cmd) != 0) fail_msg("qrad %s failed on %s", args, name);
-    q2err_t err;
-    bsp_init(&out->bsp);
-    assert_true(bsp_read_file(bsp, &out->bsp, &err));
-    assert_true(out->bsp.lightdatasize > 0);
-}
-
 /* A water brush over the room's floor, 8 units deep: water contents and
  * warp surfaces on every side. */
 static void mw_box_water(mw_t *w)

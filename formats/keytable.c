@@ -72,6 +72,8 @@ static const keyrow_t k_rows[] = {
     {"_shadowworldonly", K, B, QR, "0", HON, "test_shadow_worldonly", "ericw", "the model shadows the world only"},
     {"_switchableshadow", K, B, QR, "0", NYT, "", "ericw", "a shadow switched by a light style"},
     {"_lightignore", K, B | G, QR, "0", HON, "test_lightignore", "ericw", "1: the model gets its minimum light only (no lights, suns, domes or bounced light)"},
+    {"_autominlight", K, B, QR, "0 (luxels in solid only)", HON, "test_autominlight_keys", "ericw", "under -preset ericw: a brush model's luxels in the world's solid take the light at the centre of its bounds; 1: every luxel of the model at least that; -1 or 0: off"},
+    {"_autominlight_target", K, B, QR, "", HON, "test_autominlight_target", "ericw", "under -preset ericw: targetname of the entity whose origin is sampled instead of the model's centre"},
     {"_light_alpha", K, B, QR, "", NYT, "", "ericw", "how much light passes through the model"},
     {"_object_channel_mask", K, B | G, QR, "1", HON, "test_light_channels", "ericw", "light channels the model belongs to"},
     {"_shadow_channel_mask", K, B | L, QR, "1", HON, "test_shadow_channel_mask", "ericw", "on a light: channels of the shadow-casting models that block it (default its _light_channel_mask); the world always blocks"},

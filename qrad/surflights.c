@@ -298,6 +298,16 @@ static void emit_face(const qrad_t *q, int fi, const emitter_t *em, double chop,
  * patches become direct lights (its CreateDirectLights). */
 #define QRAD3_DIRECT_LIGHT 3.0
 
+/* qrad3's base light of a light face (value times its texture's
+ * reflectivity, per channel); whether it reaches QRAD3_DIRECT_LIGHT. */
+static bool qrad3_base_light(const qrad_t *q, const dtexinfo_t *ti, double value, vec3_t *base)
+{
+    vec3_t hue, avg;
+    double refl = texture_emission(q, ti->texture, &hue, &avg);
+    *base = vec_scale(hue, refl * value);
+    return base->x >= QRAD3_DIRECT_LIGHT || base->y >= QRAD3_DIRECT_LIGHT || base->z >= QRAD3_DIRECT_LIGHT;
+}
+
 /* -preset qrad3: its surface lights (lightmap.c CreateDirectLights and
  * GatherSampleLight, patches.c MakePatchForFace and DicePatch). The face's
  * winding, collinear points removed, is diced by the global grid of -chop
@@ -312,10 +322,8 @@ static void emit_face_qrad3(const qrad_t *q, int fi, const emitter_t *em, double
 {
     const rface_t *f = &q->faces[fi];
     const dtexinfo_t *ti = &q->bsp->texinfo[q->bsp->faces[fi].texinfo];
-    vec3_t hue, avg;
-    double refl = texture_emission(q, ti->texture, &hue, &avg);
-    vec3_t base = vec_scale(hue, refl * em->value);
-    if (!(base.x >= QRAD3_DIRECT_LIGHT || base.y >= QRAD3_DIRECT_LIGHT || base.z >= QRAD3_DIRECT_LIGHT)) return;
+    vec3_t base;
+    if (!qrad3_base_light(q, ti, em->value, &base)) return;
     vec3_t col = vec_scale(base, q->opts->direct * em->scale);
     winding_t *queue[1024];
     int nq = 0;
@@ -553,11 +561,8 @@ static void face_emission(const qrad_t *q, int fi, void *ctx)
     }
     if (q->opts->surflight_selflit && (ti->flags & SURF_LIGHT) && ti->value > 0 && f->model == 0 && f->lit) {
         /* only the world's patches carry a base light in qrad3 */
-        vec3_t hue, avg;
-        double refl = texture_emission(q, ti->texture, &hue, &avg);
-        vec3_t base = vec_scale(hue, refl * ti->value);
-        if (base.x >= QRAD3_DIRECT_LIGHT || base.y >= QRAD3_DIRECT_LIGHT || base.z >= QRAD3_DIRECT_LIGHT)
-            e->self = base;
+        vec3_t base;
+        if (qrad3_base_light(q, ti, ti->value, &base)) e->self = base;
     }
     /* -preset ericw: a bmodel's light faces emit too (ericw-tools'
      * q2_surface_lights_culling lights its room from a func_wall). */

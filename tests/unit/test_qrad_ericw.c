@@ -34,15 +34,18 @@ typedef struct run_t {
 
 /* Compiles tests/data/light/MAP with qbsp (and qvis when `vis`), lights it
  * with the qrad program (`-preset ericw` first when `ericw`, then
- * qrad_args) and reads the bsp back. */
-static void run_case(const char *map, bool vis, const char *qrad_args, bool ericw, run_t *r)
+ * qrad_args) and reads the bsp back. `no_groupkeys` removes the
+ * MAP.groupkeys our qbsp leaves before qrad runs: the func_group keys are
+ * then lost, as when ericw-tools' qbsp runs with -noextendedsurfflags and
+ * writes no MAP.texinfo.json. */
+static void run_case_keys(const char *map, bool vis, const char *qrad_args, bool ericw, bool no_groupkeys, run_t *r)
 {
     char dir[1024], cmd[4096];
     /* Q2MAP_TEST_QRAD_BIN: another build's qrad (say main's, to see which
      * checks fail before a change); qbsp and qvis stay this build's. */
     const char *qrad_bin = getenv("Q2MAP_TEST_QRAD_BIN") ? getenv("Q2MAP_TEST_QRAD_BIN") : Q2MAP_BIN_DIR "/qrad";
-    snprintf(dir, sizeof dir, "%s/%s%s", tmpdir, strrchr(map, '/') ? strrchr(map, '/') + 1 : map,
-             ericw ? ".ericw" : ".default");
+    snprintf(dir, sizeof dir, "%s/%s%s%s", tmpdir, strrchr(map, '/') ? strrchr(map, '/') + 1 : map,
+             ericw ? ".ericw" : ".default", no_groupkeys ? ".nokeys" : "");
     /* MAP: under tests/data/light/, or a path under tests/data ("map/...") */
     const char *file = strrchr(map, '/') ? strrchr(map, '/') + 1 : map;
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/%s%s' '%s/'", dir, Q2MAP_TEST_DATA, strchr(map, '/') ? "" : "light/",
@@ -67,6 +70,10 @@ static void run_case(const char *map, bool vis, const char *qrad_args, bool eric
         snprintf(cmd, sizeof cmd, "'%s/qvis' -quiet -threads 1 '%s.bsp' >> '%s.log' 2>&1", Q2MAP_BIN_DIR, base, base);
         if (system(cmd) != 0) fail_msg("qvis failed on %s", map);
     }
+    if (no_groupkeys) {
+        snprintf(cmd, sizeof cmd, "rm -f '%s.groupkeys'", base);
+        assert_int_equal(system(cmd), 0);
+    }
     snprintf(cmd, sizeof cmd, "'%s' -quiet -threads 2 -gamedir '%s' %s %s '%s.bsp' >> '%s.log' 2>&1", qrad_bin, game, ericw ? "-preset ericw" : "", qrad_args ? qrad_args : "", base, base);
     if (system(cmd) != 0) {
         snprintf(cmd, sizeof cmd, "cat '%s.log' >&2", base);
@@ -81,6 +88,11 @@ static void run_case(const char *map, bool vis, const char *qrad_args, bool eric
     r->ericw = ericw;
     r->name = map;
     r->fails = 0;
+}
+
+static void run_case(const char *map, bool vis, const char *qrad_args, bool ericw, run_t *r)
+{
+    run_case_keys(map, vis, qrad_args, ericw, false, r);
 }
 
 /* Frees the run and adds its failed checks to *fails. */
@@ -558,6 +570,52 @@ static void test_q2_surface_lights_culling(void **state)
     case_done("q2_surface_lights_culling", fails);
 }
 
+/* "q2_minlight_inherited": worldspawn has _minlight 0.5 and
+ * _minlight_color 1 0 0 (no lights, _minlight_mottle 0): the world, a
+ * func_group and a func_wall without keys take it (64 0 0); a func_group
+ * and a func_wall with _minlight 1 raise it (128 0 0), and with
+ * _minlight_color 0 1 0 recolour it (0 64 0). The func_group keys reach
+ * qrad through our qbsp's MAP.groupkeys (ericw-tools: MAP.texinfo.json).
+ * ericw-tools' second run ("minlightInheritedAndNoextendedsurfflags",
+ * its qbsp with -noextendedsurfflags, no MAP.texinfo.json) checks only the
+ * func_walls, whose keys light reads from the entity: here the same with
+ * the MAP.groupkeys removed. */
+static void test_q2_minlight_inherited(void **state)
+{
+    (void)state;
+    int fails = 0;
+    static const struct {
+        int model;
+        double x, y, z;
+        int rgb[3];
+        bool group; /* a func_group's face: its keys come from MAP.groupkeys */
+        const char *what;
+    } pts[] = {
+        {0, 456, 196, 0, {64, 0, 0}, false, "worldspawn minlight"},
+        {0, 360, 72, 16, {64, 0, 0}, true, "func_group inherits worldspawn minlight"},
+        {1, 208, 72, 16, {64, 0, 0}, false, "func_wall inherits worldspawn minlight"},
+        {0, 360, -84, 16, {128, 0, 0}, true, "func_group overrides worldspawn minlight"},
+        {2, 208, -84, 16, {128, 0, 0}, false, "func_wall overrides worldspawn minlight"},
+        {0, 360, -248, 16, {0, 64, 0}, true, "func_group overrides worldspawn minlight colour"},
+        {3, 208, -248, 16, {0, 64, 0}, false, "func_wall overrides worldspawn minlight colour"},
+    };
+    for (int nokeys = 0; nokeys < 2; nokeys++) {
+        for (int e = 0; e < 2; e++) {
+            run_t r;
+            run_case_keys("q2_minlight_inherited.map", false, NULL, e, nokeys, &r);
+            for (size_t k = 0; k < sizeof pts / sizeof pts[0]; k++) {
+                if (nokeys && pts[k].group) continue;
+                const uint8_t *px = at(&r, pts[k].model, vec3(pts[k].x, pts[k].y, pts[k].z), vec3(0, 0, 1));
+                /* minlight is a floor of its own colour: every figure is
+                 * the same with and without the preset */
+                expect_near(&r, px, pts[k].rgb[0], pts[k].rgb[1], pts[k].rgb[2], 1, pts[k].what);
+            }
+            run_free(&r, &fails);
+        }
+    }
+    case_done("q2_minlight_inherited", fails);
+}
+
 /* The DECOUPLED_LM luxel nearest p on face f, style slot 0 (ericw-tools'
  * worldToLMCoord, rounded). */
 static const uint8_t *at_decoupled(run_t *r, int m, vec3_t p, vec3_t n)
@@ -700,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_sunlight_default_mangle),
         cmocka_unit_test(test_q2_light_sun),
         cmocka_unit_test(test_q2_minlight_nomottle),
+        cmocka_unit_test(test_q2_minlight_inherited),
         cmocka_unit_test(test_q2_dirt),
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
         cmocka_unit_test(test_q2_light_group),

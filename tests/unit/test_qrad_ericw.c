@@ -551,9 +551,14 @@ static void test_q2_light_group_dirt(void **state)
  * inside (ericw-tools: 155 78 39, its orange). Under the preset, as in
  * ericw-tools, a bmodel's light faces emit; without it qrad keeps qrad3's
  * rule (only the world's faces emit), so the wall stays black there.
- * ericw-tools' exact value is not reached: 148 74 37 (the emitting area is
- * cut at the wall to 2 units). Its count of surface light points (7) is
- * internal to it and not checked. */
+ * 155 78 39 is not asserted: it is what ericw-tools' test hopes for, not
+ * what ericw-tools gives. The test is skipped there (GTEST_SKIP at and
+ * near 8b70fce2, doctest may_fail before), and ericw-tools' own qbsp and
+ * light at 8b70fce2 (the peer build) leave this whole wall black, 0 0 0,
+ * with 206 surface light points where the test wants 7. Under the preset
+ * qrad gives 148 74 37 here (155 78 39 is its luxel (4, 2) on the same
+ * face). Its count of surface light points is internal to it and not
+ * checked. */
 static void test_q2_surface_lights_culling(void **state)
 {
     (void)state;

@@ -161,6 +161,35 @@ static void test_sweep_more(void **state)
     }
 }
 
+/* Where the table-driven fast paths (crmath.c's ATAN_K64 and SINCOS_K64,
+ * each checked by Ziv's test) are weakest: acos of cosines within 2^-52 of
+ * 1 and of -1 (tiny angles, the polygon edges of a distant surface light),
+ * and sin and cos halfway between table points, at the table's ends and
+ * around multiples of pi/4. */
+static void test_fast_path_edges(void **state)
+{
+    (void)state;
+    if (sizeof(long double) <= sizeof(double)) skip();
+    for (int e = 1; e <= 52; e++) {
+        for (int j = 1; j <= 64; j++) {
+            double d = ldexp(j / 64.0, -e);
+            double xs[] = {1 - d, -1 + d, d};
+            for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) within_half_ulp("acos", xs[i], 0, cr_acos(xs[i]), acosl(xs[i]));
+        }
+    }
+    for (int k = -60; k <= 60; k++) {
+        for (int j = 0; j <= 40; j++) {
+            double h = ldexp(1, -j - 10);
+            double xs[] = {(k + 0.5) / 64.0 + h, (k + 0.5) / 64.0 - h, k * (M_PI / 4) + h, k * (M_PI / 4) - h, k / 64.0 + h};
+            for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+                double x = xs[i];
+                within_half_ulp("sin", x, 0, cr_sin(x), sinl(x));
+                within_half_ulp("cos", x, 0, cr_cos(x), cosl(x));
+            }
+        }
+    }
+}
+
 static void test_special_values_more(void **state)
 {
     (void)state;
@@ -183,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_reference_values_more),
         cmocka_unit_test(test_sweep_more),
+        cmocka_unit_test(test_fast_path_edges),
         cmocka_unit_test(test_special_values_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 /* The double-double steps are small and called in chains; compilers left
  * them out of line (a quarter of cr_acos's time in calls). Inlining moves
@@ -247,7 +248,7 @@ static const dd_t SINCOS_K64[102][2] = {
     {{0x1.fffc7ae8b279cp-1, -0x1.1fa8b32bcbba5p-55}, {-0x1.e049a1f9ed9acp-8, 0x1.3baca337c3df0p-63}}
 };
 
-/* sin r (odd) or cos r fast, |r| <= pi/4: r = c + d with c = k/64 the
+/* sin r and cos r fast (either may be NULL), |r| <= pi/4: r = c + d with c = k/64 the
  * nearest table point, |d| <= 1/128, and sin r = sin c + cos c d + (sin c
  * (cos d - 1) + cos c (sin d - d)), cos r = cos c - sin c d + (cos c (cos d
  * - 1) - sin c (sin d - d)). The bracket is under 2^-14 of the value, so it
@@ -257,7 +258,7 @@ static const dd_t SINCOS_K64[102][2] = {
  * terms are under 2^-80); the rest in double-double. qrad calls sin and cos
  * for every bounce and dirt ray, where the plain series cost 60% more time
  * and the Taylor kernel 7% of all qrad's time. */
-static dd_t table_kernel(dd_t r, int odd)
+DD_INLINE void table_kernel(dd_t r, dd_t *sinr, dd_t *cosr)
 {
     bool neg = r.hi < 0;
     if (neg) r = dd_neg(r);
@@ -268,32 +269,46 @@ static dd_t table_kernel(dd_t r, int odd)
     double sd = d.hi * z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880))));
     double cd = z * (-1.0 / 2 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320))));
     dd_t sc = SINCOS_K64[k][0], cc = SINCOS_K64[k][1];
-    dd_t v;
-    if (odd) {
-        v = dd_add(sc, dd_mul(cc, d));
-        v = dd_add(v, dd_d(sc.hi * cd + cc.hi * sd));
-    } else {
-        v = dd_sub(cc, dd_mul(sc, d));
-        v = dd_add(v, dd_d(cc.hi * cd - sc.hi * sd));
+    if (sinr) {
+        dd_t sv = dd_add(dd_add(sc, dd_mul(cc, d)), dd_d(sc.hi * cd + cc.hi * sd));
+        *sinr = neg ? dd_neg(sv) : sv;
     }
-    return (odd && neg) ? dd_neg(v) : v;
+    if (cosr) *cosr = dd_add(dd_sub(cc, dd_mul(sc, d)), dd_d(cc.hi * cd - sc.hi * sd));
+}
+
+/* Ziv's test: the fast value rounds the same way at both ends of its error
+ * bound (2^-63 relative, four times the analysis above), so it is the
+ * correctly rounded one (into *out); else (about one in 600) the full
+ * series decides. Either way only IEEE operations: the same bits
+ * everywhere. */
+static bool ziv_round(dd_t f, double *out)
+{
+    double e = fabs(f.hi) * 0x1p-63;
+    double lo1 = f.hi + (f.lo + e), lo2 = f.hi + (f.lo - e);
+    *out = lo1;
+    return lo1 == lo2;
+}
+
+/* sin (q = 0), cos (1), -sin (2) or -cos (3) of the reduced r, from the
+ * fast kernel's pair where it can tell. */
+static double round_reduced(dd_t r, int q, dd_t sinr, dd_t cosr)
+{
+    double v;
+    if (ziv_round((q & 1) ? cosr : sinr, &v)) return (q & 2) ? -v : v;
+    dd_t w = (q & 1) ? cos_kernel(r) : sin_kernel(r);
+    /* hi is hi + lo rounded to nearest (fast_two_sum normalised it). */
+    return (q & 2) ? -w.hi : w.hi;
 }
 
 /* sin (q = 0), cos (1), -sin (2) or -cos (3) of the reduced r. */
 static double eval_reduced(dd_t r, int q)
 {
-    /* Ziv's test: the fast value rounds the same way at both ends of its
-     * error bound (2^-63 relative, four times the analysis above), so it
-     * is the correctly rounded one; else (about one in 600) the full
-     * series decides. Either way only IEEE operations: the same bits
-     * everywhere. */
-    dd_t f = table_kernel(r, !(q & 1));
-    double e = fabs(f.hi) * 0x1p-63;
-    double lo1 = f.hi + (f.lo + e), lo2 = f.hi + (f.lo - e);
-    if (lo1 == lo2) return (q & 2) ? -lo1 : lo1;
-    dd_t v = (q & 1) ? cos_kernel(r) : sin_kernel(r);
-    /* hi is hi + lo rounded to nearest (fast_two_sum normalised it). */
-    return (q & 2) ? -v.hi : v.hi;
+    dd_t v = {0, 0};
+    if (q & 1)
+        table_kernel(r, NULL, &v);
+    else
+        table_kernel(r, &v, NULL);
+    return round_reduced(r, q, v, v);
 }
 
 /* shift 0: sin x, 1: cos x. */
@@ -316,10 +331,12 @@ void cr_sincos(double x, double *s, double *c)
         *c = cr_cos(x);
         return;
     }
-    dd_t r;
+    /* one reduction and one table step for both */
+    dd_t r, sr, cr;
     int q = reduce(x, &r);
-    *s = eval_reduced(r, q & 3);
-    *c = eval_reduced(r, (q + 1) & 3);
+    table_kernel(r, &sr, &cr);
+    *s = round_reduced(r, q & 3, sr, cr);
+    *c = round_reduced(r, (q + 1) & 3, sr, cr);
 }
 
 /* --- tan, acos, atan2, hypot, cbrt, pow ------------------------------------ */
@@ -511,8 +528,8 @@ double cr_atan2(double y, double x)
 }
 
 /* acos x for 0 <= x <= 1 fast, s = sqrt(1 - x^2) given: with t = j/64
- * the table angle nearest the library's acos x (any platform's guess; a bad
- * one only fails the check), acos x = t + asin w where w = cos t s - sin t x
+ * the table angle nearest a guess of acos x (a bad guess only fails the
+ * check), acos x = t + asin w where w = cos t s - sin t x
  * is the sine of the difference, |w| <= 1/128 (checked: 1/100). asin w - w
  * = w z P(z), z = w^2, is under 2^-14 of w, so it goes in plain double
  * (2^-66.5 of the angle, where |w| <= 0.01 keeps the angle over 0.0056
@@ -522,7 +539,10 @@ double cr_atan2(double y, double x)
  * of every edge of a surface light seen from every luxel. */
 static bool acos_fast(double x, dd_t s, dd_t *out)
 {
-    double g = acos(x) * 64 + 0.5;
+    /* the guess: Hastings' approximation (Abramowitz and Stegun 4.4.45,
+     * within 6.7e-5 of acos x on [0, 1]): j is the nearest table angle or
+     * the one beside it, well inside the check on w below */
+    double g = sqrt(1 - x) * (1.5707288 + x * (-0.2121144 + x * (0.0742610 + x * -0.0187293))) * 64 + 0.5;
     if (!(g >= 0 && g < 102)) return false;
     int j = (int)g;
     dd_t w = dd_sub(dd_mul(s, SINCOS_K64[j][1]), dd_mul_d(SINCOS_K64[j][0], x));

@@ -380,10 +380,15 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     q2err_t err;
     bsp_t bsp;
     bsp_init(&bsp);
+    /* what the error paths free: every one goes to fail below, ok false */
+    bool ok = false;
+    uint8_t *gk = NULL, *tj = NULL;
+    vfs_t *vfs = NULL;
+    texdb_t *texdb = NULL;
     stages_mark(&st, "read");
     if (!dist_root_bool(dist, !json || !root || path_dir_writable(json, &err))) {
         log_error(&log, "qrad: %s", err.msg);
-        return 1;
+        goto fail;
     }
     /* rank 0 reads the bsp (and the textures) and sends them to the others */
     file_map_t file;
@@ -392,26 +397,22 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     file_unmap(&file);
     if (!read_ok || !bsp_validate_threads(&bsp, path, dist, opts.threads, &err)) {
         log_error(&log, "qrad: %s", err.msg);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
     /* The func_group keys: MAP.groupkeys beside the bsp, or (in a bsp of an
      * earlier q2map) the Q2MAP_GROUPKEYS lump, which moves into that file so
      * that the bsp written carries no lump engines do not read. */
     char gkpath[Q2_PATH_MAX];
-    uint8_t *gk = NULL;
     size_t gksize = 0;
     bool gk_from_lump = false;
     if (!path_replace_ext(gkpath, sizeof gkpath, path, GROUPKEYS_EXT)) {
         log_error(&log, "qrad: %s: path too long", path);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
     if (dist_root_bool(dist, root && file_exists(gkpath))) {
         if (!dist_read_file(dist, gkpath, BSP_MAX_FILE_SIZE, &gk, &gksize, &err)) {
             log_error(&log, "qrad: %s", err.msg);
-            bsp_free(&bsp);
-            return 1;
+            goto fail;
         }
         log_verbose(&log, "func_group lighting keys from %s", gkpath);
     } else {
@@ -427,9 +428,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     }
     if (bspx_has_lump(&bsp, GROUPKEYS_LUMP) && !bspx_put_lump(&bsp, GROUPKEYS_LUMP, NULL, 0, &err)) {
         log_error(&log, "qrad: %s", err.msg);
-        free(gk);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
     opts.groupkeys = gk;
     opts.groupkeys_size = gksize;
@@ -437,45 +436,32 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     /* ericw-tools' qbsp leaves the same keys per texinfo in MAP.texinfo.json;
      * models.c decides which file a run takes when both are there. */
     char tjpath[Q2_PATH_MAX];
-    uint8_t *tj = NULL;
     size_t tjsize = 0;
     if (!path_replace_ext(tjpath, sizeof tjpath, path, TEXINFOJSON_EXT)) {
         log_error(&log, "qrad: %s: path too long", path);
-        free(gk);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
     if (dist_root_bool(dist, root && file_exists(tjpath))) {
         if (!dist_read_file(dist, tjpath, BSP_MAX_FILE_SIZE, &tj, &tjsize, &err)) {
             log_error(&log, "qrad: %s", err.msg);
-            free(gk);
-            bsp_free(&bsp);
-            return 1;
+            goto fail;
         }
     }
     opts.texinfojson = tj;
     opts.texinfojson_size = tjsize;
     opts.texinfojson_name = tjpath;
     bool vfs_failed = false;
-    vfs_t *vfs = root ? setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed) : NULL;
+    vfs = root ? setup_vfs(path, basedir, gamedir, &log, &err, &vfs_failed) : NULL;
     if (dist_root_bool(dist, vfs_failed)) {
         log_error(&log, "qrad: %s", err.msg);
-        free(gk);
-        free(tj);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
-    texdb_t *texdb = texdb_create(vfs, &log);
+    texdb = texdb_create(vfs, &log);
     /* a traced run (one rank) packs the table too, so that the trace holds
      * its broadcast (the simulator charges it) */
     if ((dist_size(dist) > 1 || dist_tracing(dist)) && !share_textures(dist, &bsp, texdb, &err)) {
         log_error(&log, "qrad: %s", err.msg);
-        texdb_free(texdb);
-        vfs_free(vfs);
-        free(gk);
-        free(tj);
-        bsp_free(&bsp);
-        return 1;
+        goto fail;
     }
     log_info(&log, "qrad %s: %s, %d threads, %d bounces%s", q2map_version_long(), path, opts.threads, opts.bounce,
              opts.extra ? ", extra" : "");
@@ -486,7 +472,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
                     bsp.lightdatasize);
     qrad_t stats;
     if (dist_size(dist) > 1) log_info(&log, "%d MPI ranks share the faces and patches", dist_size(dist));
-    bool ok = qrad_run(&bsp, &opts, texdb, &log, &st, &stats, &err);
+    ok = qrad_run(&bsp, &opts, texdb, &log, &st, &stats, &err);
     /* the last exchange: from here on only rank 0 has anything to do */
     dist_collect(dist);
     if (ok) {
@@ -543,6 +529,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             }
         }
     }
+fail:
     texdb_free(texdb);
     vfs_free(vfs);
     free(gk);

@@ -788,6 +788,80 @@ static void test_q2_light_translucency(void **state)
     case_done("q2_light_translucency", fails);
 }
 
+/* The DECOUPLED_LM entries of the run's bsp (NULL when it has none); the
+ * caller frees them. *only: whether DECOUPLED_LM is its only BSPX lump. */
+static decoupled_lm_t *decoupled_entries(run_t *r, bool *only)
+{
+    q2err_t err;
+    bspx_t x;
+    if (!bspx_parse(&r->bsp, &x, NULL, &err)) fail_msg("%s: %s", r->name, err.msg);
+    const bspx_lump_t *l = bspx_find(&x, "DECOUPLED_LM");
+    decoupled_lm_t *d = NULL;
+    if (l && !decoupled_decode(&r->bsp, l->data, l->size, &d, &err)) fail_msg("%s: %s", r->name, err.msg);
+    if (only) *only = l && x.count == 1;
+    bspx_free(&x);
+    return d;
+}
+
+/* "q2_lightmap_custom_scale" (ericw-tools 8cc7b0e3's map, the one its
+ * -lightgrid and -novanilla tests read): worldspawn _world_units_per_luxel
+ * 8, a side wall in a func_group with _world_units_per_luxel 48. ericw-tools'
+ * light turns the decoupled lightmaps on from the worldspawn key alone; qrad
+ * from -world_units_per_luxel (docs/qrad.md), so both runs pass 8, the
+ * worldspawn's value. Checked in both modes: the side wall's decoupled
+ * lightmap is 4 x 5 luxels (ericw-tools' figure); with -novanilla every
+ * face's lightofs is -1, DECOUPLED_LM is the only BSPX lump and the
+ * lighting lump is exactly the faces' decoupled lightmaps, each style of
+ * each face once. Not checked: the back wall's 75 x 43 (its own comment:
+ * it depends on ericw-tools' qbsp splits; our qbsp's face there is 93 x 43),
+ * the sky face's style 255 and 0 x 0 decoupled lightmap (qrad lights sky
+ * faces, docs/qrad.md "Lightmaps"), and ericw-tools' byte count, which pads
+ * each face to 4 luxels (qrad packs them). */
+static void test_q2_lightmap_custom_scale(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -lightgrid", e, &r);
+        decoupled_lm_t *d = decoupled_entries(&r, NULL);
+        if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);
+        int f = face_need(&r, 0, vec3(384, 240, 84), vec3(0, -1, 0));
+        char msg[160];
+        snprintf(msg, sizeof msg, "the func_group side wall (_world_units_per_luxel 48): 4 x 5 luxels, got %d x %d",
+                 d[f].width, d[f].height);
+        check(&r, d[f].width == 4 && d[f].height == 5, msg, (const uint8_t[3]){0, 0, 0});
+        free(d);
+        run_free(&r, &fails);
+
+        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -novanilla", e, &r);
+        bool only = false;
+        d = decoupled_entries(&r, &only);
+        if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);
+        int vanilla = 0;
+        long bytes = 0;
+        for (int k = 0; k < r.bsp.numfaces; k++) {
+            vanilla += r.bsp.faces[k].lightofs != -1;
+            /* each face's block once: a block two faces share (qrad's
+             * shared fill for unlit faces) counts at its first face */
+            bool seen = false;
+            for (int j = 0; j < k && !seen; j++) seen = d[j].offset == d[k].offset;
+            int ns = 0;
+            while (ns < MAXLIGHTMAPS && r.bsp.faces[k].styles[ns] != 255) ns++;
+            if (d[k].offset >= 0 && !seen) bytes += 3L * d[k].width * d[k].height * ns;
+        }
+        snprintf(msg, sizeof msg, "-novanilla: every face's lightofs -1 (%d are not)", vanilla);
+        check(&r, vanilla == 0, msg, (const uint8_t[3]){0, 0, 0});
+        check(&r, only, "-novanilla: DECOUPLED_LM the only BSPX lump", (const uint8_t[3]){0, 0, 0});
+        snprintf(msg, sizeof msg, "-novanilla: the lighting lump (%d bytes) is the decoupled lightmaps (%ld)",
+                 r.bsp.lightdatasize, bytes);
+        check(&r, bytes == r.bsp.lightdatasize, msg, (const uint8_t[3]){0, 0, 0});
+        free(d);
+        run_free(&r, &fails);
+    }
+    case_done("q2_lightmap_custom_scale", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -809,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_light_q2_emissive_cube),
         cmocka_unit_test(test_q2_light_low_luxel_res),
         cmocka_unit_test(test_q2_light_translucency),
+        cmocka_unit_test(test_q2_lightmap_custom_scale),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

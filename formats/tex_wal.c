@@ -16,6 +16,7 @@ void tex_image_alloc(image_t *img, int w, int h)
     img->width = w;
     img->height = h;
     img->rgba = q2_malloc((size_t)w * (size_t)h * 4);
+    img->indexed = false;
 }
 
 bool tex_check_dims(const char *name, const char *what, long long w, long long h, q2err_t *err)
@@ -69,7 +70,8 @@ bool wal_read(const uint8_t *data, size_t size, const char *name, const palette_
         img->rgba[4 * i + 0] = c[0];
         img->rgba[4 * i + 1] = c[1];
         img->rgba[4 * i + 2] = c[2];
-        img->rgba[4 * i + 3] = 255;
+        img->rgba[4 * i + 3] = src[i] == 255 ? 0 : 255;
     }
+    img->indexed = true;
     return true;
 }

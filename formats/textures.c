@@ -256,7 +256,7 @@ void texdb_average_color(texdb_t *db, const char *name, double rgb[3])
             for (int pass = 0; pass < 2 && used == 0; pass++) {
                 for (size_t i = 0; i < npix; i++) {
                     const uint8_t *p = e->img.rgba + 4 * i;
-                    if (pass == 0 && p[3] == 0) continue;
+                    if (pass == 0 && p[3] == 0 && !e->img.indexed) continue;
                     sum[0] += p[0];
                     sum[1] += p[1];
                     sum[2] += p[2];
@@ -304,7 +304,7 @@ typedef struct texwire_t {
     uint32_t keylen;
     texmeta_t meta;
     int32_t width, height;
-    uint8_t has_img, has_color, avg_done, pad;
+    uint8_t has_img, has_color, avg_done, indexed;
     uint8_t color[3];
     double avg[3];
 } texwire_t;
@@ -331,6 +331,7 @@ bool texdb_pack(texdb_t *db, uint8_t **data, size_t *size)
         w.keylen = (uint32_t)strlen(e->key);
         w.meta = e->meta;
         w.has_img = e->has_img;
+        w.indexed = e->has_img && e->img.indexed;
         w.width = e->has_img ? e->img.width : 0;
         w.height = e->has_img ? e->img.height : 0;
         w.has_color = e->has_color;
@@ -383,6 +384,7 @@ bool texdb_unpack(texdb_t *db, const uint8_t *data, size_t size, q2err_t *err)
         if (e->has_img) {
             e->img.width = w.width;
             e->img.height = w.height;
+            e->img.indexed = w.indexed != 0;
             e->img.rgba = q2_malloc(px + 1);
             memcpy(e->img.rgba, p, px);
         }

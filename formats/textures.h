@@ -23,6 +23,11 @@
 typedef struct image_t {
     int width, height;
     uint8_t *rgba; /* width*height*4 bytes, rows top to bottom */
+    /* From palette indices (.wal): index 255, the Quake 2 re-release's
+     * transparent index for SURF_ALPHATEST textures, has alpha 0 and every
+     * other texel 255. The average colour still counts those texels, as it
+     * did before they had an alpha (a .wal's colour is all its texels). */
+    bool indexed;
 } image_t;
 
 typedef struct texmeta_t {

@@ -23,6 +23,7 @@ static const struct {
     {"_minlight_dirt", V_INT}, {"_dirt", V_INT}, {"_bounce", V_INT}, {"_object_channel_mask", V_MASK},
     {"_world_units_per_luxel", V_POSITIVE}, {"_phong_angle_concave", V_ANGLE}, {"_maxlight", V_NONNEG},
     {"_lightignore", V_BOOL}, {"_minlight_mottle", V_BOOL}, {"_minlightMottle", V_BOOL},
+    {"_light_alpha", V_NONNEG}, {"_light_twosided", V_BOOL},
 };
 enum { NKEYS = sizeof keys / sizeof keys[0] };
 

@@ -240,7 +240,7 @@ static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const 
         for (int k = 0; k < l->numpoints && !lfront; k++)
             if (vec_dot(f->normal, l->points[k]) - vec_dot(f->normal, f->centroid) > ON_EPSILON) lfront = true;
         if (!lfront) return false;
-    } else if (vec_dot(f->normal, l->origin) - vec_dot(f->normal, f->centroid) <= 0) {
+    } else if (!f->twosided && vec_dot(f->normal, l->origin) - vec_dot(f->normal, f->centroid) <= 0) {
         return false;
     }
     /* Sphere of the light's range against the face's box (grown by the
@@ -305,6 +305,9 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         vec3_t dir = vec_scale(delta, 1.0 / dist);
         if (dist > l->range + 2) continue;
         double dot = vec_dot(dir, nrm);
+        /* a liquid or translucent face takes light from behind as from in
+         * front (ericw-tools' twosided lightsurf: the cosine's magnitude) */
+        if (f->twosided && dot < 0 && l->type != LIGHT_SURFACE) dot = -dot;
         vec3_t add;
         if (l->type == LIGHT_SURFACE && l->point_emitter) {
             /* qrad3's GatherSampleLight for emit_surface: both cosines
@@ -349,6 +352,14 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
         }
+        /* what the tree let through, alpha-tested faces may stop and
+         * translucent ones tint (trace.c); every luxel asks, as a
+         * neighbour's answer above is the tree's alone */
+        if (q->filter.numnodes) {
+            vec3_t tint = vec3(1, 1, 1);
+            if (!trace_filter(q, p, target, &tint)) continue;
+            add = vec3(add.x * tint.x, add.y * tint.y, add.z * tint.z);
+        }
         if (dirt && l->dirt)
             add = vec_scale(add, l->dirtcustom ? qrad_dirt_factor(q, f, idx, l->dirtscale, l->dirtgain) : dirt[idx]);
         if (l->falloff == FALLOFF_LOCALMIN && l->type != LIGHT_SURFACE) {
@@ -385,10 +396,15 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (sunslot[si] < 0) continue;
             const char *stex = sp->sun->texture;
             const double sa = q->sun_anglescale;
-            double acc = 0;
+            vec3_t acc = vec3(0, 0, 0);
             for (int k = 0; k < sp->count; k++) {
                 double dot = vec_dot(sp->dirs[k], nrm);
-                if (q->opts->sun_grazing) {
+                if (f->twosided) {
+                    /* as ericw-tools' LightFace_Sky for a twosided face:
+                     * no plane test, the cosine's magnitude */
+                    dot = fabs(dot);
+                    if (!q->opts->sun_grazing && dot <= 0) continue;
+                } else if (q->opts->sun_grazing) {
                     if (!ericw_sun_cos(sp->dirs[k], nrm, f->normal, !f->lnormals, ERICW_SUN_ANGLE_EPSILON, &dot))
                         continue;
                 } else if (dot <= 0) {
@@ -402,14 +418,18 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 if (qrad_any_model_shadows(q) && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
                     continue;
                 /* ericw's _anglescale weighs the suns' cosine too; 1 is qrad3's. */
-                acc += sa == 1 ? dot : (1 - sa) + sa * dot;
+                double w = sa == 1 ? dot : (1 - sa) + sa * dot;
+                vec3_t tint = vec3(1, 1, 1);
+                if (q->filter.numnodes && !trace_filter(q, p, vec_ma(p, hd, sp->dirs[k]), &tint)) continue;
+                acc = vec3(acc.x + w * tint.x, acc.y + w * tint.y, acc.z + w * tint.z);
             }
-            acc *= sp->sun->intensity / sp->count * weight;
-            if (dirt && sp->sun->dirt) acc *= dirt[idx];
+            double scale = sp->sun->intensity / sp->count * weight;
+            acc = vec3(acc.x * scale, acc.y * scale, acc.z * scale);
+            if (dirt && sp->sun->dirt) acc = vec3(acc.x * dirt[idx], acc.y * dirt[idx], acc.z * dirt[idx]);
             float *o = out + ((size_t)sunslot[si] * n + idx) * 3;
-            o[0] += (float)(acc * sp->sun->color.x);
-            o[1] += (float)(acc * sp->sun->color.y);
-            o[2] += (float)(acc * sp->sun->color.z);
+            o[0] += (float)(acc.x * sp->sun->color.x);
+            o[1] += (float)(acc.y * sp->sun->color.y);
+            o[2] += (float)(acc.z * sp->sun->color.z);
         }
     }
 }

@@ -140,6 +140,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->tool_keys = QRAD_TOOL_QRAD3;
         o->surflight_selflit = true;
         o->qrad3_light = true;
+        /* and no texture stops or tints its light, and liquids are lit
+         * on their front only */
+        o->qrad3_shadows = true;
         /* qrad3 has no phong shading: every face is lit flat */
         o->smooth = 0;
         return true;

@@ -11,6 +11,7 @@
  *                                        overrides worldspawn's
  *   _shadow, _shadowself/_selfshadow, _shadowworldonly
  *   _object_channel_mask, _dirt -1, _bounce -1
+ *   _light_alpha, _light_twosided          translucent faces (trace.c, direct.c)
  *   _phong_angle_concave, _maxlight (0..2 as _minlight, 1 = 128),
  *   _lightignore, _minlight_mottle/_minlightMottle
  *
@@ -56,6 +57,11 @@ static void read_model_keys(const qrad_t *q, const entity_t *e, model_keys_t *k,
     int md = qrad_key_int(q, e, "_minlight_dirt", 0, -1, 1);
     if (md) k->minlight_dirt = md > 0;
     k->object_mask = qrad_key_int(q, e, "_object_channel_mask", world ? 1 : k->object_mask, 0, MASK_MAX);
+    /* ericw-tools' per-face alpha and two-sidedness (light/trace_embree.cc
+     * Face_Alpha, light/ltface.cc Lightsurf_Init): a set _light_alpha wins
+     * over the face's TRANS33/66, 0 included (no tint) */
+    if (entity_get(e, "_light_alpha")) k->light_alpha = qrad_key_float(q, e, "_light_alpha", 1, 0, 1);
+    if (entity_get(e, "_light_twosided")) k->light_twosided = qrad_key_int(q, e, "_light_twosided", 0, 0, 1);
     if (world) return; /* worldspawn's _dirt and _bounce are global (dirt.c, below) */
     int shadow = qrad_key_int(q, e, "_shadow", 0, -1, 1);
     int self = qrad_key_int(q, e, "_shadowself", qrad_key_int(q, e, "_selfshadow", 0, 0, 1), 0, 1);
@@ -89,7 +95,8 @@ static bool keys_equal(const model_keys_t *a, const model_keys_t *b)
            a->minlight_dirt == b->minlight_dirt && a->shadow == b->shadow && a->shadowself == b->shadowself &&
            a->shadowworldonly == b->shadowworldonly && a->object_mask == b->object_mask && a->nodirt == b->nodirt &&
            a->nobounce == b->nobounce && a->maxlight == b->maxlight && a->lightignore == b->lightignore &&
-           a->mottle == b->mottle && a->phong_concave == b->phong_concave && a->upl == b->upl;
+           a->mottle == b->mottle && a->phong_concave == b->phong_concave && a->upl == b->upl &&
+           a->light_alpha == b->light_alpha && a->light_twosided == b->light_twosided;
 }
 
 /* The keysets of the MAP.groupkeys side file after the models' keys; a
@@ -211,6 +218,8 @@ bool qrad_models_setup(qrad_t *q, q2err_t *err)
     world.phong_angle = q->opts->smooth;
     world.minlight_color = vec3(1, 1, 1);
     world.object_mask = 1;
+    world.light_alpha = -1;
+    world.light_twosided = -1;
     const entity_t *ws = qrad_worldspawn(q);
     if (ws) read_model_keys(q, ws, &world, true);
     if (q->opts->minlight >= 0) world.minlight = q->opts->minlight * Q2_MINLIGHT_SCALE;

@@ -98,6 +98,8 @@ typedef struct qrad_opts_t {
                                  centre (its _autominlight; autominlight.c) */
     bool ericw_bounce;        /* ericw: the bounces as its point "bounce lights", one per face and style
                                  (bouncelights.c); qrad: patch radiosity (bounce.c) */
+    bool qrad3_shadows;       /* -preset qrad3: translucent faces do not tint, alpha-tested ones do not shade and
+                                 liquids are lit on their front only, as in qrad3 (trace.c, qrad_filter_setup) */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
@@ -154,6 +156,9 @@ typedef struct model_keys_t {
     bool mottle;           /* _minlight_mottle: noise added to the minimum light */
     double phong_concave;  /* _phong_angle_concave, degrees; 0 = phong_angle */
     double upl;            /* keysets only: _world_units_per_luxel, 0 = the model's */
+    double light_alpha;    /* _light_alpha 0..1: the share of light a translucent face tints; < 0 = unset
+                              (TRANS33 0.33, TRANS66 0.66: trace.c) */
+    int light_twosided;    /* _light_twosided 0/1; < 0 = unset (liquids and translucent faces are two-sided) */
 } model_keys_t;
 
 /* Worldspawn's dirtmapping (ambient occlusion) settings. */
@@ -228,6 +233,7 @@ typedef struct rface_t {
     bool sky;
     bool emits;
     int texflags;
+    bool twosided;     /* lit from behind as from in front: liquids and translucent faces (trace.c) */
     vec3_t normal;     /* facing normal (plane flipped by side) */
     double dist;
     vec3_t offset;     /* bmodel origin */
@@ -302,6 +308,8 @@ typedef struct qrad_t {
     sun_t suns[MAX_EXTRA_SUNS];
     tracer_t tracer;
     tracer_t shadows;          /* faces of bmodels that cast shadows (_shadow, _shadowself) */
+    tracer_t filter;           /* the world's translucent and alpha-tested faces (trace_filter); empty: none */
+    struct filterface_t *filterfaces; /* per face: what it does to light crossing it; NULL without filter faces */
     int numbrushshadows;       /* shadow-casting bmodels without faces (nodraw, skip): their own tree's solid leafs */
     int *brushshadow_model;    /* numbrushshadows model numbers */
     vec3_t *brushshadow_offset; /* their entities' origins */
@@ -420,6 +428,17 @@ bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* The world's liquid surfaces (warp, not sky), which light passes through
  * (trace_occluded) but -preset qrad3's bounces stop at (bounce.c). */
 bool qrad_face_liquid(const struct qrad_t *q, int f);
+/* ericw-tools' filter faces (light/trace_embree.cc) in both models but
+ * -preset qrad3's: the world's translucent (TRANS33/66) and alpha-tested
+ * (SURF_ALPHATEST) faces in q->filter, and each face's twosided flag.
+ * Shadows still come from the bsp tree; trace_filter then says what these
+ * faces do to light that the tree let through. */
+void qrad_filter_setup(struct qrad_t *q);
+void qrad_filter_free(struct qrad_t *q);
+/* Light from b to a: false when an opaque texel of an alpha-tested face
+ * between them stops it; else *tint (per channel) is multiplied by each
+ * translucent face's tint. Cheap when there are no filter faces. */
+bool trace_filter(const struct qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint);
 bool tracer_build_liquids(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* The shadow-casting bmodels that have no faces (after tracer_build_tree):
  * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw

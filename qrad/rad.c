@@ -56,6 +56,7 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     if (!tracer_build(&q->tracer, q, err)) return false;
     if (!tracer_build_shadows(&q->shadows, q, err)) return false;
     if (!tracer_build_tree(&q->tracer, bsp, err)) return false;
+    qrad_filter_setup(q);
     qrad_brush_shadows_setup(q);
     if (!qrad_lights_setup(q, err)) return false;
     qrad_surface_lights(q);
@@ -81,6 +82,7 @@ void qrad_end(qrad_t *q)
     qrad_surflights_free(q);
     tracer_free(&q->tracer);
     tracer_free(&q->shadows);
+    qrad_filter_free(q);
     qrad_brush_shadows_free(q);
     qrad_faces_free(q);
     free(q->pvs);

@@ -1473,3 +1473,175 @@ bool trace_occluded(const qrad_t *q, vec3_t a, vec3_t b)
     double p1[3] = {a.x, a.y, a.z}, p2[3] = {b.x, b.y, b.z};
     return line_solid_r(q->tracer.tnodes, q->tracer.headnode, p1, p2, 0);
 }
+
+/* ------------------------------------------------ translucent faces
+ *
+ * ericw-tools' light (light/trace_embree.cc: Embree_TraceInit puts these
+ * faces in its "filter" geometry, Embree_FilterFuncN tests each hit;
+ * Face_Alpha gives the opacity; light/trace.cc SampleTexture the texel).
+ * Its rules, in both of qrad's models (not under -preset qrad3, whose
+ * qrad3 has none of them):
+ *
+ * - an alpha-tested face (the re-release's SURF_ALPHATEST) stops light
+ *   where the texel the ray crosses is opaque (alpha 255; a .wal's index
+ *   255 is its hole) and lets it pass elsewhere;
+ * - a translucent face (TRANS33/66, not alpha-tested) lets light through
+ *   tinted: each channel times (1 - a) + a c, c the texel's colour, a the
+ *   face's _light_alpha if set, else 0.33 (TRANS33) or 0.66 (TRANS66),
+ *   replaced by the texel's alpha where that is below 255. A face tints
+ *   only the light that enters it from its front (ericw-tools: "only pick
+ *   up the color of the glass on the exiting side", the ray running from
+ *   the luxel to the light): a brush, or a liquid with its mirrored inside
+ *   faces, tints once per crossing;
+ * - without a texture image neither happens (its sample is all zero).
+ *
+ * What differs: ericw-tools keeps one glass colour per ray (the last its
+ * traversal met); here each crossing multiplies, in the hierarchy's fixed
+ * order, and a crossing is counted once per oriented plane (a ray through
+ * the edge between two triangles or faces of one surface tints once).
+ * Only the world's faces filter (bmodels keep their own shadow rules). */
+
+typedef struct filterface_t {
+    const image_t *img; /* NULL: no image (nothing stops, nothing tints) */
+    float opacity;      /* glass: the share of the light tinted */
+    bool fence;         /* alpha-tested: opaque texels stop light */
+} filterface_t;
+
+static bool face_filters_light(const qrad_t *q, int f)
+{
+    return q->filterfaces && q->filterfaces[f].opacity >= 0;
+}
+
+void qrad_filter_setup(qrad_t *q)
+{
+    memset(&q->filter, 0, sizeof q->filter);
+    q->filterfaces = NULL;
+    if (q->opts->qrad3_shadows) return;
+    const bsp_t *bsp = q->bsp;
+    int n = 0;
+    for (int f = 0; f < bsp->numfaces; f++) {
+        rface_t *rf = &q->faces[f];
+        const model_keys_t *k = q->mkeys ? &q->mkeys[rf->keys] : NULL;
+        /* ericw-tools' light/ltface.cc (Lightsurf_Init): a face
+         * common/bsputils.cc's Face_IsTranslucent calls translucent (in
+         * Quake 2 TRANS33, TRANS66 or WARP: liquids, opaque ones too) is
+         * lit from both sides; _light_twosided overrides. */
+        bool two = (rf->texflags & (SURF_TRANS33 | SURF_TRANS66 | SURF_WARP)) && !(rf->texflags & SURF_SKY);
+        if (k && k->light_twosided >= 0) two = k->light_twosided == 1;
+        rf->twosided = two;
+        if (rf->model != 0 || rf->numpoints < 3 || (rf->texflags & SURF_SKY)) continue;
+        if (rf->texflags & SURF_NODRAW) continue;
+        n += (rf->texflags & (SURF_ALPHATEST | SURF_TRANS33 | SURF_TRANS66)) != 0;
+    }
+    if (n == 0) return;
+    q->filterfaces = q2_malloc(sizeof *q->filterfaces * (size_t)bsp->numfaces);
+    int used = 0;
+    for (int f = 0; f < bsp->numfaces; f++) {
+        const rface_t *rf = &q->faces[f];
+        filterface_t *ff = &q->filterfaces[f];
+        ff->img = NULL;
+        ff->fence = false;
+        ff->opacity = -1; /* not a filter face */
+        if (rf->model != 0 || rf->numpoints < 3 || (rf->texflags & (SURF_SKY | SURF_NODRAW))) continue;
+        if (!(rf->texflags & (SURF_ALPHATEST | SURF_TRANS33 | SURF_TRANS66))) continue;
+        ff->fence = (rf->texflags & SURF_ALPHATEST) != 0;
+        /* in single precision, as ericw-tools: 150 under TRANS33 glass of
+         * a colour without red is 150 (1 - 0.33f) = 100.49..., not 100.5 */
+        const model_keys_t *k = q->mkeys ? &q->mkeys[rf->keys] : NULL;
+        ff->opacity = k && k->light_alpha >= 0 ? (float)k->light_alpha
+                      : (rf->texflags & SURF_TRANS33) ? 0.33f
+                      : (rf->texflags & SURF_TRANS66) ? 0.66f
+                                                       : 1.0f;
+        int ti = bsp->faces[f].texinfo;
+        if (q->texdb && ti >= 0 && ti < bsp->numtexinfo) ff->img = texdb_image(q->texdb, bsp->texinfo[ti].texture);
+        /* without an image the face does nothing: leave it out, so that a
+         * bsp lit without game data traces no filter at all */
+        if (!ff->img) ff->opacity = -1;
+        else used++;
+    }
+    if (used == 0) {
+        free(q->filterfaces);
+        q->filterfaces = NULL;
+        return;
+    }
+    q2err_t err;
+    build_over(&q->filter, q, face_filters_light, &err);
+    log_verbose(q->log, "%6d translucent or alpha-tested faces filter light", used);
+}
+
+void qrad_filter_free(qrad_t *q)
+{
+    tracer_free(&q->filter);
+    free(q->filterfaces);
+    q->filterfaces = NULL;
+}
+
+/* The texel of face f's texture at world point p (nearest, repeating, as
+ * ericw-tools' SampleTexture); NULL without an image. */
+static const uint8_t *face_texel(const qrad_t *q, int f, vec3_t p)
+{
+    const image_t *img = q->filterfaces[f].img;
+    if (!img || img->width <= 0 || img->height <= 0) return NULL;
+    const float(*v)[4] = q->bsp->texinfo[q->bsp->faces[f].texinfo].vecs;
+    double s = p.x * v[0][0] + p.y * v[0][1] + p.z * v[0][2] + v[0][3];
+    double t = p.x * v[1][0] + p.y * v[1][1] + p.z * v[1][2] + v[1][3];
+    double fs = floor(s), ft = floor(t);
+    long x = (long)fmod(fs, img->width), y = (long)fmod(ft, img->height);
+    if (x < 0) x += img->width;
+    if (y < 0) y += img->height;
+    return img->rgba + ((size_t)y * (size_t)img->width + (size_t)x) * 4;
+}
+
+/* Crossings of one oriented plane already counted along a ray. */
+#define FILTER_CROSSINGS 32
+
+bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
+{
+    const tracer_t *t = &q->filter;
+    if (t->numnodes == 0) return true;
+    double len;
+    vec3_t d = vec_normalize(vec_sub(b, a), &len);
+    if (len <= 2 * TRACE_EPSILON) return true;
+    double tmax = len - TRACE_EPSILON;
+    wray_t r = wray(a, d);
+    float tmaxf = round_up(tmax), tnear[WIDE];
+    int stack[WIDE_STACK], sp = 0;
+    int seen[FILTER_CROSSINGS], nseen = 0;
+    stack[sp++] = 0;
+    while (sp) {
+        int c = stack[--sp];
+        if (c < 0) {
+            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+            for (int i = first; i < first + count; i++) {
+                const rtri_t *tr = &t->tris[i];
+                double x = ray_tri(tr, a, d);
+                if (!(x > TRACE_EPSILON && x < tmax)) continue;
+                const filterface_t *ff = &q->filterfaces[tr->face];
+                const uint8_t *tx = face_texel(q, tr->face, vec_ma(a, x, d));
+                if (ff->fence) {
+                    if (tx && tx[3] == 255) return false;
+                    continue;
+                }
+                /* glass: only light entering its front */
+                const rface_t *rf = &q->faces[tr->face];
+                if (!tx || vec_dot(d, rf->normal) <= 0) continue;
+                const dface_t *df = &q->bsp->faces[tr->face];
+                int plane = df->planenum * 2 + (df->side != 0), k = 0;
+                while (k < nseen && seen[k] != plane) k++;
+                if (k < nseen) continue;
+                if (nseen < FILTER_CROSSINGS) seen[nseen++] = plane;
+                float op = tx[3] < 255 ? tx[3] / 255.0f : ff->opacity;
+                op = op < 0 ? 0 : op > 1 ? 1 : op;
+                tint->x *= (1 - op) + op * (tx[0] / 255.0f);
+                tint->y *= (1 - op) + op * (tx[1] / 255.0f);
+                tint->z *= (1 - op) + op * (tx[2] / 255.0f);
+            }
+            continue;
+        }
+        const bvh_node_t *n = &t->nodes[c];
+        int m = wide_hits(n, &r, tmaxf, tnear);
+        for (int k = 0; k < WIDE; k++)
+            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+    }
+    return true;
+}

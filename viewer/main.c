@@ -110,7 +110,7 @@ static int image_stats_main(const char *path)
     uint8_t *data = NULL;
     size_t size = 0;
     q2err_t err;
-    image_t img = {0, 0, NULL};
+    image_t img = {0, 0, NULL, false};
     if (!file_read_all(path, (size_t)256 << 20, &data, &size, &err) || !png_read(data, size, path, &img, &err)) {
         fprintf(stderr, "qview: %s\n", err.msg);
         free(data);
@@ -133,7 +133,7 @@ static int image_stats_main(const char *path)
  * picture changed. Exit 0 when they differ, 1 when equal, 2 on error. */
 static int image_diff_main(const char *pa, const char *pb, const int *region)
 {
-    image_t im[2] = {{0, 0, NULL}, {0, 0, NULL}};
+    image_t im[2] = {{0, 0, NULL, false}, {0, 0, NULL, false}};
     const char *paths[2] = {pa, pb};
     for (int k = 0; k < 2; k++) {
         uint8_t *data = NULL;
@@ -636,7 +636,7 @@ int main(int argc, char **argv)
                     snprintf(path, sizeof path, "%s/view_%03d.png", out_dir, i);
                 else
                     snprintf(path, sizeof path, "%s", render_out);
-                image_t im = {width, height, img};
+                image_t im = {width, height, img, false};
                 if (!png_write_file(path, &im, &err)) {
                     fprintf(stderr, "qview: %s\n", err.msg);
                     rc = 1;

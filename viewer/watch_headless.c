@@ -25,7 +25,7 @@ static bool render_png(const world_t *w, const overlays_t *leak, const camera_t 
     uint8_t *img = q2_malloc((size_t)o->width * o->height * 4);
     o->ref->read_pixels(st, img);
     o->ref->shutdown(st);
-    image_t im = {o->width, o->height, img};
+    image_t im = {o->width, o->height, img, false};
     bool ok = png_write_file(path, &im, err);
     if (ok) {
         /* latest.png: the same file under a second name, swapped in whole

@@ -52,7 +52,7 @@ static bool screenshot(const char *dir, const uint8_t *rgba, int w, int h, char 
     for (int i = 0; i < 10000; i++) {
         snprintf(path, pathsz, "%s/qview_%04d.png", dir, i);
         if (file_exists(path)) continue;
-        image_t im = {w, h, (uint8_t *)rgba};
+        image_t im = {w, h, (uint8_t *)rgba, false};
         return png_write_file(path, &im, err);
     }
     return q2err_set(err, dir, 0, 0, "too many screenshots already");

@@ -732,20 +732,26 @@ static void test_q2_light_low_luxel_res(void **state)
     case_done("q2_light_low_luxel_res", fails);
 }
 
+/* Green tinted: green lit, red and blue equal and below it. */
+static bool pred_green_tint(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[1] > 0 && px[0] == px[2] && px[0] < px[1];
+}
+
 /* "q2_light_translucency" (the map ericw-tools' test reads, ba5ad539):
  * lights of 150 (delay 3: no falloff; _anglesense 0: no angle) over glass
  * and water boxes whose top is e1u1/test (ericw-tools' green test.wal,
  * which tests/data/textures/baseq2 holds with the same .wal_json files, so
  * that directory is the game directory here), an alpha-tested fence
- * (e1u1/alphamask.wal) and an opaque e1u1/water4 pool. Checked: under the
- * _light_alpha 0 glass the light is not tinted (150); the floor lit past
- * the fence (150); the opaque pool's top lit (150). ericw-tools' other
- * figures need rules qrad does not have, in either mode, and are not
- * checked (docs/qrad.md): the tint of light through translucent faces
- * (under the water 100 150 100 and under _light_alpha 1 0 150 0; qrad
- * gives 150 150 150: a translucent face is left out of the tracer), the
- * alpha-tested fence's shadow (0; qrad 150: no texel test), and the opaque
- * liquid lit on its underside too (150; qrad 0: lit on its front only). */
+ * (e1u1/alphamask.wal, SURF_ALPHATEST, its holes palette index 255) and an
+ * opaque e1u1/water4 pool. Checked, as ericw-tools' test: under the TRANS33
+ * water the light is tinted green by the texture (100 150 100: 150 times
+ * 1 - 0.33 and 1); under the _light_alpha 0 glass not tinted (150), under
+ * the _light_alpha 1 glass fully (0 150 0); the floor in the fence's light
+ * lit (150), in its shadow black (0); the opaque pool lit on its top and on
+ * its underside (150 each). qrad's rules: trace.c (trace_filter,
+ * qrad_filter_setup), direct.c (twosided faces). */
 static void test_q2_light_translucency(void **state)
 {
     (void)state;
@@ -753,20 +759,107 @@ static void test_q2_light_translucency(void **state)
     for (int e = 0; e < 2; e++) {
         run_t r;
         run_case_game("q2_light_translucency.map", false, NULL, e, false, "textures/baseq2", &r);
+        vec3_t water = vec3(152, -96, 32);
+        every_luxel(&r, 0, water, ANY, pred_green_tint, NULL, "under the water: tinted green");
+        if (r.ericw) every_near(&r, 0, water, ANY, 100, 150, 100, 1, "under the water, ericw-tools' value");
         vec3_t p = vec3(-296, -96, 40);
         every_luxel(&r, 0, p, ANY, pred_grey, NULL, "under the _light_alpha 0 glass not tinted (grey)");
         every_luxel(&r, 0, p, ANY, pred_lit, NULL, "under the _light_alpha 0 glass lit");
         if (r.ericw) every_near(&r, 0, p, ANY, 150, 150, 150, 1, "under the _light_alpha 0 glass, ericw-tools' value");
+        vec3_t full = vec3(-616, -96, 40);
+        int green = 1;
+        every_luxel(&r, 0, full, ANY, pred_only, &green, "under the _light_alpha 1 glass: green only");
+        if (r.ericw) every_near(&r, 0, full, ANY, 0, 150, 0, 1, "under the _light_alpha 1 glass, ericw-tools' value");
         vec3_t in_light = vec3(-976, -316, 184);
         every_luxel(&r, 0, in_light, ANY, pred_grey, NULL, "beside the fence, in the light: grey");
         every_luxel(&r, 0, in_light, ANY, pred_lit, NULL, "beside the fence, in the light: lit");
         if (r.ericw) every_near(&r, 0, in_light, ANY, 150, 150, 150, 1, "beside the fence, in the light, ericw-tools' value");
+        /* the map has no bounce (_bounce 0) and no minlight: black */
+        every_luxel(&r, 0, vec3(-976, -316, 88), ANY, pred_black, NULL, "in the fence's shadow: black");
         const uint8_t *top = at(&r, 0, vec3(-616, 592, 224), vec3(0, 0, 1));
         check(&r, top[0] > 0 && top[0] == top[1] && top[1] == top[2], "opaque liquid's top lit, grey", top);
         if (r.ericw) expect_near(&r, top, 150, 150, 150, 1, "opaque liquid's top, ericw-tools' value");
+        const uint8_t *under = at(&r, 0, vec3(-616, 592, 224), vec3(0, 0, -1));
+        check(&r, under[0] > 0 && under[0] == under[1] && under[1] == under[2], "opaque liquid's underside lit, grey",
+              under);
+        if (r.ericw) expect_near(&r, under, 150, 150, 150, 1, "opaque liquid's underside, ericw-tools' value");
         run_free(&r, &fails);
     }
     case_done("q2_light_translucency", fails);
+}
+
+/* The DECOUPLED_LM entries of the run's bsp (NULL when it has none); the
+ * caller frees them. *only: whether DECOUPLED_LM is its only BSPX lump. */
+static decoupled_lm_t *decoupled_entries(run_t *r, bool *only)
+{
+    q2err_t err;
+    bspx_t x;
+    if (!bspx_parse(&r->bsp, &x, NULL, &err)) fail_msg("%s: %s", r->name, err.msg);
+    const bspx_lump_t *l = bspx_find(&x, "DECOUPLED_LM");
+    decoupled_lm_t *d = NULL;
+    if (l && !decoupled_decode(&r->bsp, l->data, l->size, &d, &err)) fail_msg("%s: %s", r->name, err.msg);
+    if (only) *only = l && x.count == 1;
+    bspx_free(&x);
+    return d;
+}
+
+/* "q2_lightmap_custom_scale" (ericw-tools 8cc7b0e3's map, the one its
+ * -lightgrid and -novanilla tests read): worldspawn _world_units_per_luxel
+ * 8, a side wall in a func_group with _world_units_per_luxel 48. ericw-tools'
+ * light turns the decoupled lightmaps on from the worldspawn key alone; qrad
+ * from -world_units_per_luxel (docs/qrad.md), so both runs pass 8, the
+ * worldspawn's value. Checked in both modes: the side wall's decoupled
+ * lightmap is 4 x 5 luxels (ericw-tools' figure); with -novanilla every
+ * face's lightofs is -1, DECOUPLED_LM is the only BSPX lump and the
+ * lighting lump is exactly the faces' decoupled lightmaps, each style of
+ * each face once. Not checked: the back wall's 75 x 43 (its own comment:
+ * it depends on ericw-tools' qbsp splits; our qbsp's face there is 93 x 43),
+ * the sky face's style 255 and 0 x 0 decoupled lightmap (qrad lights sky
+ * faces, docs/qrad.md "Lightmaps"), and ericw-tools' byte count, which pads
+ * each face to 4 luxels (qrad packs them). */
+static void test_q2_lightmap_custom_scale(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -lightgrid", e, &r);
+        decoupled_lm_t *d = decoupled_entries(&r, NULL);
+        if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);
+        int f = face_need(&r, 0, vec3(384, 240, 84), vec3(0, -1, 0));
+        char msg[160];
+        snprintf(msg, sizeof msg, "the func_group side wall (_world_units_per_luxel 48): 4 x 5 luxels, got %d x %d",
+                 d[f].width, d[f].height);
+        check(&r, d[f].width == 4 && d[f].height == 5, msg, (const uint8_t[3]){0, 0, 0});
+        free(d);
+        run_free(&r, &fails);
+
+        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -novanilla", e, &r);
+        bool only = false;
+        d = decoupled_entries(&r, &only);
+        if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);
+        int vanilla = 0;
+        long bytes = 0;
+        for (int k = 0; k < r.bsp.numfaces; k++) {
+            vanilla += r.bsp.faces[k].lightofs != -1;
+            /* each face's block once: a block two faces share (qrad's
+             * shared fill for unlit faces) counts at its first face */
+            bool seen = false;
+            for (int j = 0; j < k && !seen; j++) seen = d[j].offset == d[k].offset;
+            int ns = 0;
+            while (ns < MAXLIGHTMAPS && r.bsp.faces[k].styles[ns] != 255) ns++;
+            if (d[k].offset >= 0 && !seen) bytes += 3L * d[k].width * d[k].height * ns;
+        }
+        snprintf(msg, sizeof msg, "-novanilla: every face's lightofs -1 (%d are not)", vanilla);
+        check(&r, vanilla == 0, msg, (const uint8_t[3]){0, 0, 0});
+        check(&r, only, "-novanilla: DECOUPLED_LM the only BSPX lump", (const uint8_t[3]){0, 0, 0});
+        snprintf(msg, sizeof msg, "-novanilla: the lighting lump (%d bytes) is the decoupled lightmaps (%ld)",
+                 r.bsp.lightdatasize, bytes);
+        check(&r, bytes == r.bsp.lightdatasize, msg, (const uint8_t[3]){0, 0, 0});
+        free(d);
+        run_free(&r, &fails);
+    }
+    case_done("q2_lightmap_custom_scale", fails);
 }
 
 int main(void)
@@ -790,6 +883,7 @@ int main(void)
         cmocka_unit_test(test_light_q2_emissive_cube),
         cmocka_unit_test(test_q2_light_low_luxel_res),
         cmocka_unit_test(test_q2_light_translucency),
+        cmocka_unit_test(test_q2_lightmap_custom_scale),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -796,7 +796,10 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
         while (dist_loop_next(dl, &fi)) {
             long r = 0;
             rface_t *f = &q->faces[fi];
-            if (f->lit && !f->samples) qrad_face_samples(q, f);
+            if (f->lit && !f->samples) {
+                if (q->opts->qrad3_samples) qrad3_face_samples(q, f);
+                else qrad_face_samples(q, f);
+            }
             if (light_face(q, &dc, (int)fi, f, &r) > 0) dropped_faces++;
             if (patches && f->numpatches > 0) qrad_patch_face(q, (int)fi);
             /* The decoupled lightmap's direct light, in the same item (it

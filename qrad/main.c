@@ -140,6 +140,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->tool_keys = QRAD_TOOL_QRAD3;
         o->surflight_selflit = true;
         o->qrad3_light = true;
+        /* its sample points: texel corners, moved only when in solid */
+        o->qrad3_samples = true;
         /* qrad3 has no phong shading: every face is lit flat */
         o->smooth = 0;
         return true;

@@ -98,6 +98,8 @@ typedef struct qrad_opts_t {
                                  centre (its _autominlight; autominlight.c) */
     bool ericw_bounce;        /* ericw: the bounces as its point "bounce lights", one per face and style
                                  (bouncelights.c); qrad: patch radiosity (bounce.c) */
+    bool qrad3_samples;       /* qrad3: luxels sample their texel corners a unit off the plane, moved towards the
+                                 face's middle only when in solid or hidden from it (its CalcPoints) */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
@@ -241,7 +243,7 @@ typedef struct rface_t {
     int *clusters;     /* w*h clusters (-1 unknown) */
     vec3_t *lnormals;  /* w*h phong-smoothed normals, NULL when flat */
     vec3_t *vnormals;  /* numpoints smoothed vertex normals, NULL when flat */
-    double tex_to_world[3][4]; /* (s, t, plane dist) -> world point */
+    double tex_to_world[3][4]; /* (s, t, plane dist) -> world point; column 3: one unit of plane dist at the same (s, t) */
     vec3_t reflect;    /* texture reflectivity 0..1 */
     int numstyles;
     int styles[MAXLIGHTMAPS];
@@ -474,6 +476,8 @@ vec3_t rface_clamp(const rface_t *f, vec3_t p);
 /* Luxel sample points, clusters and phong normals of a face whose w, h,
  * ext.texturemins and tex_to_world are set (one luxel per LIGHTMAP_SCALE). */
 void qrad_face_samples(const qrad_t *q, rface_t *f);
+/* -preset qrad3's sample points instead (its CalcPoints; facegeom.c). */
+void qrad3_face_samples(const qrad_t *q, rface_t *f);
 /* A face's samples, clusters and phong normals as bytes (for ranks). */
 size_t qrad_samples_size(const rface_t *f);
 void qrad_samples_pack(const rface_t *f, uint8_t *out);

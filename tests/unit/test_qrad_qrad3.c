@@ -76,10 +76,45 @@ static void test_qrad3_liquid_bounce(void **state)
     lit_free(&b);
 }
 
+/* A platform (x -256..8, top at z 64) in the room, and a light over the
+ * drop beyond its edge. */
+static char *platform_room(void)
+{
+    mw_t b = {0};
+    mw_printf(&b, "{\n\"classname\" \"worldspawn\"\n");
+    mw_room(&b, vec3(-256, -256, 0), vec3(256, 256, 256), NULL, 0, NULL, 0);
+    mw_box(&b, vec3(-256, -256, 0), vec3(8, 256, 64), "test/wall");
+    mw_printf(&b, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"128 0 32\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"40 0 88\"\n\"light\" \"300\"\n}\n");
+    return b.buf;
+}
+
+static void test_qrad3_sample_points(void **state)
+{
+    (void)state;
+    char *m = platform_room();
+    lit_t a;
+    light_prog("platform", m, "-preset qrad3 -bounce 0", &a);
+    /* The platform's top ends at x 8; its last column of luxels is at x 16,
+     * over the drop. qrad3 samples that texel corner where it is, (16 0 65)
+     * in the open, which sees the light at (40 0 88) from 33 units at a
+     * cosine of 0.69: (300 - 33.2) x 0.692 = 184. Moved onto the face (a
+     * unit inside its edge, (7 0 65)) it would get (300 - 40.2) x 0.572 =
+     * 148, as qrad's own sample points do (151 here). id's qrad3 on this
+     * map (our qbsp and qvis, -bounce 0) writes 184, and its lightmaps
+     * and ours have the same mean (26.13) at a correlation of 1.000. */
+    double edge = luxel(&a, 0, vec3(8, 0, 64), UP, 1);
+    if (!(edge >= 180 && edge <= 188))
+        fail_msg("-preset qrad3: the luxel past the platform's edge is %.0f, qrad3's texel corner gives 184", edge);
+    free(m);
+    lit_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qrad3_liquid_bounce),
+        cmocka_unit_test(test_qrad3_sample_points),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -142,6 +142,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->qrad3_light = true;
         /* its sample points: texel corners, moved only when in solid */
         o->qrad3_samples = true;
+        /* its PVS as vis wrote it: no light through an opaque liquid */
+        o->qrad3_pvs = true;
         /* qrad3 has no phong shading: every face is lit flat */
         o->smooth = 0;
         return true;

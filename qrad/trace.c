@@ -1319,7 +1319,9 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
         q->pvs = NULL;
         return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", badrow);
     }
-    pvs_through_liquids(q);
+    /* qrad3 culls by the PVS as it is (its PvsForOrigin): light does not
+     * cross a liquid surface that blocks vis. */
+    if (!q->opts->qrad3_pvs) pvs_through_liquids(q);
     return true;
 }
 

@@ -110,11 +110,51 @@ static void test_qrad3_sample_points(void **state)
     lit_free(&a);
 }
 
+/* The room with a pool of opaque water 64 deep over its floor (x and y
+ * -128..128), the light above the water. */
+static char *deep_pool_room(void)
+{
+    mw_t b = {0};
+    mw_printf(&b, "{\n\"classname\" \"worldspawn\"\n");
+    mw_room(&b, vec3(-256, -256, 0), vec3(256, 256, 256), NULL, 0, NULL, 0);
+    mw_printf(&b, "{\n");
+    for (int ax = 0; ax < 3; ax++)
+        for (int sg = 0; sg < 2; sg++) {
+            vec3_t n = vec3(0, 0, 0);
+            vec_set_comp(&n, ax, sg ? 1 : -1);
+            mw_plane_c(&b, n, ax == 2 ? (sg ? 64 : 0) : 128, "test/water", CONTENTS_WATER, SURF_WARP, 0);
+        }
+    mw_printf(&b, "}\n}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"192 192 32\"\n}\n"
+                  "{\n\"classname\" \"light\"\n\"origin\" \"0 0 160\"\n\"light\" \"300\"\n}\n");
+    return b.buf;
+}
+
+static void test_qrad3_pvs(void **state)
+{
+    (void)state;
+    char *m = deep_pool_room();
+    lit_t a;
+    light_prog_vis("deeppool", m, "-preset qrad3 -bounce 0", true, &a);
+    /* Opaque water blocks vis, and qrad3 culls each light by the PVS of the
+     * luxel's cluster as vis wrote it: the floor under the water gets
+     * nothing from the light over it (qrad3's minimum byte, 1). qrad's own
+     * PVS is opened across the surface, as light is not stopped by water:
+     * (300 - 159) = 141 through it. id's qrad3 on this map (our qbsp
+     * and qvis, -bounce 0): 1 under the water, 32 beside the pool. */
+    double under = luxel(&a, 0, vec3(0, 0, 0), UP, 1), beside = luxel(&a, 0, vec3(192, 0, 0), UP, 1);
+    if (!(under <= 1 && beside >= 16))
+        fail_msg("-preset qrad3: the floor under opaque water is %.0f (beside the pool %.0f): qrad3's PVS gives it 1",
+                 under, beside);
+    free(m);
+    lit_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_qrad3_liquid_bounce),
         cmocka_unit_test(test_qrad3_sample_points),
+        cmocka_unit_test(test_qrad3_pvs),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

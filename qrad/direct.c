@@ -617,6 +617,9 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                                 if (agree) v[c] = first;
                             }
                     }
+                    /* qrad3's PvsForOrigin finds no PVS for a sample in a
+                     * leaf without a cluster, and it gathers nothing */
+                    if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
                     gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
                            idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }

@@ -132,6 +132,37 @@ static vec3_t luxel_normal(const rface_t *f, vec3_t p)
     return f->normal;
 }
 
+/* qrad3's leaf of a point (its PointInLeafnum): a point on a node's plane
+ * goes to the back child, where qrad_point_leaf sends it to the front. The
+ * lightmap grid lies on the 16-unit grid, as do most walls, so texel corners
+ * are often exactly on a plane and the side decides solid or open. */
+static int qrad3_leaf(const bsp_t *bsp, vec3_t p)
+{
+    if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
+    int n = bsp->models[0].headnode, guard = 0;
+    while (n >= 0) {
+        if (n >= bsp->numnodes || ++guard > 100000) return -1;
+        const dnode_t *node = &bsp->nodes[n];
+        if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
+        const dplane_t *pl = &bsp->planes[node->planenum];
+        double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
+        n = node->children[d > 0 ? 0 : 1];
+    }
+    int leaf = -1 - n;
+    return leaf < bsp->numleafs ? leaf : -1;
+}
+
+/* A sample's cluster: the world's by qrad's own leaf; a brush model's none
+ * (-1: it sees every light), or under qrad3_model_pvs the cluster qrad3
+ * finds there (it culls every sample by its PVS, brush models' too). */
+static int sample_cluster(const qrad_t *q, const rface_t *f, vec3_t p)
+{
+    if (f->model == 0) return qrad_point_cluster(q->bsp, p);
+    if (!q->opts->qrad3_model_pvs) return -1;
+    int leaf = qrad3_leaf(q->bsp, p);
+    return leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
+}
+
 void qrad_face_samples(const qrad_t *q, rface_t *f)
 {
     int n = f->w * f->h;
@@ -157,28 +188,8 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
                 }
             }
             f->samples[j * f->w + i] = p;
-            f->clusters[j * f->w + i] = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
         }
-}
-
-/* qrad3's leaf of a point (its PointInLeafnum): a point on a node's plane
- * goes to the back child, where qrad_point_leaf sends it to the front. The
- * lightmap grid lies on the 16-unit grid, as do most walls, so texel corners
- * are often exactly on a plane and the side decides solid or open. */
-static int qrad3_leaf(const bsp_t *bsp, vec3_t p)
-{
-    if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
-    int n = bsp->models[0].headnode, guard = 0;
-    while (n >= 0) {
-        if (n >= bsp->numnodes || ++guard > 100000) return -1;
-        const dnode_t *node = &bsp->nodes[n];
-        if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
-        const dplane_t *pl = &bsp->planes[node->planenum];
-        double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
-        n = node->children[d > 0 ? 0 : 1];
-    }
-    int leaf = -1 - n;
-    return leaf < bsp->numleafs ? leaf : -1;
 }
 
 /* qrad3's point on the lightmap grid: texture point (s, t) a unit in front
@@ -221,7 +232,7 @@ void qrad3_face_samples(const qrad_t *q, rface_t *f)
                 *u = *u > m ? fmax(*u - 8, m) : fmin(*u + 8, m);
             }
             f->samples[j * f->w + i] = p;
-            f->clusters[j * f->w + i] = f->model == 0 ? qrad_point_cluster(bsp, p) : -1;
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
             /* qrad3 has no phong; -smooth after the preset shades by the
              * polygon's point nearest the sample */
             if (f->vnormals) f->lnormals[j * f->w + i] = luxel_normal(f, rface_clamp(f, p));

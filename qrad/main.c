@@ -144,6 +144,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->qrad3_samples = true;
         /* its PVS as vis wrote it: no light through an opaque liquid */
         o->qrad3_pvs = true;
+        /* and its brush models' luxels culled by it too */
+        o->qrad3_model_pvs = true;
         /* qrad3 has no phong shading: every face is lit flat */
         o->smooth = 0;
         return true;

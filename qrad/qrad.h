@@ -102,6 +102,8 @@ typedef struct qrad_opts_t {
                                  face's middle only when in solid or hidden from it (its CalcPoints) */
     bool qrad3_model_pvs;     /* qrad3: a brush model's luxel is culled by the PVS where it samples, and one in a
                                  leaf of no cluster (solid) gets no direct light (its PvsForOrigin) */
+    bool qrad3_minlight;      /* qrad3: _minlight (worldspawn's for the world, a model's own) raises a luxel of
+                                 every style whose brightest channel is under it, keeping its hue (FinalLightFace) */
     bool qrad3_pvs;           /* qrad3: the PVS as the bsp has it, not opened across liquid surfaces */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */

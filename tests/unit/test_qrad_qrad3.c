@@ -172,6 +172,40 @@ static void test_qrad3_model_pvs(void **state)
     lit_free(&a);
 }
 
+static void test_qrad3_minlight(void **state)
+{
+    (void)state;
+    /* No light at all: worldspawn's _minlight 0.1, a func_wall with its
+     * own 0.2 and one without. */
+    mw_t b = {0};
+    mw_printf(&b, "{\n\"classname\" \"worldspawn\"\n\"_minlight\" \"0.1\"\n");
+    mw_room(&b, vec3(-256, -256, 0), vec3(256, 256, 256), NULL, 0, NULL, 0);
+    mw_printf(&b, "}\n{\n\"classname\" \"info_player_start\"\n\"origin\" \"192 192 32\"\n}\n");
+    mw_printf(&b, "{\n\"classname\" \"func_wall\"\n\"_minlight\" \".2\"\n");
+    mw_box(&b, vec3(-96, -32, 0), vec3(-32, 32, 32), "test/wall");
+    mw_printf(&b, "}\n{\n\"classname\" \"func_wall\"\n");
+    mw_box(&b, vec3(32, -32, 0), vec3(96, 32, 32), "test/wall");
+    mw_printf(&b, "}\n");
+    lit_t a;
+    light_prog_vis("minlight", b.buf, "-preset qrad3", true, &a);
+    /* qrad3 reads _minlight from the face's model's entity (worldspawn for
+     * the world): a luxel under _minlight x 128 becomes that plus rand() %
+     * 48, taken here at its mean 23.5: 12.8 + 23.5 = 36 on the world,
+     * 25.6 + 23.5 = 49 on the first func_wall, and the second, without
+     * the key, keeps qrad3's least byte, 1 (it does not take worldspawn's).
+     * id's qrad3 on this map (our qbsp and qvis): the world's luxels 12 to
+     * 59, mean 35.4, the first func_wall's 25 to 71, mean 48.3, the
+     * second's 1.
+     * Without the rule the key is not read: 1 everywhere. */
+    double world = luxel(&a, 0, vec3(0, 0, 0), UP, 1), own = luxel(&a, 1, vec3(-64, 0, 32), UP, 1),
+           none = luxel(&a, 2, vec3(64, 0, 32), UP, 1);
+    if (!(world == 36 && own == 49 && none == 1))
+        fail_msg("-preset qrad3: _minlight gives the world %.0f (36), a func_wall with 0.2 %.0f (49), one without %.0f (1)",
+                 world, own, none);
+    free(b.buf);
+    lit_free(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +213,7 @@ int main(void)
         cmocka_unit_test(test_qrad3_sample_points),
         cmocka_unit_test(test_qrad3_pvs),
         cmocka_unit_test(test_qrad3_model_pvs),
+        cmocka_unit_test(test_qrad3_minlight),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -146,6 +146,8 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         o->qrad3_pvs = true;
         /* and its brush models' luxels culled by it too */
         o->qrad3_model_pvs = true;
+        /* its transfers: through windows and brush models, shared out */
+        o->qrad3_transfers = true;
         /* its _minlight floor */
         o->qrad3_minlight = true;
         /* qrad3 has no phong shading: every face is lit flat */

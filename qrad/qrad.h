@@ -104,6 +104,9 @@ typedef struct qrad_opts_t {
                                  leaf of no cluster (solid) gets no direct light (its PvsForOrigin) */
     bool qrad3_minlight;      /* qrad3: _minlight (worldspawn's for the world, a model's own) raises a luxel of
                                  every style whose brightest channel is under it, keeping its hue (FinalLightFace) */
+    bool qrad3_transfers;     /* qrad3: bounce rays pass through windows and brush models, lighting each face they
+                                 cross, those patches gather from the faces behind them too, and a patch's light is
+                                 split among all it lights (its MakeTransfers) */
     bool qrad3_pvs;           /* qrad3: the PVS as the bsp has it, not opened across liquid surfaces */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
@@ -364,6 +367,7 @@ typedef struct patch_t {
     vec3_t exitance; /* reflected light leaving (R) */
     int firsttransfer, numtransfers;
     int raygrid; /* rays cast: raygrid^2 */
+    int lit;     /* qrad3_transfers: the patches its rays light, all rays together (its light is split among them) */
 } patch_t;
 
 /* lights.c */
@@ -428,6 +432,11 @@ bool tracer_build_shadows(tracer_t *t, const struct qrad_t *q, q2err_t *err);
  * (trace_occluded) but -preset qrad3's bounces stop at (bounce.c). */
 bool qrad_face_liquid(const struct qrad_t *q, int f);
 bool tracer_build_liquids(tracer_t *t, const struct qrad_t *q, q2err_t *err);
+/* -preset qrad3's transfers pass through what its TestLine does not stop
+ * at (only the world's solid leaves do) yet light it: the world's
+ * translucent faces (windows) and every brush model's face. */
+bool qrad3_see_through(const struct qrad_t *q, int f);
+bool tracer_build_see_through(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* The shadow-casting bmodels that have no faces (after tracer_build_tree):
  * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw
  * brushes still casts its shadow. */

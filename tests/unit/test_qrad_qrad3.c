@@ -1,10 +1,11 @@
-/* -preset qrad3's radiosity rules (issue 26): each map is written here,
- * compiled by the qbsp program and lit by the qrad program
- * (Q2MAP_TEST_QRAD_BIN runs another build's); each check fails with the
- * rule off. Not yet measured against id's qrad3 binary on these maps:
- * its figures (after our qvis: it bounces only with vis data) are to be
- * written here; the rules' figures on the reference bsps are in
- * docs/qrad.md. */
+/* -preset qrad3's rules (issue 26): each map is written here, compiled by
+ * the qbsp program (and the qvis program where the PVS matters) and lit by
+ * the qrad program (Q2MAP_TEST_QRAD_BIN runs another build's); each check
+ * fails with its rule off. id's qrad3 was run on the maps of the later
+ * tests (the same bsp from our qbsp and qvis, in a quake2/baseq2 tree, one
+ * thread; it bounces only with vis data) and its figures are in their
+ * comments; the liquid test's are not yet measured. The rules' figures on
+ * the reference bsps are in docs/qrad.md. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -58,7 +58,7 @@ static const keyrow_t k_rows[] = {
     {"_phong_angle", K, W | B | G, QR, "89", HON, "test_phong", "ericw", "largest angle smoothed"},
     {"_phong_angle_concave", K, W | B | G, QR, "0", HON, "test_phong_angle_concave", "ericw", "largest angle smoothed where the neighbouring face lies in front (an inside corner); 0: _phong_angle"},
     {"_phong_group", K, W | B | G, QR, "0", HON, "test_phong_group", "ericw", "models of one nonzero group are smoothed together"},
-    {"_minlight", K, W | B | G, QR, "0", HON, "test_minlight", "ericw", "least light (0..1 in Quake 2, 1 = 128)"},
+    {"_minlight", K, W | B | G, QR, "0", HON, "test_minlight", "ericw, qrad3", "least light (0..1 in Quake 2, 1 = 128)"},
     {"_minlight_color", K, W | B | G, QR, "255 255 255", HON, "test_minlight", "ericw", "colour of the minimum light"},
     {"_mincolor", K, W | B | G, QR, "255 255 255", HON, "test_model_key_aliases", "ericw", "alias of _minlight_color"},
     {"_minlight_exclude*", K, B | G, QR, "", HON, "test_minlight", "ericw", "texture that gets no minimum light (only _minlight_exclude is read)"},

@@ -89,6 +89,7 @@ static size_t patch_transfers_size(void *ctx, long pi)
     const patch_t *p = &x->q->patches[pi];
     const transfer_t *t = x->tr + (size_t)pi * x->nmax;
     size_t n = varint_size((uint64_t)p->numtransfers);
+    if (x->q->opts->qrad3_transfers) n += varint_size((uint64_t)p->lit);
     for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch)
         n += varint_size(zigzag((int64_t)t[k].patch - prev)) + varint_size((uint64_t)(t[k].count - 1));
     return n;
@@ -100,6 +101,7 @@ static void patch_transfers_pack(void *ctx, long pi, uint8_t *out)
     const patch_t *p = &x->q->patches[pi];
     const transfer_t *t = x->tr + (size_t)pi * x->nmax;
     out = varint_put(out, (uint64_t)p->numtransfers);
+    if (x->q->opts->qrad3_transfers) out = varint_put(out, (uint64_t)p->lit);
     for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch) {
         out = varint_put(out, zigzag((int64_t)t[k].patch - prev));
         out = varint_put(out, (uint64_t)(t[k].count - 1));
@@ -116,6 +118,10 @@ static void patch_transfers_unpack(void *ctx, long pi, const uint8_t *in, size_t
     in = varint_get(in, end, &n);
     p->firsttransfer = (int)pi * x->nmax;
     p->numtransfers = (int)n;
+    if (x->q->opts->qrad3_transfers) {
+        in = varint_get(in, end, &v);
+        p->lit = (int)v;
+    }
     for (int k = 0, prev = (int)pi; k < (int)n && k < x->nmax; prev = t[k++].patch) {
         in = varint_get(in, end, &v);
         t[k].patch = (int)(prev + unzigzag(v));
@@ -257,6 +263,47 @@ static int *liquid_twins(const qrad_t *q)
     return twin;
 }
 
+/* qrad3_transfers: at most this many faces a bounce ray passes through
+ * are lit (more than maps stack), and the ray goes on this far past each. */
+#define SEE_THROUGH_MAX 3
+#define SEE_THROUGH_STEP 0.01
+
+/* The patch of face fi that holds world point hp. */
+static int hit_patch(const qrad_t *q, int P, int fi, vec3_t hp)
+{
+    const rface_t *g = &q->faces[fi];
+    double s, t;
+    rface_world_to_tex(q, fi, hp, &s, &t);
+    int li = (int)floor((s - g->ext.texturemins[0]) / LIGHTMAP_SCALE + 0.5);
+    int lj = (int)floor((t - g->ext.texturemins[1]) / LIGHTMAP_SCALE + 0.5);
+    li = li < 0 ? 0 : li >= g->w ? g->w - 1 : li;
+    lj = lj < 0 ? 0 : lj >= g->h ? g->h - 1 : lj;
+    return g->firstpatch + (lj / P) * g->pw + li / P;
+}
+
+/* qrad3_transfers: the faces a ray from o along dir passes through before
+ * end (see-through tracer st) that face it (front) or face away from it
+ * (!front), other than skip, go to slots (at most SEE_THROUGH_MAX, -1 where
+ * none); returns how many. */
+static int see_through_ray(const qrad_t *q, const tracer_t *st, int P, vec3_t o, vec3_t dir, double end, bool front,
+                           int skip, int *slots)
+{
+    int n = 0;
+    double t0 = 0;
+    for (int c = 0; c < SEE_THROUGH_MAX; c++) {
+        slots[c] = -1;
+        double ld;
+        int hl = st->numtris ? trace_closest(st, vec_ma(o, t0, dir), dir, end - t0, &ld) : -1;
+        if (hl < 0) continue;
+        t0 += ld + SEE_THROUGH_STEP;
+        double d = vec_dot(dir, q->faces[hl].normal);
+        if (hl == skip || (front ? d >= 0 : d <= 0)) continue;
+        n++;
+        if (q->faces[hl].numpatches > 0) slots[c] = hit_patch(q, P, hl, vec_ma(o, t0, dir));
+    }
+    return n;
+}
+
 bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
 {
     if (!q->patches) {
@@ -275,8 +322,12 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     }
     int P = patch_luxels(q->opts), total = q->numpatches;
     int S = patch_ray_side(q->opts), N = S * S;
-    /* Transfers: N rays per patch into fixed slots, then merged. */
-    const int Nmax = N;
+    /* Transfers: N rays per patch into fixed slots, then merged
+     * (qrad3_transfers: K slots a ray, and as many rays again into the
+     * back of a see-through face). */
+    const bool see = q->opts->qrad3_transfers;
+    const int K = see ? SEE_THROUGH_MAX + 1 : 1;
+    const int Nmax = N * K * (see ? 2 : 1);
     int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
     transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
     long rays = 0;
@@ -289,11 +340,18 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
      * four times qrad3's bounce). Rays stop at a liquid surface seen from
      * either side: the face of the pair facing the ray (qbsp writes both
      * sides, coplanar) takes the hit. */
-    tracer_t liquids;
+    tracer_t liquids, seethru;
     memset(&liquids, 0, sizeof liquids);
+    memset(&seethru, 0, sizeof seethru);
     int *twin = NULL;
+    if (see && !tracer_build_see_through(&seethru, q, err)) {
+        free(hits);
+        free(tr);
+        return false;
+    }
     if (q->opts->qrad3_light) {
         if (!tracer_build_liquids(&liquids, q, err)) {
+            tracer_free(&seethru);
             free(hits);
             free(tr);
             return false;
@@ -310,7 +368,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
         vec3_t u = vec_normalize(vec_cross(up, nrm), NULL), v = vec_cross(nrm, u);
         int *h = hits + (size_t)pi * Nmax;
-        int S = p->raygrid, N = S * S;
+        int S = p->raygrid, N = S * S, lit = 0;
         uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
         double rot = (seed & 0xffffff) / 16777216.0;
         for (int k = 0; k < N; k++) {
@@ -321,7 +379,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
             cr_sincos(phi, &sphi, &cphi);
             vec3_t dir = vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)),
                                  vec_scale(nrm, sqrt(fmax(0.0, 1 - u1))));
-            h[k] = -1;
+            for (int c = 0; c < K; c++) h[k * K + c] = -1;
             double dist;
             rays++;
             int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);
@@ -339,24 +397,57 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
                 if (hl >= 0 && vec_dot(dir, q->faces[hl].normal) >= 0) hl = twin[hl];
                 if (hl >= 0) hf = hl, dist = ld;
             }
+            if (see) {
+                /* qrad3's MakeTransfers gives a patch a transfer to every
+                 * patch facing it that no solid leaf of the world hides:
+                 * windows and brush models do not stop it, and each face
+                 * of theirs the ray passes facing it is lit too (before
+                 * what stops the ray); each counts in the patch's share,
+                 * as does the face that stops the ray, or the void. */
+                lit += see_through_ray(q, &seethru, P, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, true, -1,
+                                       h + k * K);
+                if (hf < 0 || vec_dot(dir, q->faces[hf].normal) < 0) lit++;
+            }
             if (hf < 0) continue;
             const rface_t *g = &q->faces[hf];
             /* a face without a lightmap may still have patches
              * (qrad3_liquid_patches) */
             if (g->numpatches == 0 || vec_dot(dir, g->normal) >= 0) continue;
-            vec3_t hp = vec_ma(p->origin, dist, dir);
-            double s, t;
-            rface_world_to_tex(q, hf, hp, &s, &t);
-            int li = (int)floor((s - g->ext.texturemins[0]) / LIGHTMAP_SCALE + 0.5);
-            int lj = (int)floor((t - g->ext.texturemins[1]) / LIGHTMAP_SCALE + 0.5);
-            li = li < 0 ? 0 : li >= g->w ? g->w - 1 : li;
-            lj = lj < 0 ? 0 : lj >= g->h ? g->h - 1 : lj;
-            h[k] = g->firstpatch + (lj / P) * g->pw + li / P;
+            h[k * K + K - 1] = hit_patch(q, P, hf, vec_ma(p->origin, dist, dir));
         }
-        qsort(h, N, sizeof(int), cmp_int);
+        int nslots = N * K;
+        if (see && qrad3_see_through(q, p->face)) {
+            /* MakeTransfers also passes a patch behind the shooter's plane
+             * that faces away from it (both cosines negative, their
+             * product positive) when no solid leaf is between: the two
+             * sides of a window pane, the faces of a brush model, light
+             * each other. So a see-through face's patch casts as many
+             * rays into its back, each lighting the window and brush
+             * model faces it passes from behind (its own face left out),
+             * up to what stops it in the world. */
+            for (int k = 0; k < N; k++) {
+                uint32_t hk = hash32(seed ^ (uint32_t)((k + N) * 0x9e3779b9U));
+                double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
+                double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
+                double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot), sphi, cphi;
+                cr_sincos(phi, &sphi, &cphi);
+                vec3_t dir = vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)),
+                                     vec_scale(nrm, -sqrt(fmax(0.0, 1 - u1))));
+                int *hb = h + nslots + k * K;
+                hb[K - 1] = -1;
+                double dist;
+                rays++;
+                int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);
+                lit += see_through_ray(q, &seethru, P, p->origin, dir, hf >= 0 ? dist : 2 * WORLD_EXTENT, false, p->face,
+                                       hb);
+            }
+            nslots += N * K;
+        }
+        p->lit = lit;
+        qsort(h, (size_t)nslots, sizeof(int), cmp_int);
         transfer_t *out = tr + (size_t)pi * Nmax;
         int nt = 0;
-        for (int k = 0; k < N; k++) {
+        for (int k = 0; k < nslots; k++) {
             if (h[k] < 0) continue;
             if (nt > 0 && out[nt - 1].patch == h[k]) out[nt - 1].count++;
             else out[nt++] = (transfer_t){h[k], 1};
@@ -366,6 +457,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     }
     dist_loop_end(dl);
     tracer_free(&liquids);
+    tracer_free(&seethru);
     free(twin);
     dist_sum_long(q->opts->dist, &rays, 1);
     free(hits);
@@ -411,6 +503,11 @@ void qrad_bounce_solve(qrad_t *q, int bounces)
             patch_t *p = &q->patches[pi];
             rf[pi] = patch_reflect(q, p);
             p->incident = vec3(0, 0, 0);
+            /* qrad3_transfers: qrad3 normalizes a patch's transfers so
+             * all its light is shared among the patches it lights (more
+             * than one per ray through windows and brush models) */
+            if (q->opts->qrad3_transfers && p->lit > 0)
+                rf[pi] = vec_scale(rf[pi], (double)(p->raygrid * p->raygrid) / p->lit);
             p->exitance = vec3(rf[pi].x * p->direct.x, rf[pi].y * p->direct.y, rf[pi].z * p->direct.z);
         }
         dist_local_done(lt, c, t0);

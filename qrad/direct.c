@@ -637,6 +637,9 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                                 if (agree) v[c] = first;
                             }
                     }
+                    /* qrad3's PvsForOrigin finds no PVS for a sample in a
+                     * leaf without a cluster, and it gathers nothing */
+                    if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
                     gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
                            idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
@@ -816,7 +819,10 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
         while (dist_loop_next(dl, &fi)) {
             long r = 0;
             rface_t *f = &q->faces[fi];
-            if (f->lit && !f->samples) qrad_face_samples(q, f);
+            if (f->lit && !f->samples) {
+                if (q->opts->qrad3_samples) qrad3_face_samples(q, f);
+                else qrad_face_samples(q, f);
+            }
             if (light_face(q, &dc, (int)fi, f, &r) > 0) dropped_faces++;
             if (patches && f->numpatches > 0) qrad_patch_face(q, (int)fi);
             /* The decoupled lightmap's direct light, in the same item (it

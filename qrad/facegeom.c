@@ -132,6 +132,37 @@ static vec3_t luxel_normal(const rface_t *f, vec3_t p)
     return f->normal;
 }
 
+/* qrad3's leaf of a point (its PointInLeafnum): a point on a node's plane
+ * goes to the back child, where qrad_point_leaf sends it to the front. The
+ * lightmap grid lies on the 16-unit grid, as do most walls, so texel corners
+ * are often exactly on a plane and the side decides solid or open. */
+static int qrad3_leaf(const bsp_t *bsp, vec3_t p)
+{
+    if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
+    int n = bsp->models[0].headnode, guard = 0;
+    while (n >= 0) {
+        if (n >= bsp->numnodes || ++guard > 100000) return -1;
+        const dnode_t *node = &bsp->nodes[n];
+        if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
+        const dplane_t *pl = &bsp->planes[node->planenum];
+        double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
+        n = node->children[d > 0 ? 0 : 1];
+    }
+    int leaf = -1 - n;
+    return leaf < bsp->numleafs ? leaf : -1;
+}
+
+/* A sample's cluster: the world's by qrad's own leaf; a brush model's none
+ * (-1: it sees every light), or under qrad3_model_pvs the cluster qrad3
+ * finds there (it culls every sample by its PVS, brush models' too). */
+static int sample_cluster(const qrad_t *q, const rface_t *f, vec3_t p)
+{
+    if (f->model == 0) return qrad_point_cluster(q->bsp, p);
+    if (!q->opts->qrad3_model_pvs) return -1;
+    int leaf = qrad3_leaf(q->bsp, p);
+    return leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
+}
+
 void qrad_face_samples(const qrad_t *q, rface_t *f)
 {
     int n = f->w * f->h;
@@ -157,7 +188,54 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
                 }
             }
             f->samples[j * f->w + i] = p;
-            f->clusters[j * f->w + i] = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
+        }
+}
+
+/* qrad3's point on the lightmap grid: texture point (s, t) a unit in front
+ * of the face's plane, reached along the line that keeps s and t (qrad3's
+ * CalcFaceVectors projects its texture origin that way). */
+static vec3_t qrad3_grid_point(const rface_t *f, double s, double t)
+{
+    vec3_t lift = vec3(f->tex_to_world[0][3], f->tex_to_world[1][3], f->tex_to_world[2][3]);
+    double k = vec_dot(lift, f->normal);
+    lift = fabs(k) > 1e-9 ? vec_scale(lift, 1.0 / k) : f->normal;
+    return vec_add(rface_tex_to_world(f, s, t), lift);
+}
+
+void qrad3_face_samples(const qrad_t *q, rface_t *f)
+{
+    /* qrad3's CalcPoints (lightmap.c): each luxel samples its texel corner
+     * as it is, even off the face's polygon (no clamp); only a corner in a
+     * solid leaf, or one the face's middle cannot see through the world's
+     * solid leaves, is moved towards the middle of the face's texture
+     * extents, 8 texture units at a time on t then s in turn (never past
+     * the middle), tested at most 6 times: the sixth point stays even if
+     * it fails. Every face does this, brush models' too (their origin
+     * added), against the world alone. */
+    const bsp_t *bsp = q->bsp;
+    int n = f->w * f->h;
+    f->samples = q2_malloc(sizeof(vec3_t) * n);
+    f->clusters = q2_malloc(sizeof(int) * n);
+    f->lnormals = f->vnormals ? q2_malloc(sizeof(vec3_t) * n) : NULL;
+    double mids = (f->ext.mins[0] + f->ext.maxs[0]) * 0.5, midt = (f->ext.mins[1] + f->ext.maxs[1]) * 0.5;
+    vec3_t mid = qrad3_grid_point(f, mids, midt);
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            double us = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, ut = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
+            vec3_t p = mid;
+            for (int k = 0; k < 6; k++) {
+                p = qrad3_grid_point(f, us, ut);
+                int leaf = qrad3_leaf(bsp, p);
+                if ((leaf < 0 || bsp->leafs[leaf].contents != CONTENTS_SOLID) && !trace_occluded(q, mid, p)) break;
+                double *u = (k & 1) ? &us : &ut, m = (k & 1) ? mids : midt;
+                *u = *u > m ? fmax(*u - 8, m) : fmin(*u + 8, m);
+            }
+            f->samples[j * f->w + i] = p;
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
+            /* qrad3 has no phong; -smooth after the preset shades by the
+             * polygon's point nearest the sample */
+            if (f->vnormals) f->lnormals[j * f->w + i] = luxel_normal(f, rface_clamp(f, p));
         }
 }
 
@@ -351,7 +429,8 @@ bool qrad_faces_setup(qrad_t *q, q2err_t *err)
                     f->tex_to_world[r][1] = inv[r][1];
                     f->tex_to_world[r][2] = -inv[r][0] * ti->vecs[0][3] - inv[r][1] * ti->vecs[1][3] + inv[r][2] * pd +
                                             vec_comp(f->offset, r);
-                    f->tex_to_world[r][3] = 0;
+                    /* a unit of plane distance at the same (s, t) */
+                    f->tex_to_world[r][3] = inv[r][2];
                 }
             }
             /* Sky faces, and liquid faces too large for any engine to use a

@@ -143,6 +143,16 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
         /* and no texture stops or tints its light, and liquids are lit
          * on their front only */
         o->qrad3_shadows = true;
+        /* its sample points: texel corners, moved only when in solid */
+        o->qrad3_samples = true;
+        /* its PVS as vis wrote it: no light through an opaque liquid */
+        o->qrad3_pvs = true;
+        /* and its brush models' luxels culled by it too */
+        o->qrad3_model_pvs = true;
+        /* its transfers: through windows and brush models, shared out */
+        o->qrad3_transfers = true;
+        /* its _minlight floor */
+        o->qrad3_minlight = true;
         /* qrad3 has no phong shading: every face is lit flat */
         o->smooth = 0;
         return true;

@@ -119,11 +119,44 @@ bool qrad_minlight_begin(qrad_t *q, qrad_minlight_t *m)
     return m->any || m->finish;
 }
 
+/* qrad3's _minlight (lightmap.c FinalLightFace), on every style: a luxel
+ * whose brightest channel, on the byte scale with each channel at least 1
+ * (as qrad_final_color makes it), is under the floor is scaled up, hue
+ * kept, to the floor plus rand() % 48. That term is left to chance there
+ * and cannot be reproduced; it is taken at its mean, 23.5, the value
+ * nearest every draw on average. */
+#define QRAD3_MINLIGHT_RAND_MEAN 23.5
+
+static void qrad3_minlight_face(const qrad_t *q, rface_t *f, double floor_level)
+{
+    double sc = q->opts->scale;
+    if (floor_level <= 0 || sc <= 0) return;
+    size_t n = (size_t)f->w * f->h;
+    for (int st = 0; st < f->numstyles; st++)
+        for (size_t i = 0; i < n; i++) {
+            float *o = f->light + ((size_t)st * n + i) * 3;
+            double amb = st == 0 ? q->opts->ambient : 0, v[3], mx = 0;
+            for (int c = 0; c < 3; c++) {
+                v[c] = o[c] * sc + amb;
+                if (!(v[c] >= 1)) v[c] = 1;
+                if (v[c] > mx) mx = v[c];
+            }
+            if (mx >= floor_level) continue;
+            double k = (floor_level + QRAD3_MINLIGHT_RAND_MEAN) / mx;
+            for (int c = 0; c < 3; c++) o[c] = (float)((v[c] * k - amb) / sc);
+        }
+}
+
 void qrad_minlight_face(qrad_t *q, const qrad_minlight_t *m, int fi)
 {
     rface_t *f = &q->faces[fi];
     if (!f->lit || !f->light) return;
     const model_keys_t *k = &q->mkeys[f->keys];
+    if (q->opts->qrad3_minlight) {
+        qrad3_minlight_face(q, f, k->minlight);
+        if (m->finish) finish_face(q, f, m->gamma);
+        return;
+    }
     const char *tex = q->bsp->texinfo[q->bsp->faces[fi].texinfo].texture;
     bool floor = k->minlight > 0 && !(k->minlight_exclude[0] && !strcasecmp(k->minlight_exclude, tex));
     int n = f->w * f->h;

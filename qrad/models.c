@@ -240,6 +240,8 @@ bool qrad_models_setup(qrad_t *q, q2err_t *err)
     for (int m = 0; m < nm; m++) {
         q->mkeys[m] = world;
         if (m > 0) q->mkeys[m].phong_angle = 0;
+        /* qrad3 reads _minlight from the model's own entity alone */
+        if (m > 0 && q->opts->qrad3_minlight) q->mkeys[m].minlight = 0;
     }
     for (int i = 0; i < q->ents.count; i++) {
         const entity_t *e = &q->ents.ents[i];

@@ -100,6 +100,16 @@ typedef struct qrad_opts_t {
                                  (bouncelights.c); qrad: patch radiosity (bounce.c) */
     bool qrad3_shadows;       /* -preset qrad3: translucent faces do not tint, alpha-tested ones do not shade and
                                  liquids are lit on their front only, as in qrad3 (trace.c, qrad_filter_setup) */
+    bool qrad3_samples;       /* qrad3: luxels sample their texel corners a unit off the plane, moved towards the
+                                 face's middle only when in solid or hidden from it (its CalcPoints) */
+    bool qrad3_model_pvs;     /* qrad3: a brush model's luxel is culled by the PVS where it samples, and one in a
+                                 leaf of no cluster (solid) gets no direct light (its PvsForOrigin) */
+    bool qrad3_minlight;      /* qrad3: _minlight (worldspawn's for the world, a model's own) raises a luxel of
+                                 every style whose brightest channel is under it, keeping its hue (FinalLightFace) */
+    bool qrad3_transfers;     /* qrad3: bounce rays pass through windows and brush models, lighting each face they
+                                 cross, those patches gather from the faces behind them too, and a patch's light is
+                                 split among all it lights (its MakeTransfers) */
+    bool qrad3_pvs;           /* qrad3: the PVS as the bsp has it, not opened across liquid surfaces */
     bool qrad3_light;         /* -preset qrad3: its surface lights as point emitters at its patches'
                                  centres, its byte conversion (every channel at least 1, truncated), no phong */
     /* BSPX output (lightgrid.c, facenormals.c, decoupled.c); all off by
@@ -247,7 +257,7 @@ typedef struct rface_t {
     int *clusters;     /* w*h clusters (-1 unknown) */
     vec3_t *lnormals;  /* w*h phong-smoothed normals, NULL when flat */
     vec3_t *vnormals;  /* numpoints smoothed vertex normals, NULL when flat */
-    double tex_to_world[3][4]; /* (s, t, plane dist) -> world point */
+    double tex_to_world[3][4]; /* (s, t, plane dist) -> world point; column 3: one unit of plane dist at the same (s, t) */
     vec3_t reflect;    /* texture reflectivity 0..1 */
     int numstyles;
     int styles[MAXLIGHTMAPS];
@@ -365,6 +375,7 @@ typedef struct patch_t {
     vec3_t exitance; /* reflected light leaving (R) */
     int firsttransfer, numtransfers;
     int raygrid; /* rays cast: raygrid^2 */
+    int lit;     /* qrad3_transfers: the patches its rays light, all rays together (its light is split among them) */
 } patch_t;
 
 /* lights.c */
@@ -440,6 +451,11 @@ void qrad_filter_free(struct qrad_t *q);
  * translucent face's tint. Cheap when there are no filter faces. */
 bool trace_filter(const struct qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint);
 bool tracer_build_liquids(tracer_t *t, const struct qrad_t *q, q2err_t *err);
+/* -preset qrad3's transfers pass through what its TestLine does not stop
+ * at (only the world's solid leaves do) yet light it: the world's
+ * translucent faces (windows) and every brush model's face. */
+bool qrad3_see_through(const struct qrad_t *q, int f);
+bool tracer_build_see_through(tracer_t *t, const struct qrad_t *q, q2err_t *err);
 /* The shadow-casting bmodels that have no faces (after tracer_build_tree):
  * ericw-tools shades with brushes, so a _shadow 1 func_wall of nodraw
  * brushes still casts its shadow. */
@@ -493,6 +509,8 @@ vec3_t rface_clamp(const rface_t *f, vec3_t p);
 /* Luxel sample points, clusters and phong normals of a face whose w, h,
  * ext.texturemins and tex_to_world are set (one luxel per LIGHTMAP_SCALE). */
 void qrad_face_samples(const qrad_t *q, rface_t *f);
+/* -preset qrad3's sample points instead (its CalcPoints; facegeom.c). */
+void qrad3_face_samples(const qrad_t *q, rface_t *f);
 /* A face's samples, clusters and phong normals as bytes (for ranks). */
 size_t qrad_samples_size(const rface_t *f);
 void qrad_samples_pack(const rface_t *f, uint8_t *out);

@@ -59,9 +59,11 @@ static bool dropped(int tool, bool light, bool world, const char *key)
 {
     if (tool == QRAD_TOOL_QRAD3) {
         if (light) return !listed(qrad3_light_keys, key);
-        /* Every other entity: qrad3 reads no lighting key of a model or of
-         * worldspawn (qrad reads only underscored ones there). */
-        return key[0] == '_';
+        /* Every other entity: qrad3 reads one lighting key of a model or of
+         * worldspawn, _minlight (lightmap.c FinalLightFace reads it from
+         * the entity of the face's model, worldspawn for the world's); qrad
+         * reads only underscored ones there. */
+        return key[0] == '_' && strcmp(key, "_minlight") != 0;
     }
     if (tool == QRAD_TOOL_ERICW) {
         if (world) return listed(ericw_world_drop, key) || arghrad_numbered_sun(key);

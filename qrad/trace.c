@@ -705,6 +705,19 @@ bool tracer_build_liquids(tracer_t *t, const qrad_t *q, q2err_t *err)
     return build_over(t, q, qrad_face_liquid, err);
 }
 
+bool qrad3_see_through(const qrad_t *q, int f)
+{
+    const rface_t *rf = &q->faces[f];
+    if (rf->numpoints < 3 || (rf->texflags & SURF_SKY)) return false;
+    if (rf->model != 0) return true;
+    return (rf->texflags & (SURF_TRANS33 | SURF_TRANS66)) && !(rf->texflags & SURF_WARP);
+}
+
+bool tracer_build_see_through(tracer_t *t, const qrad_t *q, q2err_t *err)
+{
+    return build_over(t, q, qrad3_see_through, err);
+}
+
 /* Face f's fan triangle k (corners 0, k, k + 1); false when degenerate. */
 static bool fan_tri(const rface_t *rf, int f, int k, rtri_t *tri)
 {
@@ -1319,7 +1332,9 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
         q->pvs = NULL;
         return q2err_set(err, NULL, 0, 0, "visibility row %d is malformed", badrow);
     }
-    pvs_through_liquids(q);
+    /* qrad3 culls by the PVS as it is (its PvsForOrigin): light does not
+     * cross a liquid surface that blocks vis. */
+    if (!q->opts->qrad3_pvs) pvs_through_liquids(q);
     return true;
 }
 

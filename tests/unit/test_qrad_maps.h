@@ -193,15 +193,21 @@ static inline void compile_light_tex(const char *name, const char *text, const q
     assert_true(out->bsp.lightdatasize > 0);
 }
 
-/* Compiles the map text with qbsp and lights it with the qrad program (not
- * qrad_run: the program's option parsing, presets included, is what is
- * tested) and these options; its log is kept in out->log.
+/* Compiles the map text with qbsp (and, with vis, qvis) and lights it with
+ * the qrad program (not qrad_run: the program's option parsing, presets
+ * included, is what is tested) and these options; its log is kept in
+ * out->log.
  * Q2MAP_TEST_QRAD_BIN runs another build's qrad on the same bsps, to see a
  * test fail on a build without the rule it checks. */
-static inline void light_prog(const char *name, const char *text, const char *args, lit_t *out)
+static inline void light_prog_vis(const char *name, const char *text, const char *args, bool vis, lit_t *out)
 {
     char bsp[512], logp[512], cmd[4096];
     compile_map(name, text, bsp, sizeof bsp);
+    if (vis) {
+        /* the qvis program, for the PVS (qrad3 culls its lights by it) */
+        snprintf(cmd, sizeof cmd, "'%s/qvis' -threads 2 '%s' > '%s/%s.qvis.log' 2>&1", Q2MAP_BIN_DIR, bsp, tmpdir, name);
+        if (system(cmd) != 0) fail_msg("qvis failed on %s", name);
+    }
     snprintf(logp, sizeof logp, "%s/%s.qrad.log", tmpdir, name);
     const char *qrad = getenv("Q2MAP_TEST_QRAD_BIN");
     char def[512];
@@ -217,6 +223,11 @@ static inline void light_prog(const char *name, const char *text, const char *ar
     out->log[n] = 0;
     fclose(f);
     assert_true(out->bsp.lightdatasize > 0);
+}
+
+static inline void light_prog(const char *name, const char *text, const char *args, lit_t *out)
+{
+    light_prog_vis(name, text, args, false, out);
 }
 
 static inline void compile_light(const char *name, const char *text, const qrad_opts_t *o, lit_t *out)

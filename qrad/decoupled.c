@@ -371,7 +371,7 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         while (ns < MAXLIGHTMAPS && bsp->faces[fi].styles[ns] != 255) ns++;
         size_t n = (size_t)d->w * d->h * 3;
         if (d->lit) total += n * ns;
-        else if (n > shared) shared = n;
+        else if (!qrad_face_no_lightmap(q, fi) && n > shared) shared = n;
     }
     size_t base = q->opts->novanilla ? 0 : (size_t)bsp->lightdatasize;
     size_t size = base + total + shared;
@@ -387,7 +387,12 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         const rface_t *d = &dc->faces[fi];
         dface_t *df = &bsp->faces[fi];
         int32_t at;
-        if (!d->lit) {
+        int w = d->w, h = d->h;
+        if (qrad_face_no_lightmap(q, fi)) {
+            /* none at all: 0 x 0 at -1 (ericw-tools' sky) */
+            at = -1;
+            w = h = 0;
+        } else if (!d->lit) {
             if (shared_ofs < 0) {
                 shared_ofs = (long)ofs;
                 qrad_fill_ambient(q->opts, data + ofs, shared);
@@ -406,8 +411,8 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
             ofs += (size_t)ns * d->w * d->h * 3;
         }
         uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
-        wr_u16(e, (uint16_t)d->w);
-        wr_u16(e + 2, (uint16_t)d->h);
+        wr_u16(e, (uint16_t)w);
+        wr_u16(e + 2, (uint16_t)h);
         wr_i32(e + 4, at);
         for (int r = 0; r < 2; r++)
             for (int c = 0; c < 4; c++) wr_f32(e + 8 + 16 * r + 4 * c, dc->geo[fi].world_to_lm[r][c]);

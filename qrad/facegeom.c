@@ -558,3 +558,9 @@ int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4])
         }
     return nn;
 }
+
+bool qrad_face_no_lightmap(const qrad_t *q, int fi)
+{
+    const rface_t *f = &q->faces[fi];
+    return q->opts->sky_no_lightmap && f->sky && !f->lit;
+}

@@ -203,6 +203,10 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * E1M1-edited-ents, where a switchable light often outshines
          * style 0, the first lightmap's mean went 0.82 -> 0.95 of its own */
         o->styles_by_brightness = true;
+        /* and gives sky faces no lightmap at all (light/write.cc: a face
+         * that is not lightmapped keeps styles 255; its test "sky gets an
+         * optimized lightmap" reads style 255 and a 0 x 0 decoupled one) */
+        o->sky_no_lightmap = true;
         /* and a bmodel's luxels in the world's solid take the light at the
          * model's centre (light/ltface.cc, LightFace_AutoMin): E1M1's
          * doors, sunk in their walls, are otherwise black */

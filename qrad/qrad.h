@@ -92,6 +92,8 @@ typedef struct qrad_opts_t {
     bool surflight_selflit;   /* qrad3: a world light face's own emission is added to its lightmap */
     bool sun_grazing;         /* ericw: a sun lights every face whose plane it is not behind (by ANGLE_EPSILON), each
                                   luxel (1 - anglescale) + anglescale max(0, cos); qrad: only luxels it lights at cos > 0 */
+    bool sky_no_lightmap;     /* ericw: sky faces get no lightmap (styles 255, offset -1; 0 x 0 in DECOUPLED_LM);
+                                 qrad: they share the ambient block (write.c) */
     bool styles_by_brightness; /* ericw: a face's styles written brightest first (mean of its bytes), so style 0
                                   need not be first; qrad: style 0 first, then by style number */
     bool autominlight;        /* ericw: a bmodel's luxels in the world's solid take the light at the model's
@@ -578,6 +580,9 @@ void qrad_bounce_free(qrad_t *q);
  * minimum light and final touches and its lightmap bytes, on the rank that
  * lit it; the bytes go to rank 0, which alone goes on to write. */
 bool qrad_finish(qrad_t *q, q2err_t *err);
+/* A face written with no lightmap at all (styles 255, offset -1): a sky
+ * face under opts->sky_no_lightmap (facegeom.c; write.c, decoupled.c). */
+bool qrad_face_no_lightmap(const qrad_t *q, int fi);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 
 /* decoupled.c: DECOUPLED_LM. setup before the direct pass (every face's

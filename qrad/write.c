@@ -170,7 +170,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         const rface_t *f = &q->faces[fi];
         size_t n = (size_t)f->w * f->h * 3;
         if (f->lit) total += n * f->numstyles;
-        else if (n > shared) shared = n;
+        else if (!qrad_face_no_lightmap(q, fi) && n > shared) shared = n;
     }
     size_t size = total + shared;
     if (size > 0x7fffffff) return q2err_set(err, NULL, 0, 0, "lightmaps need %zu bytes, over 2 GB", size);
@@ -182,6 +182,10 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         rface_t *f = &q->faces[fi];
         dface_t *df = &bsp->faces[fi];
         memset(df->styles, 255, sizeof df->styles);
+        if (qrad_face_no_lightmap(q, fi)) {
+            df->lightofs = -1;
+            continue;
+        }
         if (!f->lit) {
             if (shared_ofs < 0) {
                 shared_ofs = (long)ofs;

@@ -859,10 +859,11 @@ static decoupled_lm_t *decoupled_entries(run_t *r, bool *only)
  * face's lightofs is -1, DECOUPLED_LM is the only BSPX lump and the
  * lighting lump is exactly the faces' decoupled lightmaps, each style of
  * each face once. Not checked: the back wall's 75 x 43 (its own comment:
- * it depends on ericw-tools' qbsp splits; our qbsp's face there is 93 x 43),
- * the sky face's style 255 and 0 x 0 decoupled lightmap (qrad lights sky
- * faces, docs/qrad.md "Lightmaps"), and ericw-tools' byte count, which pads
- * each face to 4 luxels (qrad packs them). */
+ * it depends on ericw-tools' qbsp splits; our qbsp's face there is 93 x 43)
+ * and ericw-tools' byte count, which pads each face to 4 luxels (qrad packs
+ * them). Under the preset, as ericw-tools: the sky face has no lightmap,
+ * style 255 and 0 x 0 decoupled (without it sky faces share the ambient
+ * block, docs/qrad.md "Lightmaps"). */
 static void test_q2_lightmap_custom_scale(void **state)
 {
     (void)state;
@@ -877,6 +878,15 @@ static void test_q2_lightmap_custom_scale(void **state)
         snprintf(msg, sizeof msg, "the func_group side wall (_world_units_per_luxel 48): 4 x 5 luxels, got %d x %d",
                  d[f].width, d[f].height);
         check(&r, d[f].width == 4 && d[f].height == 5, msg, (const uint8_t[3]){0, 0, 0});
+        if (r.ericw) {
+            /* "sky gets an optimized lightmap": none at all */
+            int sky = face_at(&r.bsp, 0, vec3(256, 240, 84), vec3(0, -1, 0));
+            if (sky < 0) fail_msg("%s: no sky face at (256 240 84)", r.name);
+            snprintf(msg, sizeof msg, "the sky face: style 255 (got %d), 0 x 0 decoupled (got %d x %d)",
+                     r.bsp.faces[sky].styles[0], d[sky].width, d[sky].height);
+            check(&r, r.bsp.faces[sky].styles[0] == 255 && d[sky].width == 0 && d[sky].height == 0, msg,
+                  (const uint8_t[3]){0, 0, 0});
+        }
         free(d);
         run_free(&r, &fails);
 

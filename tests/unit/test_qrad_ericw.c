@@ -762,6 +762,13 @@ static void test_q2_light_flush(void **state)
     for (int e = 0; e < 2; e++) {
         run_t r;
         run_case_game("q2_light_flush.map", false, NULL, e, false, "light/q2_light_flush_game", &r);
+        /* its test first asserts the bsp carries no BSPX lump */
+        bspx_t x;
+        q2err_t xerr;
+        if (!bspx_parse(&r.bsp, &x, NULL, &xerr)) fail_msg("%s: %s", r.name, xerr.msg);
+        int nbspx = x.count;
+        bspx_free(&x);
+        check(&r, nbspx == 0, "no BSPX lump", (const uint8_t[3]){(uint8_t)nbspx, 0, 0});
         const uint8_t *a = at(&r, 0, in_plane, ANY), *b = at(&r, 0, angled, ANY);
         check(&r, pred_orange(b, NULL), "the angled face beside brush 3's light lit orange", b);
         every_luxel(&r, 0, angled, ANY, pred_lit, NULL, "the angled face beside brush 3's light: no black luxel");

@@ -369,8 +369,8 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
         const rface_t *d = &dc->faces[fi];
         int ns = 0;
         while (ns < MAXLIGHTMAPS && bsp->faces[fi].styles[ns] != 255) ns++;
-        size_t n = (size_t)d->w * d->h * 3;
-        if (d->lit) total += n * ns;
+        size_t n = qrad_lightmap_block(q->opts, (size_t)d->w * d->h, 1);
+        if (d->lit) total += qrad_lightmap_block(q->opts, (size_t)d->w * d->h, ns);
         else if (!qrad_face_no_lightmap(q, fi) && n > shared) shared = n;
     }
     size_t base = q->opts->novanilla ? 0 : (size_t)bsp->lightdatasize;
@@ -379,6 +379,8 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
     /* after the vanilla lightmaps (grown in place, not copied) */
     uint8_t *data = base ? q2_realloc(bsp->lightdata, size) : q2_malloc(size > 0 ? size : 1);
     if (base) bsp->lightdata = data;
+    /* zeroed: the padding of lightmap_pad4 is part of the file */
+    memset(data + base, 0, size - base);
     uint8_t *lump = q2_calloc(nf > 0 ? (size_t)nf : 1, DECOUPLED_LM_ENTRY);
     /* The layout first (face order), then the bytes on the threads. */
     size_t ofs = base;
@@ -408,7 +410,7 @@ bool qrad_decoupled_write(qrad_t *q, q2err_t *err)
             int ns = 0;
             while (ns < MAXLIGHTMAPS && df->styles[ns] != 255) ns++;
             at = (int32_t)ofs;
-            ofs += (size_t)ns * d->w * d->h * 3;
+            ofs += qrad_lightmap_block(q->opts, (size_t)d->w * d->h, ns);
         }
         uint8_t *e = lump + (size_t)fi * DECOUPLED_LM_ENTRY;
         wr_u16(e, (uint16_t)w);

@@ -564,3 +564,10 @@ bool qrad_face_no_lightmap(const qrad_t *q, int fi)
     const rface_t *f = &q->faces[fi];
     return q->opts->sky_no_lightmap && f->sky && !f->lit;
 }
+
+size_t qrad_lightmap_block(const qrad_opts_t *o, size_t samples, int numstyles)
+{
+    size_t n = samples * (size_t)numstyles;
+    if (o->lightmap_pad4) n = (n + 3) & ~(size_t)3;
+    return n * 3;
+}

@@ -207,6 +207,9 @@ static bool apply_preset(const char *name, qrad_opts_t *o)
          * that is not lightmapped keeps styles 255; its test "sky gets an
          * optimized lightmap" reads style 255 and a 0 x 0 decoupled one) */
         o->sky_no_lightmap = true;
+        /* and starts each face's block on 4 samples, as ericw-tools'
+         * lump (its novanillaWorldUnitsPerLuxel test counts the bytes so) */
+        o->lightmap_pad4 = true;
         /* and a bmodel's luxels in the world's solid take the light at the
          * model's centre (light/ltface.cc, LightFace_AutoMin): E1M1's
          * doors, sunk in their walls, are otherwise black */

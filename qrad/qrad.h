@@ -92,6 +92,7 @@ typedef struct qrad_opts_t {
     bool surflight_selflit;   /* qrad3: a world light face's own emission is added to its lightmap */
     bool sun_grazing;         /* ericw: a sun lights every face whose plane it is not behind (by ANGLE_EPSILON), each
                                   luxel (1 - anglescale) + anglescale max(0, cos); qrad: only luxels it lights at cos > 0 */
+    bool lightmap_pad4;       /* ericw: each face's block in the lighting lump padded to 4 samples (zeros after) */
     bool sky_no_lightmap;     /* ericw: sky faces get no lightmap (styles 255, offset -1; 0 x 0 in DECOUPLED_LM);
                                  qrad: they share the ambient block (write.c) */
     bool styles_by_brightness; /* ericw: a face's styles written brightest first (mean of its bytes), so style 0
@@ -583,6 +584,10 @@ bool qrad_finish(qrad_t *q, q2err_t *err);
 /* A face written with no lightmap at all (styles 255, offset -1): a sky
  * face under opts->sky_no_lightmap (facegeom.c; write.c, decoupled.c). */
 bool qrad_face_no_lightmap(const qrad_t *q, int fi);
+/* The bytes a face's lightmap block takes in the lighting lump: samples
+ * times styles, RGB, rounded up to 4 samples under opts->lightmap_pad4
+ * (facegeom.c; write.c, decoupled.c). */
+size_t qrad_lightmap_block(const qrad_opts_t *o, size_t samples, int numstyles);
 bool qrad_write_lighting(qrad_t *q, q2err_t *err);
 
 /* decoupled.c: DECOUPLED_LM. setup before the direct pass (every face's

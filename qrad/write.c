@@ -168,13 +168,14 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
     if (q->opts->styles_by_brightness) qrad_faces_parallel(q, order_face_styles, NULL);
     for (int fi = 0; fi < nf; fi++) {
         const rface_t *f = &q->faces[fi];
-        size_t n = (size_t)f->w * f->h * 3;
-        if (f->lit) total += n * f->numstyles;
+        size_t n = qrad_lightmap_block(q->opts, (size_t)f->w * f->h, 1);
+        if (f->lit) total += qrad_lightmap_block(q->opts, (size_t)f->w * f->h, f->numstyles);
         else if (!qrad_face_no_lightmap(q, fi) && n > shared) shared = n;
     }
     size_t size = total + shared;
     if (size > 0x7fffffff) return q2err_set(err, NULL, 0, 0, "lightmaps need %zu bytes, over 2 GB", size);
-    uint8_t *data = q2_malloc(size > 0 ? size : 1);
+    /* zeroed: the padding of lightmap_pad4 is part of the file */
+    uint8_t *data = q2_calloc(size > 0 ? size : 1, 1);
     /* The layout first (face order), then the bytes on the threads. */
     size_t ofs = 0;
     long shared_ofs = -1;
@@ -198,7 +199,7 @@ bool qrad_write_lighting(qrad_t *q, q2err_t *err)
         }
         df->lightofs = (int32_t)ofs;
         for (int s = 0; s < f->numstyles; s++) df->styles[s] = (uint8_t)f->styles[s];
-        ofs += (size_t)f->numstyles * f->w * f->h * 3;
+        ofs += qrad_lightmap_block(q->opts, (size_t)f->w * f->h, f->numstyles);
     }
     qrad_faces_parallel(q, copy_face_bytes, data);
     if (ofs != size) {

@@ -48,7 +48,7 @@ static const keyrow_t k_rows[] = {
     {"_super_detail", K, B | G, 0, "0", MNL, "", "none", "no compiler reads it: ericw-tools' qbsp source and docs (qbsp.rst) have no _super_detail, nor do q2tools-220, arghrad or qrad3"},
     {"_hulls", K, B, 0, "0", MNL, "", "ericw", "Quake 1 clipping hulls; Quake 2 collides with brushes"},
     {"_lmscale", K, B | G, 0, "16", MNL, "", "ericw", "ericw-tools writes it as the BSPX LMSHIFT lump, which no Quake 2 engine reads (Q2PRO reads DECOUPLED_LM, Yamagi and the re-release neither; docs/formats.md): use _world_units_per_luxel, which qrad honours through DECOUPLED_LM"},
-    {"_world_units_per_luxel", K, W | B | G, QR, "the option", HON, "test_entity_key", "ericw", "with qrad -world_units_per_luxel: the decoupled lightmap density of this entity's faces (worldspawn: the world's)"},
+    {"_world_units_per_luxel", K, W | B | G, QR, "the option", HON, "test_entity_key", "ericw", "the decoupled lightmap (DECOUPLED_LM) density of this entity's faces; worldspawn's turns them on without qrad -world_units_per_luxel (ericw-tools' global setting), a brush entity's applies once they are on"},
     {"_lightgrid", K, W, QR, "0", HON, "test_lightgrid_keys", "ericw", "1: qrad writes the BSPX LIGHTGRID_OCTREE lump, as -lightgrid"},
     {"_lightgrid_dist", K, W, QR, "32 32 32", HON, "test_lightgrid_keys", "ericw", "the light grid's spacing (-lightgrid_dist wins)"},
     {"_lightgrid_hint", K, P, QR, "0", HON, "test_lightgrid_hint", "ericw", "1: the entity's origin bounds the light grid (with the other hints, when they span a box)"},

@@ -46,11 +46,12 @@ typedef struct decoupled_t {
 } decoupled_t;
 
 /* Units per luxel for a face: its entity's _world_units_per_luxel
- * (worldspawn's for the world), else the option; as ericw-tools, the key
- * is a per-entity setting that applies only when the option is given. */
+ * (worldspawn's for the world), else q->world_upl (the option, else
+ * worldspawn's); as ericw-tools, a brush entity's key alone turns nothing
+ * on: it applies once the option or worldspawn's key does. */
 static double face_upl(const qrad_t *q, int model, const double *model_upl)
 {
-    return model_upl[model] > 0 ? model_upl[model] : q->opts->world_units_per_luxel;
+    return model_upl[model] > 0 ? model_upl[model] : q->world_upl;
 }
 
 static void model_upl_table(const qrad_t *q, double *upl)
@@ -179,7 +180,7 @@ static bool setup_face(const qrad_t *q, int fi, double upl, rface_t *d, dface_ge
 
 bool qrad_decoupled_setup(qrad_t *q, q2err_t *err)
 {
-    if (q->opts->world_units_per_luxel <= 0) return true;
+    if (q->world_upl <= 0) return true;
     const bsp_t *bsp = q->bsp;
     int nf = bsp->numfaces;
     decoupled_t *dc = q2_calloc(1, sizeof *dc);

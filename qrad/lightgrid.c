@@ -648,7 +648,7 @@ bool qrad_drop_stale_lumps(qrad_t *q, q2err_t *err)
         bool written;
     } lumps[] = {{"LIGHTGRID_OCTREE", grid},
                  {"FACENORMALS", q->opts->wrnormals},
-                 {"DECOUPLED_LM", q->opts->world_units_per_luxel > 0}};
+                 {"DECOUPLED_LM", q->world_upl > 0}};
     for (size_t i = 0; i < sizeof lumps / sizeof lumps[0]; i++)
         if (!lumps[i].written && bspx_has_lump(q->bsp, lumps[i].name) &&
             !bspx_put_lump(q->bsp, lumps[i].name, NULL, 0, err))

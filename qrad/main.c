@@ -56,7 +56,7 @@ static void usage(FILE *f)
             "  -lightgrid_dist X Y Z  its point spacing in units (default 32 32 32)\n"
             "  -wrnormals     write a FACENORMALS lump (the phong normals used)\n"
             "  -world_units_per_luxel N  also write DECOUPLED_LM lightmaps at N units per luxel\n"
-            "  -novanilla     with -world_units_per_luxel: only the decoupled lightmaps\n"
+            "  -novanilla     with -world_units_per_luxel (or worldspawn's key): only the decoupled lightmaps\n"
             "  -basedir DIR   game directory root (holds baseq2/) for textures\n"
             "  -gamedir DIR   mod directory (name under basedir, or a path)\n"
             "  -v             verbose    -quiet   warnings and errors only\n"
@@ -380,10 +380,6 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     }
     if (!path) {
         usage(stderr);
-        return 2;
-    }
-    if (opts.novanilla && opts.world_units_per_luxel <= 0) {
-        fprintf(stderr, "qrad: -novanilla needs -world_units_per_luxel (the bsp would have no lightmaps)\n");
         return 2;
     }
     if (opts.soft < 0) opts.soft = opts.extra ? 2 : 1;

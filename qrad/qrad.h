@@ -362,6 +362,8 @@ typedef struct qrad_t {
      * the rank that lit it, which also finishes it (qrad_finish) on the
      * direct pass's items, kept here (also with full_exchange when there
      * are decoupled lightmaps, which are finished there too). */
+    double world_upl;          /* DECOUPLED_LM's units per luxel: -world_units_per_luxel, else worldspawn's
+                                  _world_units_per_luxel (ericw-tools' global setting); 0 = none */
     bool full_exchange;
     struct dist_items_t *direct_items;
 } qrad_t;

@@ -47,6 +47,17 @@ bool qrad_begin(qrad_t *q, bsp_t *bsp, const qrad_opts_t *opts, texdb_t *texdb, 
     if (bsp->nummodels < 1) return q2err_set(err, NULL, 0, 0, "the bsp has no models");
     if (!entities_parse(bsp->entities ? bsp->entities : "", "entity lump", &q->ents, err)) return false;
     qrad_tool_keys(q);
+    /* worldspawn's _world_units_per_luxel is ericw-tools' global setting:
+     * it turns the decoupled lightmaps on as the option does (its tests
+     * novanillaWorldUnitsPerLuxel and the -lightgrid one give no option) */
+    const entity_t *wsk = qrad_worldspawn(q);
+    q->world_upl = opts->world_units_per_luxel > 0 ? opts->world_units_per_luxel
+                   : wsk                          ? qrad_key_float(q, wsk, "_world_units_per_luxel", 0, 0, 256)
+                                                  : 0;
+    if (opts->novanilla && q->world_upl <= 0)
+        return q2err_set(err, NULL, 0, 0,
+                         "-novanilla needs -world_units_per_luxel or a worldspawn _world_units_per_luxel (the bsp "
+                         "would have no lightmaps)");
     qrad_dirt_setup(q);
     if (!qrad_models_setup(q, err)) return false;
     if (!qrad_pvs_setup(q, err)) return false;

@@ -68,7 +68,11 @@ cp "$src" "$TMP/nov.bsp"
 "$BIN/qrad" -quiet -world_units_per_luxel 8 -novanilla "$TMP/nov.bsp" || bad "-novanilla"
 "$BIN/bspinfo" --check "$TMP/nov.bsp" >/dev/null 2>&1 || bad "bspinfo --check on -novanilla output"
 "$BIN/bspinfo" "$TMP/nov.bsp" | grep -q " 0 of [0-9]* faces with lightmaps" || bad "-novanilla left vanilla lightmaps"
-"$BIN/qrad" -quiet -novanilla "$TMP/nov.bsp" 2>/dev/null; [ $? -eq 2 ] || bad "-novanilla alone accepted"
+# without the option and without a worldspawn _world_units_per_luxel: an
+# error (the bsp would have no lightmaps), the file left as it was
+cp "$TMP/nov.bsp" "$TMP/nov2.bsp"
+"$BIN/qrad" -quiet -novanilla "$TMP/nov2.bsp" 2>/dev/null; [ $? -eq 1 ] || bad "-novanilla alone accepted"
+cmp -s "$TMP/nov.bsp" "$TMP/nov2.bsp" || bad "-novanilla alone changed the bsp"
 
 # qview: the decoupled lightmaps change the picture; the overlay draws.
 if [ -x "$BIN/qview" ]; then

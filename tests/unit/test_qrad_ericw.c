@@ -858,10 +858,11 @@ static decoupled_lm_t *decoupled_entries(run_t *r, bool *only)
 
 /* "q2_lightmap_custom_scale" (ericw-tools 8cc7b0e3's map, the one its
  * -lightgrid and -novanilla tests read): worldspawn _world_units_per_luxel
- * 8, a side wall in a func_group with _world_units_per_luxel 48. ericw-tools'
- * light turns the decoupled lightmaps on from the worldspawn key alone; qrad
- * from -world_units_per_luxel (docs/qrad.md), so both runs pass 8, the
- * worldspawn's value. Checked in both modes: the side wall's decoupled
+ * 8, a side wall in a func_group with _world_units_per_luxel 48. As in
+ * ericw-tools' tests, the runs give -lightgrid and -novanilla alone: the
+ * worldspawn key turns the decoupled lightmaps on, as the option would (the
+ * previous qrad wrote none, and stopped at -novanilla alone with exit status
+ * 2). Checked in both modes: the side wall's decoupled
  * lightmap is 4 x 5 luxels (ericw-tools' figure); with -novanilla every
  * face's lightofs is -1, DECOUPLED_LM is the only BSPX lump and the
  * lighting lump is exactly the faces' decoupled lightmaps, each style of
@@ -877,7 +878,7 @@ static void test_q2_lightmap_custom_scale(void **state)
     int fails = 0;
     for (int e = 0; e < 2; e++) {
         run_t r;
-        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -lightgrid", e, &r);
+        run_case("q2_lightmap_custom_scale.map", false, "-lightgrid", e, &r);
         decoupled_lm_t *d = decoupled_entries(&r, NULL);
         if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);
         int f = face_need(&r, 0, vec3(384, 240, 84), vec3(0, -1, 0));
@@ -897,7 +898,7 @@ static void test_q2_lightmap_custom_scale(void **state)
         free(d);
         run_free(&r, &fails);
 
-        run_case("q2_lightmap_custom_scale.map", false, "-world_units_per_luxel 8 -novanilla", e, &r);
+        run_case("q2_lightmap_custom_scale.map", false, "-novanilla", e, &r);
         bool only = false;
         d = decoupled_entries(&r, &only);
         if (!d) fail_msg("%s: no DECOUPLED_LM lump", r.name);

@@ -228,6 +228,12 @@ static bool pred_lit(const uint8_t *px, const void *arg)
     return px[0] > 0;
 }
 
+static bool pred_grey(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] == px[1] && px[1] == px[2];
+}
+
 static void expect_near(run_t *r, const uint8_t *px, int R, int G, int B, int tol, const char *what)
 {
     want_t w = {{R, G, B}, tol};
@@ -421,6 +427,28 @@ static void test_q2_dirt(void **state)
     case_done("q2_dirt", fails);
 }
 
+/* "dirtdebug works in q2": q2_dirt lit with -dirtdebug, whose lightmaps
+ * hold the dirt factor alone (255 x it, no light, no _minlight 0.75): the
+ * floor under the lava, which casts no dirt, is 255 on every luxel, and
+ * the floor luxel in the corner at (-124, 300, 32) is dark grey, black
+ * under the preset (ericw-tools: 0 0 0; its _dirtscale 2 saturates the
+ * corner's occlusion). */
+static void test_q2_dirt_debug(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_dirt.map", false, "-dirtdebug", e, &r);
+        every_near(&r, 0, vec3(104, 112, 48), ANY, 255, 255, 255, 0, "the floor under the lava unoccluded: 255");
+        const uint8_t *corner = at(&r, 0, vec3(-124, 300, 32), ANY);
+        check(&r, pred_grey(corner, NULL) && corner[0] < 64, "the floor in the corner occluded: dark grey", corner);
+        if (r.ericw) expect_near(&r, corner, 0, 0, 0, 1, "the floor in the corner, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_dirt_debug", fails);
+}
+
 /* "q2_light_origin_brush_shadow": sunlight 100 straight down on four
  * func_walls with origin brushes: the _shadow 1 ones shade the floor (the
  * nodraw one too), the others do not, and nothing shades the world's
@@ -455,12 +483,6 @@ static bool pred_only(const uint8_t *px, const void *arg)
     for (int k = 0; k < 3; k++)
         if ((k == c) != (px[k] > 0)) return false;
     return true;
-}
-
-static bool pred_grey(const uint8_t *px, const void *arg)
-{
-    (void)arg;
-    return px[0] == px[1] && px[1] == px[2];
 }
 
 /* ericw-tools' orange (255 127 64, its baselt_5.wal_json colour): red over
@@ -938,6 +960,7 @@ int main(void)
         cmocka_unit_test(test_q2_minlight_nomottle),
         cmocka_unit_test(test_q2_minlight_inherited),
         cmocka_unit_test(test_q2_dirt),
+        cmocka_unit_test(test_q2_dirt_debug),
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
         cmocka_unit_test(test_q2_light_group),
         cmocka_unit_test(test_q2_light_group_dirt),

@@ -357,23 +357,27 @@ static void test_q2_light_sunlight_default_mangle(void **state)
     case_done("q2_light_sunlight_default_mangle", fails);
 }
 
-/* "q2_light_sun": a red "_sun" "1" light aimed at an info_null: black in
- * the box's shadow, red 128 units to either side (ericw-tools: 220 0 0). */
+/* "q2_light_sun": a red "_sun" "1" light aimed at an info_null
+ * (q2_light_sun), or given the same direction as a "mangle" (144.5 -28 0,
+ * q2_light_sun_mangle, whose info_null nothing targets): black in the
+ * box's shadow, red 128 units to either side (ericw-tools: 220 0 0). */
 static void test_q2_light_sun(void **state)
 {
     (void)state;
     int fails = 0;
-    for (int e = 0; e < 2; e++) {
-        run_t r;
-        run_case("q2_light_sun.map", false, NULL, e, &r);
-        expect_near(&r, at(&r, 0, vec3(1084, 1284, 944), ANY), 0, 0, 0, 0, "in the shadow black");
-        for (int sx = -1; sx <= 1; sx += 2) {
-            const uint8_t *px = at(&r, 0, vec3(1084 + sx * 128, 1284, 944), ANY);
-            check(&r, px[0] > 0 && px[1] == 0 && px[2] == 0, "beside the shadow lit, red only", px);
-            if (r.ericw) expect_near(&r, px, 220, 0, 0, 1, "beside the shadow, ericw-tools' value");
+    static const char *maps[2] = {"q2_light_sun.map", "q2_light_sun_mangle.map"};
+    for (int m = 0; m < 2; m++)
+        for (int e = 0; e < 2; e++) {
+            run_t r;
+            run_case(maps[m], false, NULL, e, &r);
+            expect_near(&r, at(&r, 0, vec3(1084, 1284, 944), ANY), 0, 0, 0, 0, "in the shadow black");
+            for (int sx = -1; sx <= 1; sx += 2) {
+                const uint8_t *px = at(&r, 0, vec3(1084 + sx * 128, 1284, 944), ANY);
+                check(&r, px[0] > 0 && px[1] == 0 && px[2] == 0, "beside the shadow lit, red only", px);
+                if (r.ericw) expect_near(&r, px, 220, 0, 0, 1, "beside the shadow, ericw-tools' value");
+            }
+            run_free(&r, &fails);
         }
-        run_free(&r, &fails);
-    }
     case_done("q2_light_sun", fails);
 }
 

@@ -381,6 +381,36 @@ static void test_q2_light_sun(void **state)
     case_done("q2_light_sun", fails);
 }
 
+/* "q2_light_black": "ensure completely black lightmaps are written out as
+ * style 0 in Q2 mode". A spot light (light 1000, a 30-degree cone aimed at
+ * the room's -x end) leaves the +x end wall (its face at (1056, 1300, 972),
+ * facing -x) without light (the map has _bounce 0 and no minlight): the
+ * face still gets a lightmap of style 0 alone (styles 0 255 255 255, a
+ * lightmap offset), not style 255 as a Quake 1 light drops such a face,
+ * and its luxel there is 0 0 0. */
+static void test_q2_light_black(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const vec3_t p = {1056, 1300, 972};
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_light_black.map", false, NULL, e, &r);
+        int f = face_at(&r.bsp, 0, p, vec3(-1, 0, 0));
+        if (f < 0) fail_msg("%s: no face at (1056 1300 972) facing -x", r.name);
+        const uint8_t *st = r.bsp.faces[f].styles;
+        char msg[160];
+        snprintf(msg, sizeof msg, "the unlit wall's styles 0 255 255 255 (got %d %d %d %d), lightofs %d", st[0], st[1],
+                 st[2], st[3], r.bsp.faces[f].lightofs);
+        check(&r, st[0] == 0 && st[1] == 255 && st[2] == 255 && st[3] == 255 && r.bsp.faces[f].lightofs >= 0, msg,
+              (const uint8_t[3]){0, 0, 0});
+        if (r.bsp.faces[f].lightofs >= 0)
+            expect_near(&r, at(&r, 0, p, vec3(-1, 0, 0)), 0, 0, 0, 0, "the unlit wall black");
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_black", fails);
+}
+
 static bool pred_uniform(const uint8_t *px, const void *arg)
 {
     const uint8_t *first = arg;
@@ -961,6 +991,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_cone),
         cmocka_unit_test(test_q2_light_sunlight_default_mangle),
         cmocka_unit_test(test_q2_light_sun),
+        cmocka_unit_test(test_q2_light_black),
         cmocka_unit_test(test_q2_minlight_nomottle),
         cmocka_unit_test(test_q2_minlight_inherited),
         cmocka_unit_test(test_q2_dirt),

@@ -981,6 +981,84 @@ static void test_q2_lightmap_custom_scale(void **state)
     case_done("q2_lightmap_custom_scale", fails);
 }
 
+/* ------------------------------------------------ phong across contents */
+
+/* The largest angle (degrees) between face f's FACENORMALS vertex normals
+ * and its plane's normal. */
+static double face_bend(const bsp_t *bsp, const facenormals_t *fn, int f)
+{
+    const dplane_t *pl = &bsp->planes[bsp->faces[f].planenum];
+    vec3_t n = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+    if (bsp->faces[f].side) n = vec_neg(n);
+    double worst = 0;
+    for (int k = 0; k < bsp->faces[f].numedges; k++) {
+        const float *v = fn->vecs[fn->index[fn->firstvert[f] + k][0]];
+        double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        double c = len > 0 ? (v[0] * n.x + v[1] * n.y + v[2] * n.z) / len : 1;
+        worst = fmax(worst, acos(fmin(1, fmax(-1, c))) * 180 / M_PI);
+    }
+    return worst;
+}
+
+/* "phong doesn't cross contents" (ericw-tools' test only compiles the map
+ * and lights it with -wrnormals): worldspawn _phong 1 (89 degrees), four
+ * two-slope ramps (the slopes 22 degrees apart), three of them standing in
+ * a water box whose surface (z 48, facing up) meets the steep slope 50
+ * degrees off it: SURF_WARP|TRANS33 water at x -368..-256, water without
+ * flags at -112..0, water of value 100 (ericw-tools' Quake 2 smoothing
+ * group) at 16..128; the ramp at -240..-128 stands in air. Checked, both
+ * modes: qbsp and qrad -wrnormals succeed and the bsp carries a FACENORMALS
+ * lump with an entry per face vertex; and what the map is about, at the
+ * warp water (ericw-tools' rule: surface flags SKY, WARP, TRANS33, TRANS66,
+ * FLOWING, NODRAW must match for two faces to smooth; qrad: warp faces get
+ * no lightmap and no phong): the steep slope's face above that water bends
+ * no more than the same slope's in air (its own 22-degree crease, 8.4
+ * degrees), not towards the water's surface, and that surface stays flat.
+ * Not asserted: at the unflagged water and at the value-100 water qrad
+ * smooths the surface with the slope (the surface bends 18 degrees, the
+ * slope up to 47): the first is what ericw-tools' flag rule allows too,
+ * the second its smoothing groups would keep apart (qrad reads no
+ * texinfo value as a group); docs/qrad.md. */
+static void test_q2_phong_doesnt_cross_contents(void **state)
+{
+    (void)state;
+    int fails = 0;
+    /* on the steep slope: z = 36.36 + (y - 144) * 91.64 / 76 */
+    const double y = 182, z = 36.3636 + (182 - 144) * (128 - 36.3636) / 76;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_phong_doesnt_cross_contents.map", false, "-wrnormals", e, &r);
+        bspx_t x;
+        q2err_t err;
+        if (!bspx_parse(&r.bsp, &x, NULL, &err)) fail_msg("%s: %s", r.name, err.msg);
+        const bspx_lump_t *l = bspx_find(&x, "FACENORMALS");
+        if (!l) fail_msg("%s: no FACENORMALS lump", r.name);
+        facenormals_t fn;
+        if (!facenormals_decode(&r.bsp, l->data, l->size, &fn, &err)) fail_msg("%s: %s", r.name, err.msg);
+        int nverts = 0;
+        for (int f = 0; f < r.bsp.numfaces; f++) nverts += r.bsp.faces[f].numedges;
+        char msg[192];
+        snprintf(msg, sizeof msg, "FACENORMALS: an entry per face vertex (%d of %d)", fn.numverts, nverts);
+        check(&r, fn.numverts == nverts, msg, (const uint8_t[3]){0, 0, 0});
+        int air = face_at(&r.bsp, 0, vec3(-184, y, z), ANY), warp = face_at(&r.bsp, 0, vec3(-312, y, z), ANY);
+        int surf = face_at(&r.bsp, 0, vec3(-312, 100, 48), vec3(0, 0, 1));
+        if (air < 0 || warp < 0 || surf < 0) fail_msg("%s: a face of the ramps or of the water is missing", r.name);
+        double b_air = face_bend(&r.bsp, &fn, air), b_warp = face_bend(&r.bsp, &fn, warp),
+               b_surf = face_bend(&r.bsp, &fn, surf);
+        snprintf(msg, sizeof msg,
+                 "the steep slope above the warp water bends %.1f degrees, no more than in air (%.1f): not towards "
+                 "the water's surface",
+                 b_warp, b_air);
+        check(&r, b_air > 1 && b_warp <= b_air + 0.5, msg, (const uint8_t[3]){0, 0, 0});
+        snprintf(msg, sizeof msg, "the warp water's surface flat (bends %.1f degrees)", b_surf);
+        check(&r, b_surf < 0.5, msg, (const uint8_t[3]){0, 0, 0});
+        facenormals_free(&fn);
+        bspx_free(&x);
+        run_free(&r, &fails);
+    }
+    case_done("q2_phong_doesnt_cross_contents", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1006,6 +1084,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_translucency),
         cmocka_unit_test(test_q2_lightmap_custom_scale),
         cmocka_unit_test(test_q2_light_flush),
+        cmocka_unit_test(test_q2_phong_doesnt_cross_contents),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

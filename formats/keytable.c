@@ -224,6 +224,7 @@ static const keyrow_t k_rows[] = {
     {"-noclip", O, 0, 0, "", MNL, "", "ericw", "Quake 1 clipping hulls"},
     {"-bounce", O, 0, QR, "8", HON, "test_qrad_options", "ericw, q2tools", "qrad -bounce N (0 = direct light only)"},
     {"-dirt", O, 0, QR, "", HON, "test_dirt", "ericw", "ambient occlusion"},
+    {"-dirtdebug", O, 0, QR, "", HON, "test_q2_dirt_debug", "ericw", "qrad -dirtdebug: style 0 is the dirt factor alone (255 unoccluded, 0 fully occluded), no light; turns dirt on"},
     {"-minlight", O, 0, QR, "", HON, "test_minlight", "ericw", "minimum light"},
     {"-extra", O, 0, QR, "", HON, "test_qrad_scale_options", "ericw, id", "qrad -extra"},
     {"-soft", O, 0, QR, "0", HON, "test_qrad_options", "ericw", "qrad -soft [N]: each luxel the mean of the (2N+1)^2 luxels around it on its face (N 1 by default, 2 with -extra)"},

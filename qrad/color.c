@@ -41,6 +41,19 @@ void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint
     }
 }
 
+void qrad_dirtdebug_bytes(const float *dirtmap, int n, uint8_t *out)
+{
+    /* ericw-tools' -dirtdebug (light/ltface.cc, LightFace_DirtDebug):
+     * style 0 holds 255 times the worldspawn dirt factor and nothing else,
+     * so no -scale, -maxlight, -ambient or minimum light: a debug view of
+     * the occlusion alone. */
+    for (int k = 0; k < n; k++) {
+        double r = dirtmap ? floor(255.0 * dirtmap[k] + 0.5) : 255;
+        uint8_t b = (uint8_t)(r > 255 ? 255 : r < 0 ? 0 : r);
+        out[k * 3] = out[k * 3 + 1] = out[k * 3 + 2] = b;
+    }
+}
+
 void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes)
 {
     float zero[3] = {0, 0, 0};

@@ -292,6 +292,9 @@ void qrad_decoupled_finish_face(qrad_t *q, int fi)
                 const float *src = slot >= 0 ? d->light + ((size_t)slot * n + k) * 3 : zero;
                 qrad_final_color(q->opts, src, s == 0, d->bytes + ((size_t)s * n + k) * 3);
             }
+            /* its own luxels' dirt factors, traced in the direct pass */
+            if (q->opts->dirtdebug && f->styles[s] == 0)
+                qrad_dirtdebug_bytes(d->dirtmap, n, d->bytes + (size_t)s * n * 3);
         }
     }
     /* points/vnormals stay shared with the vanilla face (not freed here) */

@@ -40,6 +40,8 @@ static void usage(FILE *f)
             "  -anglescale F  every light's ericw _anglescale: (1 - F) + F cos(incidence), 0..1\n"
             "  -dirt          dirtmapping (ambient occlusion) on every light (worldspawn _dirt 1)\n"
             "  -nodirt        no dirtmapping, whatever worldspawn says\n"
+            "  -dirtdebug     lightmaps of the dirt alone (ericw's): style 0 is 255 x the\n"
+            "                 dirt factor (255 unoccluded), no light; turns dirt on\n"
             "  -bouncescale F multiplies reflectivity in the bounces (default 1.0)\n"
             "  -bouncerays N  rays per bounce patch, rounded down to a square (default 64)\n"
             "  -extra         2x2 supersampling per luxel\n"
@@ -296,6 +298,8 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
             opts.dirt = 1;
         } else if (!strcmp(a, "-nodirt")) {
             opts.dirt = -1;
+        } else if (!strcmp(a, "-dirtdebug")) {
+            opts.dirtdebug = true;
         } else if (!strcmp(a, "-bouncescale")) {
             if (!parse_num(a, v, 0, 2, &opts.bouncescale)) return 2;
             i++;
@@ -383,6 +387,8 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         return 2;
     }
     if (opts.soft < 0) opts.soft = opts.extra ? 2 : 1;
+    /* ericw-tools' -dirtdebug turns dirt on, over -nodirt and worldspawn */
+    if (opts.dirtdebug) opts.dirt = 1;
     opts.threads = threads_resolve(threads);
     dist_set_threads(dist, opts.threads);
     opts.dist = dist;

@@ -78,6 +78,7 @@ typedef struct qrad_opts_t {
     bool bounce_set;    /* -bounce given: overrides worldspawn's _bounce */
     double minlight;    /* -minlight (0..1 as ericw's Quake 2 key), < 0 = unset */
     int dirt;           /* -dirt: 1 forces dirtmapping on, -1 off, 0 = worldspawn decides */
+    bool dirtdebug;     /* -dirtdebug (ericw's): style 0's bytes are the dirt factor alone, 255 x it */
     double anglescale;  /* ericw's _anglescale for every light; < 0 = keys decide (default: pure cosine) */
     double anglescale_default; /* the _anglescale of lights (and suns) without the key; < 0 = 1, qrad3's */
     /* Defaults of ericw's worldspawn keys (the keys still win); < 0: qrad's. */
@@ -532,6 +533,9 @@ int qrad_traced_neighbours(const rface_t *f, int i, int j, int nb[4]);
 /* color.c: colour helpers under every stage. */
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
+/* -dirtdebug: the block of a lit face's style 0 (out, w*h*3 bytes) as its
+ * dirt factors alone, 255 x each (255 where the face has none). */
+void qrad_dirtdebug_bytes(const float *dirtmap, int n, uint8_t *out);
 /* Fills bytes of lightmap with the ambient level: the block that the faces
  * without a lightmap of their own share (see write.c). */
 void qrad_fill_ambient(const qrad_opts_t *o, uint8_t *data, size_t bytes);

@@ -25,6 +25,8 @@ static void face_bytes(const qrad_opts_t *o, const rface_t *f, uint8_t *out)
         const float *src = f->light + (size_t)s * n * 3;
         for (int k = 0; k < n; k++)
             qrad_final_color(o, src + k * 3, f->styles[s] == 0, out + ((size_t)s * n + k) * 3);
+        /* the other styles keep their light, as in ericw-tools */
+        if (o->dirtdebug && f->styles[s] == 0) qrad_dirtdebug_bytes(f->dirtmap, n, out + (size_t)s * n * 3);
     }
 }
 

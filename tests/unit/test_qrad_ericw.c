@@ -228,6 +228,12 @@ static bool pred_lit(const uint8_t *px, const void *arg)
     return px[0] > 0;
 }
 
+static bool pred_grey(const uint8_t *px, const void *arg)
+{
+    (void)arg;
+    return px[0] == px[1] && px[1] == px[2];
+}
+
 static void expect_near(run_t *r, const uint8_t *px, int R, int G, int B, int tol, const char *what)
 {
     want_t w = {{R, G, B}, tol};
@@ -351,24 +357,58 @@ static void test_q2_light_sunlight_default_mangle(void **state)
     case_done("q2_light_sunlight_default_mangle", fails);
 }
 
-/* "q2_light_sun": a red "_sun" "1" light aimed at an info_null: black in
- * the box's shadow, red 128 units to either side (ericw-tools: 220 0 0). */
+/* "q2_light_sun": a red "_sun" "1" light aimed at an info_null
+ * (q2_light_sun), or given the same direction as a "mangle" (144.5 -28 0,
+ * q2_light_sun_mangle, whose info_null nothing targets): black in the
+ * box's shadow, red 128 units to either side (ericw-tools: 220 0 0). */
 static void test_q2_light_sun(void **state)
 {
     (void)state;
     int fails = 0;
+    static const char *maps[2] = {"q2_light_sun.map", "q2_light_sun_mangle.map"};
+    for (int m = 0; m < 2; m++)
+        for (int e = 0; e < 2; e++) {
+            run_t r;
+            run_case(maps[m], false, NULL, e, &r);
+            expect_near(&r, at(&r, 0, vec3(1084, 1284, 944), ANY), 0, 0, 0, 0, "in the shadow black");
+            for (int sx = -1; sx <= 1; sx += 2) {
+                const uint8_t *px = at(&r, 0, vec3(1084 + sx * 128, 1284, 944), ANY);
+                check(&r, px[0] > 0 && px[1] == 0 && px[2] == 0, "beside the shadow lit, red only", px);
+                if (r.ericw) expect_near(&r, px, 220, 0, 0, 1, "beside the shadow, ericw-tools' value");
+            }
+            run_free(&r, &fails);
+        }
+    case_done("q2_light_sun", fails);
+}
+
+/* "q2_light_black": "ensure completely black lightmaps are written out as
+ * style 0 in Q2 mode". A spot light (light 1000, a 30-degree cone aimed at
+ * the room's -x end) leaves the +x end wall (its face at (1056, 1300, 972),
+ * facing -x) without light (the map has _bounce 0 and no minlight): the
+ * face still gets a lightmap of style 0 alone (styles 0 255 255 255, a
+ * lightmap offset), not style 255 as a Quake 1 light drops such a face,
+ * and its luxel there is 0 0 0. */
+static void test_q2_light_black(void **state)
+{
+    (void)state;
+    int fails = 0;
+    const vec3_t p = {1056, 1300, 972};
     for (int e = 0; e < 2; e++) {
         run_t r;
-        run_case("q2_light_sun.map", false, NULL, e, &r);
-        expect_near(&r, at(&r, 0, vec3(1084, 1284, 944), ANY), 0, 0, 0, 0, "in the shadow black");
-        for (int sx = -1; sx <= 1; sx += 2) {
-            const uint8_t *px = at(&r, 0, vec3(1084 + sx * 128, 1284, 944), ANY);
-            check(&r, px[0] > 0 && px[1] == 0 && px[2] == 0, "beside the shadow lit, red only", px);
-            if (r.ericw) expect_near(&r, px, 220, 0, 0, 1, "beside the shadow, ericw-tools' value");
-        }
+        run_case("q2_light_black.map", false, NULL, e, &r);
+        int f = face_at(&r.bsp, 0, p, vec3(-1, 0, 0));
+        if (f < 0) fail_msg("%s: no face at (1056 1300 972) facing -x", r.name);
+        const uint8_t *st = r.bsp.faces[f].styles;
+        char msg[160];
+        snprintf(msg, sizeof msg, "the unlit wall's styles 0 255 255 255 (got %d %d %d %d), lightofs %d", st[0], st[1],
+                 st[2], st[3], r.bsp.faces[f].lightofs);
+        check(&r, st[0] == 0 && st[1] == 255 && st[2] == 255 && st[3] == 255 && r.bsp.faces[f].lightofs >= 0, msg,
+              (const uint8_t[3]){0, 0, 0});
+        if (r.bsp.faces[f].lightofs >= 0)
+            expect_near(&r, at(&r, 0, p, vec3(-1, 0, 0)), 0, 0, 0, 0, "the unlit wall black");
         run_free(&r, &fails);
     }
-    case_done("q2_light_sun", fails);
+    case_done("q2_light_black", fails);
 }
 
 static bool pred_uniform(const uint8_t *px, const void *arg)
@@ -421,6 +461,28 @@ static void test_q2_dirt(void **state)
     case_done("q2_dirt", fails);
 }
 
+/* "dirtdebug works in q2": q2_dirt lit with -dirtdebug, whose lightmaps
+ * hold the dirt factor alone (255 x it, no light, no _minlight 0.75): the
+ * floor under the lava, which casts no dirt, is 255 on every luxel, and
+ * the floor luxel in the corner at (-124, 300, 32) is dark grey, black
+ * under the preset (ericw-tools: 0 0 0; its _dirtscale 2 saturates the
+ * corner's occlusion). */
+static void test_q2_dirt_debug(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_dirt.map", false, "-dirtdebug", e, &r);
+        every_near(&r, 0, vec3(104, 112, 48), ANY, 255, 255, 255, 0, "the floor under the lava unoccluded: 255");
+        const uint8_t *corner = at(&r, 0, vec3(-124, 300, 32), ANY);
+        check(&r, pred_grey(corner, NULL) && corner[0] < 64, "the floor in the corner occluded: dark grey", corner);
+        if (r.ericw) expect_near(&r, corner, 0, 0, 0, 1, "the floor in the corner, ericw-tools' value");
+        run_free(&r, &fails);
+    }
+    case_done("q2_dirt_debug", fails);
+}
+
 /* "q2_light_origin_brush_shadow": sunlight 100 straight down on four
  * func_walls with origin brushes: the _shadow 1 ones shade the floor (the
  * nodraw one too), the others do not, and nothing shades the world's
@@ -455,12 +517,6 @@ static bool pred_only(const uint8_t *px, const void *arg)
     for (int k = 0; k < 3; k++)
         if ((k == c) != (px[k] > 0)) return false;
     return true;
-}
-
-static bool pred_grey(const uint8_t *px, const void *arg)
-{
-    (void)arg;
-    return px[0] == px[1] && px[1] == px[2];
 }
 
 /* ericw-tools' orange (255 127 64, its baselt_5.wal_json colour): red over
@@ -930,6 +986,84 @@ static void test_q2_lightmap_custom_scale(void **state)
     case_done("q2_lightmap_custom_scale", fails);
 }
 
+/* ------------------------------------------------ phong across contents */
+
+/* The largest angle (degrees) between face f's FACENORMALS vertex normals
+ * and its plane's normal. */
+static double face_bend(const bsp_t *bsp, const facenormals_t *fn, int f)
+{
+    const dplane_t *pl = &bsp->planes[bsp->faces[f].planenum];
+    vec3_t n = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+    if (bsp->faces[f].side) n = vec_neg(n);
+    double worst = 0;
+    for (int k = 0; k < bsp->faces[f].numedges; k++) {
+        const float *v = fn->vecs[fn->index[fn->firstvert[f] + k][0]];
+        double len = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        double c = len > 0 ? (v[0] * n.x + v[1] * n.y + v[2] * n.z) / len : 1;
+        worst = fmax(worst, acos(fmin(1, fmax(-1, c))) * 180 / M_PI);
+    }
+    return worst;
+}
+
+/* "phong doesn't cross contents" (ericw-tools' test only compiles the map
+ * and lights it with -wrnormals): worldspawn _phong 1 (89 degrees), four
+ * two-slope ramps (the slopes 22 degrees apart), three of them standing in
+ * a water box whose surface (z 48, facing up) meets the steep slope 50
+ * degrees off it: SURF_WARP|TRANS33 water at x -368..-256, water without
+ * flags at -112..0, water of value 100 (ericw-tools' Quake 2 smoothing
+ * group) at 16..128; the ramp at -240..-128 stands in air. Checked, both
+ * modes: qbsp and qrad -wrnormals succeed and the bsp carries a FACENORMALS
+ * lump with an entry per face vertex; and what the map is about, at the
+ * warp water (ericw-tools' rule: surface flags SKY, WARP, TRANS33, TRANS66,
+ * FLOWING, NODRAW must match for two faces to smooth; qrad: warp faces get
+ * no lightmap and no phong): the steep slope's face above that water bends
+ * no more than the same slope's in air (its own 22-degree crease, 8.4
+ * degrees), not towards the water's surface, and that surface stays flat.
+ * Not asserted: at the unflagged water and at the value-100 water qrad
+ * smooths the surface with the slope (the surface bends 18 degrees, the
+ * slope up to 47): the first is what ericw-tools' flag rule allows too,
+ * the second its smoothing groups would keep apart (qrad reads no
+ * texinfo value as a group); docs/qrad.md. */
+static void test_q2_phong_doesnt_cross_contents(void **state)
+{
+    (void)state;
+    int fails = 0;
+    /* on the steep slope: z = 36.36 + (y - 144) * 91.64 / 76 */
+    const double y = 182, z = 36.3636 + (182 - 144) * (128 - 36.3636) / 76;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case("q2_phong_doesnt_cross_contents.map", false, "-wrnormals", e, &r);
+        bspx_t x;
+        q2err_t err;
+        if (!bspx_parse(&r.bsp, &x, NULL, &err)) fail_msg("%s: %s", r.name, err.msg);
+        const bspx_lump_t *l = bspx_find(&x, "FACENORMALS");
+        if (!l) fail_msg("%s: no FACENORMALS lump", r.name);
+        facenormals_t fn;
+        if (!facenormals_decode(&r.bsp, l->data, l->size, &fn, &err)) fail_msg("%s: %s", r.name, err.msg);
+        int nverts = 0;
+        for (int f = 0; f < r.bsp.numfaces; f++) nverts += r.bsp.faces[f].numedges;
+        char msg[192];
+        snprintf(msg, sizeof msg, "FACENORMALS: an entry per face vertex (%d of %d)", fn.numverts, nverts);
+        check(&r, fn.numverts == nverts, msg, (const uint8_t[3]){0, 0, 0});
+        int air = face_at(&r.bsp, 0, vec3(-184, y, z), ANY), warp = face_at(&r.bsp, 0, vec3(-312, y, z), ANY);
+        int surf = face_at(&r.bsp, 0, vec3(-312, 100, 48), vec3(0, 0, 1));
+        if (air < 0 || warp < 0 || surf < 0) fail_msg("%s: a face of the ramps or of the water is missing", r.name);
+        double b_air = face_bend(&r.bsp, &fn, air), b_warp = face_bend(&r.bsp, &fn, warp),
+               b_surf = face_bend(&r.bsp, &fn, surf);
+        snprintf(msg, sizeof msg,
+                 "the steep slope above the warp water bends %.1f degrees, no more than in air (%.1f): not towards "
+                 "the water's surface",
+                 b_warp, b_air);
+        check(&r, b_air > 1 && b_warp <= b_air + 0.5, msg, (const uint8_t[3]){0, 0, 0});
+        snprintf(msg, sizeof msg, "the warp water's surface flat (bends %.1f degrees)", b_surf);
+        check(&r, b_surf < 0.5, msg, (const uint8_t[3]){0, 0, 0});
+        facenormals_free(&fn);
+        bspx_free(&x);
+        run_free(&r, &fails);
+    }
+    case_done("q2_phong_doesnt_cross_contents", fails);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -940,9 +1074,11 @@ int main(void)
         cmocka_unit_test(test_q2_light_cone),
         cmocka_unit_test(test_q2_light_sunlight_default_mangle),
         cmocka_unit_test(test_q2_light_sun),
+        cmocka_unit_test(test_q2_light_black),
         cmocka_unit_test(test_q2_minlight_nomottle),
         cmocka_unit_test(test_q2_minlight_inherited),
         cmocka_unit_test(test_q2_dirt),
+        cmocka_unit_test(test_q2_dirt_debug),
         cmocka_unit_test(test_q2_light_origin_brush_shadow),
         cmocka_unit_test(test_q2_light_group),
         cmocka_unit_test(test_q2_light_group_dirt),
@@ -953,6 +1089,7 @@ int main(void)
         cmocka_unit_test(test_q2_light_translucency),
         cmocka_unit_test(test_q2_lightmap_custom_scale),
         cmocka_unit_test(test_q2_light_flush),
+        cmocka_unit_test(test_q2_phong_doesnt_cross_contents),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

@@ -51,8 +51,7 @@ static int cmp_int(const void *a, const void *b) { return *(const int *)a - *(co
  * varints (a transfer in about 3 bytes instead of 8). */
 typedef struct transfers_t {
     qrad_t *q;
-    transfer_t *tr;
-    int nmax; /* slots per patch */
+    transfer_t **per; /* each patch's transfers, exactly numtransfers (NULL for none) */
 } transfers_t;
 
 static size_t varint_size(uint64_t v)
@@ -87,7 +86,7 @@ static size_t patch_transfers_size(void *ctx, long pi)
 {
     const transfers_t *x = ctx;
     const patch_t *p = &x->q->patches[pi];
-    const transfer_t *t = x->tr + (size_t)pi * x->nmax;
+    const transfer_t *t = x->per[pi];
     size_t n = varint_size((uint64_t)p->numtransfers);
     if (x->q->opts->qrad3_transfers) n += varint_size((uint64_t)p->lit);
     for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch)
@@ -99,7 +98,7 @@ static void patch_transfers_pack(void *ctx, long pi, uint8_t *out)
 {
     const transfers_t *x = ctx;
     const patch_t *p = &x->q->patches[pi];
-    const transfer_t *t = x->tr + (size_t)pi * x->nmax;
+    const transfer_t *t = x->per[pi];
     out = varint_put(out, (uint64_t)p->numtransfers);
     if (x->q->opts->qrad3_transfers) out = varint_put(out, (uint64_t)p->lit);
     for (int k = 0, prev = (int)pi; k < p->numtransfers; prev = t[k++].patch) {
@@ -112,17 +111,20 @@ static void patch_transfers_unpack(void *ctx, long pi, const uint8_t *in, size_t
 {
     transfers_t *x = ctx;
     patch_t *p = &x->q->patches[pi];
-    transfer_t *t = x->tr + (size_t)pi * x->nmax;
     const uint8_t *end = in + size;
     uint64_t n, v;
     in = varint_get(in, end, &n);
-    p->firsttransfer = (int)pi * x->nmax;
+    /* at most one transfer per byte pair: a bad count cannot allocate more */
+    if (n > size) n = size;
+    free(x->per[pi]);
+    transfer_t *t = x->per[pi] = n ? q2_malloc(sizeof(transfer_t) * (size_t)n) : NULL;
+    p->firsttransfer = 0;
     p->numtransfers = (int)n;
     if (x->q->opts->qrad3_transfers) {
         in = varint_get(in, end, &v);
         p->lit = (int)v;
     }
-    for (int k = 0, prev = (int)pi; k < (int)n && k < x->nmax; prev = t[k++].patch) {
+    for (int k = 0, prev = (int)pi; k < (int)n; prev = t[k++].patch) {
         in = varint_get(in, end, &v);
         t[k].patch = (int)(prev + unzigzag(v));
         in = varint_get(in, end, &v);
@@ -328,10 +330,9 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     const bool see = q->opts->qrad3_transfers;
     const int K = see ? SEE_THROUGH_MAX + 1 : 1;
     const int Nmax = N * K * (see ? 2 : 1);
-    int *hits = q2_malloc(sizeof(int) * (size_t)(total > 0 ? total : 1) * Nmax);
-    transfer_t *tr = q2_malloc(sizeof(transfer_t) * (size_t)(total > 0 ? total : 1) * Nmax);
+    transfer_t **per = q2_calloc(total > 0 ? (size_t)total : 1, sizeof(transfer_t *));
     long rays = 0;
-    transfers_t tx = {q, tr, Nmax};
+    transfers_t tx = {q, per};
     /* -preset qrad3: its liquid surfaces are patches like any face
      * (patches.c MakePatches) and its transfers weigh each patch by its
      * solid angle, so a floor a few units under water sends nearly all its
@@ -345,15 +346,13 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     memset(&seethru, 0, sizeof seethru);
     int *twin = NULL;
     if (see && !tracer_build_see_through(&seethru, q, err)) {
-        free(hits);
-        free(tr);
+        free(per);
         return false;
     }
     if (q->opts->qrad3_light) {
         if (!tracer_build_liquids(&liquids, q, err)) {
             tracer_free(&seethru);
-            free(hits);
-            free(tr);
+            free(per);
             return false;
         }
         twin = liquid_twins(q);
@@ -361,13 +360,17 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
     static const dist_codec_t codec = {patch_transfers_size, patch_transfers_pack, patch_transfers_unpack, false};
     dist_loop_t *dl = dist_loop_begin(q->opts->dist, total, &codec, &tx);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)
+    {
+    /* a patch's ray slots: scratch of the thread, sorted into its
+     * transfers (qrad3_transfers makes them 8 times the rays) */
+    int *h = q2_malloc(sizeof(int) * (size_t)Nmax);
+    transfer_t *out = q2_malloc(sizeof(transfer_t) * (size_t)Nmax);
     for (long item; dist_loop_next(dl, &item); dist_loop_finished(dl, item)) {
         int pi = (int)item;
         patch_t *p = &q->patches[pi];
         vec3_t nrm = p->normal;
         vec3_t up = fabs(nrm.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
         vec3_t u = vec_normalize(vec_cross(up, nrm), NULL), v = vec_cross(nrm, u);
-        int *h = hits + (size_t)pi * Nmax;
         int S = p->raygrid, N = S * S, lit = 0;
         uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
         double rot = (seed & 0xffffff) / 16777216.0;
@@ -445,23 +448,41 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         }
         p->lit = lit;
         qsort(h, (size_t)nslots, sizeof(int), cmp_int);
-        transfer_t *out = tr + (size_t)pi * Nmax;
         int nt = 0;
         for (int k = 0; k < nslots; k++) {
             if (h[k] < 0) continue;
             if (nt > 0 && out[nt - 1].patch == h[k]) out[nt - 1].count++;
             else out[nt++] = (transfer_t){h[k], 1};
         }
-        p->firsttransfer = pi * Nmax;
+        per[pi] = nt ? q2_malloc(sizeof(transfer_t) * (size_t)nt) : NULL;
+        if (nt) memcpy(per[pi], out, sizeof(transfer_t) * (size_t)nt);
+        p->firsttransfer = 0;
         p->numtransfers = nt;
+    }
+    free(h);
+    free(out);
     }
     dist_loop_end(dl);
     tracer_free(&liquids);
     tracer_free(&seethru);
     free(twin);
     dist_sum_long(q->opts->dist, &rays, 1);
-    free(hits);
     q->rays += rays;
+    /* one array, each patch's transfers after the previous patch's (a
+     * patch holds only what its rays found: qrad3_transfers' slots are 8
+     * times the rays, which a fixed stride kept for every patch) */
+    size_t used = 0;
+    for (int pi = 0; pi < total; pi++) used += (size_t)q->patches[pi].numtransfers;
+    transfer_t *tr = q2_malloc(sizeof(transfer_t) * (used > 0 ? used : 1));
+    used = 0;
+    for (int pi = 0; pi < total; pi++) {
+        patch_t *p = &q->patches[pi];
+        if (p->numtransfers > 0) memcpy(tr + used, per[pi], sizeof(transfer_t) * (size_t)p->numtransfers);
+        free(per[pi]);
+        p->firsttransfer = (int)used;
+        used += (size_t)p->numtransfers;
+    }
+    free(per);
     q->transfers = tr;
     (void)err;
     return true;

@@ -450,16 +450,24 @@ static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
     vec3_t n = f->normal;
     vec3_t up = fabs(n.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0);
     vec3_t u = vec_normalize(vec_cross(up, n), NULL), v = vec_cross(n, u);
+    /* the spiral's offsets are the same for every luxel: once a face */
+    double rs[SUN_DIFFUSE_SAMPLES], cs[SUN_DIFFUSE_SAMPLES], sn[SUN_DIFFUSE_SAMPLES];
+    for (int k = 0; k < SUN_DIFFUSE_SAMPLES; k++) {
+        double a = k * 2.39996322972865332;
+        rs[k] = R * sqrt((k + 0.5) / SUN_DIFFUSE_SAMPLES);
+        cs[k] = cr_cos(a);
+        sn[k] = cr_sin(a);
+    }
     for (int idx = 0; idx < f->w * f->h; idx++) {
         vec3_t nrm = f->lnormals ? f->lnormals[idx] : n;
         double dot = vec_dot(s->dir, nrm);
         if (dot <= 0) continue;
         double sum = 0, wsum = 0;
         for (int k = 0; k < SUN_DIFFUSE_SAMPLES; k++) {
-            double r = R * sqrt((k + 0.5) / SUN_DIFFUSE_SAMPLES), a = k * 2.39996322972865332;
+            double r = rs[k];
             double w = 1 - r / R;
             wsum += w;
-            vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cr_cos(a)), vec_scale(v, r * cr_sin(a))));
+            vec3_t p = vec_add(f->samples[idx], vec_add(vec_scale(u, r * cs[k]), vec_scale(v, r * sn[k])));
             (*rays)++;
             if (trace_sky(&q->tracer, p, s->dir, 2 * WORLD_EXTENT, NULL) >= 0) sum += w;
         }

@@ -96,14 +96,20 @@ static double dirt_at(const qrad_t *q, const rface_t *f, vec3_t p, uint32_t seed
     double gather = 0;
     int count = 0;
     const int na = q->opts->dirt_angles > 0 ? q->opts->dirt_angles : DIRT_ANGLES;
+    /* each ring's elevation, and each direction's turn of the fixed
+     * pattern (mode 0), once a sample rather than once a ray (cr_sincos
+     * gives cr_sin's and cr_cos's bits) */
+    double se[DIRT_ELEVATIONS], ce[DIRT_ELEVATIONS];
+    for (int e = 0; e < DIRT_ELEVATIONS; e++) cr_sincos((e + 0.5) * estep, &se[e], &ce[e]);
     for (int k = 0; k <= na * DIRT_ELEVATIONS; k++) {
         vec3_t dir = n;
         if (k > 0) {
             int a = (k - 1) % na, e = (k - 1) / na;
             double turn = 0;
             if (d->mode == 1) turn = (hash32(seed ^ (uint32_t)(e * 0x9e3779b9U)) & 0xffff) / 65536.0;
-            double ang = (a + turn) * 2 * M_PI / na, el = (e + 0.5) * estep;
-            dir = vec_add(vec_scale(n, cr_cos(el)), vec_add(vec_scale(u, cr_sin(el) * cr_cos(ang)), vec_scale(v, cr_sin(el) * cr_sin(ang))));
+            double ang = (a + turn) * 2 * M_PI / na, sa, ca;
+            cr_sincos(ang, &sa, &ca);
+            dir = vec_add(vec_scale(n, ce[e]), vec_add(vec_scale(u, se[e] * ca), vec_scale(v, se[e] * sa)));
         }
         double dist;
         (*rays)++;

@@ -136,21 +136,7 @@ static vec3_t luxel_normal(const rface_t *f, vec3_t p)
  * goes to the back child, where qrad_point_leaf sends it to the front. The
  * lightmap grid lies on the 16-unit grid, as do most walls, so texel corners
  * are often exactly on a plane and the side decides solid or open. */
-static int qrad3_leaf(const bsp_t *bsp, vec3_t p)
-{
-    if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
-    int n = bsp->models[0].headnode, guard = 0;
-    while (n >= 0) {
-        if (n >= bsp->numnodes || ++guard > 100000) return -1;
-        const dnode_t *node = &bsp->nodes[n];
-        if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
-        const dplane_t *pl = &bsp->planes[node->planenum];
-        double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
-        n = node->children[d > 0 ? 0 : 1];
-    }
-    int leaf = -1 - n;
-    return leaf < bsp->numleafs ? leaf : -1;
-}
+static int qrad3_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bsp, p, true); }
 
 /* A sample's cluster: the world's by qrad's own leaf; a brush model's none
  * (-1: it sees every light), or under qrad3_model_pvs the cluster qrad3

@@ -478,6 +478,9 @@ int trace_closest_channels(const struct qrad_t *q, const tracer_t *t, vec3_t ori
  * the closest hit is none or not sky; faster where only that matters. */
 int trace_sky(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
+/* The same with the side of a point on a node's plane chosen: the back
+ * child when on_plane_back (qrad3's PointInLeafnum), else the front. */
+int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err);

@@ -1188,7 +1188,7 @@ int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hit
     return face;
 }
 
-int qrad_point_leaf(const bsp_t *bsp, vec3_t p)
+int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back)
 {
     if (bsp->numnodes == 0 || bsp->nummodels == 0) return bsp->numleafs > 0 ? 0 : -1;
     int n = bsp->models[0].headnode;
@@ -1199,11 +1199,14 @@ int qrad_point_leaf(const bsp_t *bsp, vec3_t p)
         if (node->planenum < 0 || node->planenum >= bsp->numplanes) return -1;
         const dplane_t *pl = &bsp->planes[node->planenum];
         double d = p.x * pl->normal[0] + p.y * pl->normal[1] + p.z * pl->normal[2] - pl->dist;
-        n = node->children[d >= 0 ? 0 : 1];
+        bool front = on_plane_back ? d > 0 : d >= 0;
+        n = node->children[front ? 0 : 1];
     }
     int leaf = -1 - n;
     return leaf < bsp->numleafs ? leaf : -1;
 }
+
+int qrad_point_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bsp, p, false); }
 
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p)
 {

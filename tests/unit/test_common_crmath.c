@@ -177,6 +177,21 @@ static void test_fast_path_edges(void **state)
             for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) within_half_ulp("acos", xs[i], 0, cr_acos(xs[i]), acosl(xs[i]));
         }
     }
+    /* atan2's table of atan(k/64): ratios around each point and halfway
+     * between, both octants (y/x and x/y), every quadrant */
+    for (int k = 0; k <= 64; k++) {
+        for (int j = 0; j <= 30; j++) {
+            double h = ldexp(1, -j - 8);
+            double ts[] = {k / 64.0 + h, k / 64.0 - h, (k + 0.5) / 64.0};
+            for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
+                double t = ts[i];
+                if (t <= 0) continue;
+                double ys[] = {t, 1, -t, -1}, xs[] = {1, t, -1, -t};
+                for (int q = 0; q < 4; q++)
+                    within_half_ulp("atan2", ys[q], xs[q], cr_atan2(ys[q], xs[q]), atan2l(ys[q], xs[q]));
+            }
+        }
+    }
     for (int k = -60; k <= 60; k++) {
         for (int j = 0; j <= 40; j++) {
             double h = ldexp(1, -j - 10);

@@ -270,6 +270,19 @@ static int *liquid_twins(const qrad_t *q)
 #define SEE_THROUGH_MAX 3
 #define SEE_THROUGH_STEP 0.01
 
+/* A patch's ray k of its S x S cosine-weighted grid, jittered by the hash
+ * of its number kk and turned by rot, into the hemisphere of side * nrm. */
+static vec3_t patch_ray_dir(uint32_t seed, int kk, int k, int S, double rot, vec3_t u, vec3_t v, vec3_t nrm,
+                            double side)
+{
+    uint32_t hk = hash32(seed ^ (uint32_t)(kk * 0x9e3779b9U));
+    double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
+    double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
+    double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot), sphi, cphi;
+    cr_sincos(phi, &sphi, &cphi);
+    return vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)), vec_scale(nrm, side * sqrt(fmax(0.0, 1 - u1))));
+}
+
 /* The patch of face fi that holds world point hp. */
 static int hit_patch(const qrad_t *q, int P, int fi, vec3_t hp)
 {
@@ -375,13 +388,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         uint32_t seed = hash32((uint32_t)pi * 2654435761U + 12345U);
         double rot = (seed & 0xffffff) / 16777216.0;
         for (int k = 0; k < N; k++) {
-            uint32_t hk = hash32(seed ^ (uint32_t)(k * 0x9e3779b9U));
-            double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
-            double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
-            double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot), sphi, cphi;
-            cr_sincos(phi, &sphi, &cphi);
-            vec3_t dir = vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)),
-                                 vec_scale(nrm, sqrt(fmax(0.0, 1 - u1))));
+            vec3_t dir = patch_ray_dir(seed, k, k, S, rot, u, v, nrm, 1);
             for (int c = 0; c < K; c++) h[k * K + c] = -1;
             double dist;
             rays++;
@@ -429,13 +436,7 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
              * model faces it passes from behind (its own face left out),
              * up to what stops it in the world. */
             for (int k = 0; k < N; k++) {
-                uint32_t hk = hash32(seed ^ (uint32_t)((k + N) * 0x9e3779b9U));
-                double j1 = (hk & 0xffff) / 65536.0, j2 = (hk >> 16) / 65536.0;
-                double u1 = ((k % S) + j1) / S, u2 = ((k / S) + j2) / S;
-                double r = sqrt(u1), phi = 2 * M_PI * (u2 + rot), sphi, cphi;
-                cr_sincos(phi, &sphi, &cphi);
-                vec3_t dir = vec_add(vec_add(vec_scale(u, r * cphi), vec_scale(v, r * sphi)),
-                                     vec_scale(nrm, -sqrt(fmax(0.0, 1 - u1))));
+                vec3_t dir = patch_ray_dir(seed, k + N, k, S, rot, u, v, nrm, -1);
                 int *hb = h + nslots + k * K;
                 hb[K - 1] = -1;
                 double dist;

@@ -178,14 +178,18 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
         }
 }
 
-/* qrad3's point on the lightmap grid: texture point (s, t) a unit in front
- * of the face's plane, reached along the line that keeps s and t (qrad3's
- * CalcFaceVectors projects its texture origin that way). */
-static vec3_t qrad3_grid_point(const rface_t *f, double s, double t)
+/* qrad3's lift off the plane: a unit of plane distance along the line that
+ * keeps s and t (qrad3's CalcFaceVectors projects its texture origin that
+ * way); qrad3_grid_point adds it to texture point (s, t). */
+static vec3_t qrad3_lift(const rface_t *f)
 {
     vec3_t lift = vec3(f->tex_to_world[0][3], f->tex_to_world[1][3], f->tex_to_world[2][3]);
     double k = vec_dot(lift, f->normal);
-    lift = fabs(k) > 1e-9 ? vec_scale(lift, 1.0 / k) : f->normal;
+    return fabs(k) > 1e-9 ? vec_scale(lift, 1.0 / k) : f->normal;
+}
+
+static vec3_t qrad3_grid_point(const rface_t *f, vec3_t lift, double s, double t)
+{
     return vec_add(rface_tex_to_world(f, s, t), lift);
 }
 
@@ -205,13 +209,14 @@ void qrad3_face_samples(const qrad_t *q, rface_t *f)
     f->clusters = q2_malloc(sizeof(int) * n);
     f->lnormals = f->vnormals ? q2_malloc(sizeof(vec3_t) * n) : NULL;
     double mids = (f->ext.mins[0] + f->ext.maxs[0]) * 0.5, midt = (f->ext.mins[1] + f->ext.maxs[1]) * 0.5;
-    vec3_t mid = qrad3_grid_point(f, mids, midt);
+    const vec3_t lift = qrad3_lift(f);
+    vec3_t mid = qrad3_grid_point(f, lift, mids, midt);
     for (int j = 0; j < f->h; j++)
         for (int i = 0; i < f->w; i++) {
             double us = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, ut = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
             vec3_t p = mid;
             for (int k = 0; k < 6; k++) {
-                p = qrad3_grid_point(f, us, ut);
+                p = qrad3_grid_point(f, lift, us, ut);
                 int leaf = qrad3_leaf(bsp, p);
                 if ((leaf < 0 || bsp->leafs[leaf].contents != CONTENTS_SOLID) && !trace_occluded(q, mid, p)) break;
                 double *u = (k & 1) ? &us : &ut, m = (k & 1) ? mids : midt;

@@ -241,6 +241,17 @@ static bool share_textures(dist_t *dist, const bsp_t *bsp, texdb_t *texdb, q2err
     return ok;
 }
 
+/* A file beside the bsp (MAP.groupkeys, MAP.texinfo.json): read by rank 0
+ * when it is there and sent to the others; *have (if given) says whether
+ * it was. false only when it is there and cannot be read. */
+static bool read_side_file(dist_t *dist, bool root, const char *path, uint8_t **data, size_t *size, bool *have,
+                           q2err_t *err)
+{
+    bool there = dist_root_bool(dist, root && file_exists(path));
+    if (have) *have = there;
+    return !there || dist_read_file(dist, path, BSP_MAX_FILE_SIZE, data, size, err);
+}
+
 static int qrad_main(int argc, char **argv, dist_t *dist)
 {
     qrad_opts_t opts;
@@ -431,11 +442,12 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         log_error(&log, "qrad: %s: path too long", path);
         goto fail;
     }
-    if (dist_root_bool(dist, root && file_exists(gkpath))) {
-        if (!dist_read_file(dist, gkpath, BSP_MAX_FILE_SIZE, &gk, &gksize, &err)) {
-            log_error(&log, "qrad: %s", err.msg);
-            goto fail;
-        }
+    bool have_gk;
+    if (!read_side_file(dist, root, gkpath, &gk, &gksize, &have_gk, &err)) {
+        log_error(&log, "qrad: %s", err.msg);
+        goto fail;
+    }
+    if (have_gk) {
         log_verbose(&log, "func_group lighting keys from %s", gkpath);
     } else {
         bspx_t x;
@@ -463,11 +475,9 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
         log_error(&log, "qrad: %s: path too long", path);
         goto fail;
     }
-    if (dist_root_bool(dist, root && file_exists(tjpath))) {
-        if (!dist_read_file(dist, tjpath, BSP_MAX_FILE_SIZE, &tj, &tjsize, &err)) {
-            log_error(&log, "qrad: %s", err.msg);
-            goto fail;
-        }
+    if (!read_side_file(dist, root, tjpath, &tj, &tjsize, NULL, &err)) {
+        log_error(&log, "qrad: %s", err.msg);
+        goto fail;
     }
     opts.texinfojson = tj;
     opts.texinfojson_size = tjsize;

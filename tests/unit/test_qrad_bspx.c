@@ -192,6 +192,21 @@ static void test_decoupled_density(void **state)
     lit_free(&l);
 }
 
+/* Inserts keys (lines of "key" "value") into b's worldspawn. */
+static void add_worldspawn_keys(bsp_t *b, const char *keys)
+{
+    const char *key = "\"classname\" \"worldspawn\"";
+    char *at = strstr(b->entities, key);
+    assert_non_null(at);
+    size_t pre = (size_t)(at - b->entities) + strlen(key);
+    char *text = malloc(strlen(b->entities) + strlen(keys) + 1);
+    memcpy(text, b->entities, pre);
+    strcpy(text + pre, keys);
+    strcat(text, b->entities + pre);
+    bsp_set_entities(b, text);
+    free(text);
+}
+
 /* worldspawn's _world_units_per_luxel 16 overrides -world_units_per_luxel 8
  * for the world's faces: their decoupled lightmaps have the vanilla density. */
 static void test_entity_key(void **state)
@@ -201,16 +216,7 @@ static void test_entity_key(void **state)
     q2err_t err;
     bsp_init(&b);
     assert_true(bsp_read_file(ROOM, &b, &err));
-    const char *key = "\"classname\" \"worldspawn\"";
-    char *at = strstr(b.entities, key);
-    assert_non_null(at);
-    size_t pre = (size_t)(at - b.entities) + strlen(key);
-    char *text = malloc(strlen(b.entities) + 64);
-    memcpy(text, b.entities, pre);
-    strcpy(text + pre, "\n\"_world_units_per_luxel\" \"16\"");
-    strcat(text, b.entities + pre);
-    bsp_set_entities(&b, text);
-    free(text);
+    add_worldspawn_keys(&b, "\n\"_world_units_per_luxel\" \"16\"");
     qrad_opts_t o;
     qrad_opts_default(&o);
     o.bounce = 0;
@@ -246,16 +252,7 @@ static uint8_t *light_dirty_room(size_t *size, int threads)
     q2err_t err;
     bsp_init(&b);
     assert_true(bsp_read_file(ROOM, &b, &err));
-    const char *key = "\"classname\" \"worldspawn\"";
-    char *at = strstr(b.entities, key);
-    assert_non_null(at);
-    size_t pre = (size_t)(at - b.entities) + strlen(key);
-    char *text = malloc(strlen(b.entities) + 64);
-    memcpy(text, b.entities, pre);
-    strcpy(text + pre, "\n\"_dirt\" \"1\"\n\"_dirtmode\" \"1\"");
-    strcat(text, b.entities + pre);
-    bsp_set_entities(&b, text);
-    free(text);
+    add_worldspawn_keys(&b, "\n\"_dirt\" \"1\"\n\"_dirtmode\" \"1\"");
     qrad_opts_t o;
     qrad_opts_default(&o);
     o.bounce = 0;
@@ -300,16 +297,7 @@ static void test_lightgrid_keys(void **state)
         q2err_t err;
         bsp_init(&b);
         assert_true(bsp_read_file(ROOM, &b, &err));
-        const char *key = "\"classname\" \"worldspawn\"";
-        char *at = strstr(b.entities, key);
-        assert_non_null(at);
-        size_t pre = (size_t)(at - b.entities) + strlen(key);
-        char *text = malloc(strlen(b.entities) + 96);
-        memcpy(text, b.entities, pre);
-        strcpy(text + pre, "\n\"_lightgrid\" \"1\"\n\"_lightgrid_dist\" \"64 64 48\"");
-        strcat(text, b.entities + pre);
-        bsp_set_entities(&b, text);
-        free(text);
+        add_worldspawn_keys(&b, "\n\"_lightgrid\" \"1\"\n\"_lightgrid_dist\" \"64 64 48\"");
         qrad_opts_t o;
         qrad_opts_default(&o);
         o.bounce = 0;

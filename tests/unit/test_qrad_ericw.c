@@ -38,16 +38,17 @@ typedef struct run_t {
  * light/q2_wal_metadata) is the game directory both are given. `no_groupkeys` removes the
  * MAP.groupkeys our qbsp leaves before qrad runs: the func_group keys are
  * then lost, as when ericw-tools' qbsp runs with -noextendedsurfflags and
- * writes no MAP.texinfo.json. */
-static void run_case_game(const char *map, bool vis, const char *qrad_args, bool ericw, bool no_groupkeys,
-                          const char *gamedir, run_t *r)
+ * writes no MAP.texinfo.json. `ws_keys` (NULL: none), map text such as
+ * "\"_light_twosided\" \"0\"", is added to the copy's worldspawn. */
+static void run_case_keys(const char *map, bool vis, const char *qrad_args, bool ericw, bool no_groupkeys,
+                          const char *gamedir, const char *ws_keys, run_t *r)
 {
     char dir[1024], cmd[4096];
     /* Q2MAP_TEST_QRAD_BIN: another build's qrad (say main's, to see which
      * checks fail before a change); qbsp and qvis stay this build's. */
     const char *qrad_bin = getenv("Q2MAP_TEST_QRAD_BIN") ? getenv("Q2MAP_TEST_QRAD_BIN") : Q2MAP_BIN_DIR "/qrad";
-    snprintf(dir, sizeof dir, "%s/%s%s%s", tmpdir, strrchr(map, '/') ? strrchr(map, '/') + 1 : map,
-             ericw ? ".ericw" : ".default", no_groupkeys ? ".nokeys" : "");
+    snprintf(dir, sizeof dir, "%s/%s%s%s%s", tmpdir, strrchr(map, '/') ? strrchr(map, '/') + 1 : map,
+             ericw ? ".ericw" : ".default", no_groupkeys ? ".nokeys" : "", ws_keys ? ".wskeys" : "");
     /* MAP: under tests/data/light/, or a path under tests/data ("map/...") */
     const char *file = strrchr(map, '/') ? strrchr(map, '/') + 1 : map;
     snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s/%s%s' '%s/'", dir, Q2MAP_TEST_DATA, strchr(map, '/') ? "" : "light/",
@@ -56,6 +57,11 @@ static void run_case_game(const char *map, bool vis, const char *qrad_args, bool
     char base[1100];
     snprintf(base, sizeof base, "%s/%s", dir, file);
     base[strlen(base) - 4] = 0; /* less ".map" */
+    if (ws_keys) {
+        /* the keys go in after worldspawn's classname line */
+        snprintf(cmd, sizeof cmd, "sed -i '0,/\"classname\" \"worldspawn\"/s//&\\n%s/' '%s.map'", ws_keys, base);
+        assert_int_equal(system(cmd), 0);
+    }
     /* The texture metadata ericw-tools' tests give both its qbsp and its
      * light (-path testmaps/q2_wal_metadata): sky1 is a sky, baselt_5 a
      * light, ... */
@@ -90,6 +96,12 @@ static void run_case_game(const char *map, bool vis, const char *qrad_args, bool
     r->ericw = ericw;
     r->name = map;
     r->fails = 0;
+}
+
+static void run_case_game(const char *map, bool vis, const char *qrad_args, bool ericw, bool no_groupkeys,
+                          const char *gamedir, run_t *r)
+{
+    run_case_keys(map, vis, qrad_args, ericw, no_groupkeys, gamedir, NULL, r);
 }
 
 static void run_case(const char *map, bool vis, const char *qrad_args, bool ericw, run_t *r)
@@ -897,6 +909,31 @@ static void test_q2_light_translucency(void **state)
     case_done("q2_light_translucency", fails);
 }
 
+/* The same map with worldspawn "_light_twosided" "0": the key turns
+ * ericw-tools' two-sided liquids off for the world's faces, in both modes
+ * (docs/qrad.md: it gives back the bytes qrad wrote before that rule).
+ * The opaque pool's underside, lit from above through the pool with the
+ * rule, is then black (the map has no bounce and no minlight); its top
+ * stays lit and the light through the TRANS33 water is still tinted,
+ * since the key changes which faces are lit from behind, not the filter. */
+static void test_q2_light_translucency_twosided_off(void **state)
+{
+    (void)state;
+    int fails = 0;
+    for (int e = 0; e < 2; e++) {
+        run_t r;
+        run_case_keys("q2_light_translucency.map", false, NULL, e, false, "textures/baseq2",
+                      "\"_light_twosided\" \"0\"", &r);
+        every_luxel(&r, 0, vec3(152, -96, 32), ANY, pred_green_tint, NULL, "under the water: tinted green");
+        const uint8_t *top = at(&r, 0, vec3(-616, 592, 224), vec3(0, 0, 1));
+        check(&r, top[0] > 0 && top[0] == top[1] && top[1] == top[2], "opaque liquid's top lit, grey", top);
+        const uint8_t *under = at(&r, 0, vec3(-616, 592, 224), vec3(0, 0, -1));
+        check(&r, under[0] == 0 && under[1] == 0 && under[2] == 0, "opaque liquid's underside black", under);
+        run_free(&r, &fails);
+    }
+    case_done("q2_light_translucency_twosided_off", fails);
+}
+
 /* The DECOUPLED_LM entries of the run's bsp (NULL when it has none); the
  * caller frees them. *only: whether DECOUPLED_LM is its only BSPX lump. */
 static decoupled_lm_t *decoupled_entries(run_t *r, bool *only)
@@ -1087,6 +1124,7 @@ int main(void)
         cmocka_unit_test(test_light_q2_emissive_cube),
         cmocka_unit_test(test_q2_light_low_luxel_res),
         cmocka_unit_test(test_q2_light_translucency),
+        cmocka_unit_test(test_q2_light_translucency_twosided_off),
         cmocka_unit_test(test_q2_lightmap_custom_scale),
         cmocka_unit_test(test_q2_light_flush),
         cmocka_unit_test(test_q2_phong_doesnt_cross_contents),

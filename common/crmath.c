@@ -116,6 +116,29 @@ static int reduce(double x, dd_t *r)
     return (int)((long long)k & 3); /* two's complement keeps -1 as 3 */
 }
 
+/* pi/2 as 31 + 33 + 53 bits (Cody and Waite): k RP1 and k RP2 are exact
+ * for k < 2^20, and the three are pi/2 to 2^-122. */
+#define RP1 0x1.921fb544p+0
+#define RP2 0x1.0b4611a6p-34
+#define RP3 0x1.3198a2e037073p-69
+
+/* reduce for |x| < 2^19 in a quarter of its operations (bounce rays turn
+ * by sin and cos of random angles, once a ray): x - k RP1 is exact (k RP1
+ * is within a factor 2 of x, or k = 0), so is k RP2 and the two_sum; the
+ * rest (RP3's part, pi/2's tail, two roundings) is under 2^-101, 2^-89 of
+ * r where |r| >= 2^-12. Closer to a multiple of pi/2 (or further out)
+ * it answers false and reduce's 160 bits decide. Same k as reduce. */
+static bool reduce_fast(double x, dd_t *r, int *q)
+{
+    if (!(fabs(x) < 0x1p19)) return false;
+    double k = (x * 0x1.45f306dc9c883p-1 + 0x1.8p52) - 0x1.8p52;
+    dd_t s = two_sum(x - k * RP1, -(k * RP2));
+    *r = fast_two_sum(s.hi, s.lo - k * RP3);
+    if (!(fabs(r->hi) >= 0x1p-12)) return false;
+    *q = (int)((long long)k & 3);
+    return true;
+}
+
 /* Taylor series in Horner form, x (1 - x^2/(2*3) (1 - x^2/(4*5) (...))):
  * for |x| <= pi/4 fifteen terms leave under 2^-106. */
 #define SERIES_TERMS 15
@@ -262,9 +285,16 @@ DD_INLINE void table_kernel(dd_t r, dd_t *sinr, dd_t *cosr)
 {
     bool neg = r.hi < 0;
     if (neg) r = dd_neg(r);
-    int k = (int)(r.hi * 64 + 0.5);
+    /* k rounds r.hi 64 (exact) half up without an addition, which would
+     * round 0.5 - 2^-54 up to k = 1 */
+    double t = r.hi * 64;
+    int k = (int)t;
+    if (t - k >= 0.5) k++;
     if (k > 51) k = 51;
-    dd_t d = dd_sub(r, dd_d(k / 64.0));
+    /* r.hi - k/64 is exact (within a factor 2 of r.hi, or k = 0) and a
+     * multiple of ulp(r.hi), so it outweighs r.lo unless it is 0: the bits
+     * of dd_sub(r, k/64) in a fifth of its operations */
+    dd_t d = fast_two_sum(r.hi - k / 64.0, r.lo);
     double z = d.hi * d.hi;
     double sd = d.hi * z * (-1.0 / 6 + z * (1.0 / 120 + z * (-1.0 / 5040 + z * (1.0 / 362880))));
     double cd = z * (-1.0 / 2 + z * (1.0 / 24 + z * (-1.0 / 720 + z * (1.0 / 40320))));
@@ -291,24 +321,27 @@ static bool ziv_round(dd_t f, double *out)
 
 /* sin (q = 0), cos (1), -sin (2) or -cos (3) of the reduced r, from the
  * fast kernel's pair where it can tell. */
-static double round_reduced(dd_t r, int q, dd_t sinr, dd_t cosr)
+static double round_reduced(double x, int q, dd_t sinr, dd_t cosr)
 {
     double v;
     if (ziv_round((q & 1) ? cosr : sinr, &v)) return (q & 2) ? -v : v;
+    /* the series from reduce's r (reduce_fast's may be 2^-89 off) */
+    dd_t r;
+    reduce(x, &r);
     dd_t w = (q & 1) ? cos_kernel(r) : sin_kernel(r);
     /* hi is hi + lo rounded to nearest (fast_two_sum normalised it). */
     return (q & 2) ? -w.hi : w.hi;
 }
 
 /* sin (q = 0), cos (1), -sin (2) or -cos (3) of the reduced r. */
-static double eval_reduced(dd_t r, int q)
+static double eval_reduced(double x, dd_t r, int q)
 {
     dd_t v = {0, 0};
     if (q & 1)
         table_kernel(r, NULL, &v);
     else
         table_kernel(r, &v, NULL);
-    return round_reduced(r, q, v, v);
+    return round_reduced(x, q, v, v);
 }
 
 /* shift 0: sin x, 1: cos x. */
@@ -317,8 +350,9 @@ static double eval(double x, int shift)
     if (!isfinite(x)) return x - x; /* NaN, as libm gives */
     if (fabs(x) > CR_REDUCE_MAX) return shift ? cos(x) : sin(x);
     dd_t r;
-    int q = reduce(x, &r);
-    return eval_reduced(r, (q + shift) & 3);
+    int q;
+    if (!reduce_fast(x, &r, &q)) q = reduce(x, &r);
+    return eval_reduced(x, r, (q + shift) & 3);
 }
 
 double cr_sin(double x) { return x == 0 ? x : eval(x, 0); }
@@ -333,10 +367,11 @@ void cr_sincos(double x, double *s, double *c)
     }
     /* one reduction and one table step for both */
     dd_t r, sr, cr;
-    int q = reduce(x, &r);
+    int q;
+    if (!reduce_fast(x, &r, &q)) q = reduce(x, &r);
     table_kernel(r, &sr, &cr);
-    *s = round_reduced(r, q & 3, sr, cr);
-    *c = round_reduced(r, (q + 1) & 3, sr, cr);
+    *s = round_reduced(x, q & 3, sr, cr);
+    *c = round_reduced(x, (q + 1) & 3, sr, cr);
 }
 
 /* --- tan, acos, atan2, hypot, cbrt, pow ------------------------------------ */

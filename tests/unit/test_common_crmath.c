@@ -209,7 +209,10 @@ static void test_fast_path_edges(void **state)
     for (int k = -60; k <= 60; k++) {
         for (int j = 0; j <= 40; j++) {
             double h = ldexp(1, -j - 10);
-            double xs[] = {(k + 0.5) / 64.0 + h, (k + 0.5) / 64.0 - h, k * (M_PI / 4) + h, k * (M_PI / 4) - h, k / 64.0 + h};
+            double xs[] = {(k + 0.5) / 64.0 + h, (k + 0.5) / 64.0 - h, k * (M_PI / 4) + h, k * (M_PI / 4) - h, k / 64.0 + h,
+                           nextafter((k + 0.5) / 64.0, 0), nextafter((k + 0.5) / 64.0, 1),
+                           /* reduce_fast's end and its closest r to 2^-12 */
+                           0x1p19 + k * h, 0x1p19 - k * h, k * (M_PI / 2) + 0x1p-12 + k * h};
             for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
                 double x = xs[i];
                 within_half_ulp("sin", x, 0, cr_sin(x), sinl(x));

@@ -368,7 +368,14 @@ static double eval(double x, int shift)
 double cr_sin(double x) { return x == 0 ? x : eval(x, 0); }
 double cr_cos(double x) { return eval(x, 1); }
 
-void cr_sincos(double x, double *s, double *c)
+/* cr_sincos past its fast path: the bits of cr_sin and cr_cos. Out of
+ * line, so that the fast path keeps its values in registers. */
+#if defined(__GNUC__)
+#define CR_NOINLINE __attribute__((noinline))
+#else
+#define CR_NOINLINE
+#endif
+static CR_NOINLINE void sincos_slow(double x, double *s, double *c)
 {
     if (x == 0 || !isfinite(x) || fabs(x) > CR_REDUCE_MAX) {
         *s = cr_sin(x);
@@ -382,6 +389,24 @@ void cr_sincos(double x, double *s, double *c)
     table_kernel(r, &sr, &cr);
     *s = round_reduced(x, q & 3, sr, cr);
     *c = round_reduced(x, (q + 1) & 3, sr, cr);
+}
+
+void cr_sincos(double x, double *s, double *c)
+{
+    dd_t r, sr, cr;
+    int q;
+    /* reduce_fast takes no 0 (r = 0 fails its test), NaN or infinity */
+    if (reduce_fast(x, &r, &q)) {
+        table_kernel(r, &sr, &cr);
+        /* sin x is sin r, cos r, -sin r, -cos r for q = 0..3, cos x the next */
+        double vs, vc;
+        if (ziv_round((q & 1) ? cr : sr, &vs) && ziv_round((q & 1) ? sr : cr, &vc)) {
+            *s = (q & 2) ? -vs : vs;
+            *c = ((q + 1) & 2) ? -vc : vc;
+            return;
+        }
+    }
+    sincos_slow(x, s, c);
 }
 
 /* --- tan, acos, atan2, hypot, cbrt, pow ------------------------------------ */
@@ -759,21 +784,13 @@ DD_INLINE dd_t acos_near1(double x)
     return fast_two_sum(hh * c[0], hl * c[0] + h * l);
 }
 
-double cr_acos(double x)
+/* cr_acos past its fast path for 1/2 <= |x| < 1, out of line (see
+ * sincos_slow). */
+static CR_NOINLINE double acos_slow(double x)
 {
     if (isnan(x) || x > 1 || x < -1) return (x - x) / (x - x);
     if (x == 1) return 0;
     if (x == -1) return DD_PI.hi;
-    if (fabs(x) >= 0.5) {
-        dd_t f = acos_near1(fabs(x));
-        if (x < 0) f = dd_sub(DD_PI, f);
-        /* Ziv's test at 2^-60 of the value, over four times the bound
-         * above (pi - f only shrinks the relative error: f <= pi/3 there);
-         * about one in 90 goes on to acos_fast below */
-        double e = fabs(f.hi) * 0x1p-60;
-        double v1 = f.hi + (f.lo + e), v2 = f.hi + (f.lo - e);
-        if (v1 == v2) return v1;
-    }
     /* acos x = atan2(sqrt((1 - x)(1 + x)), x), the factors in double-double. */
     dd_t ax = dd_d(fabs(x));
     dd_t s = dd_sqrt(dd_mul(two_sum(1, -fabs(x)), two_sum(1, fabs(x))));
@@ -789,6 +806,22 @@ double cr_acos(double x)
         if (v1 == v2) return v1;
     }
     return atan2_dd(s, ax, false, x < 0);
+}
+
+double cr_acos(double x)
+{
+    double ax = fabs(x);
+    if (ax >= 0.5 && ax < 1) { /* false for NaN */
+        dd_t f = acos_near1(ax);
+        if (x < 0) f = dd_sub(DD_PI, f);
+        /* Ziv's test at 2^-60 of the value, over four times the bound
+         * above (pi - f only shrinks the relative error: f <= pi/3 there);
+         * about one in 90 goes on to acos_fast */
+        double e = fabs(f.hi) * 0x1p-60;
+        double v1 = f.hi + (f.lo + e), v2 = f.hi + (f.lo - e);
+        if (v1 == v2) return v1;
+    }
+    return acos_slow(x);
 }
 
 double cr_hypot(double x, double y)

@@ -116,7 +116,7 @@ static int reduce(double x, dd_t *r)
     return (int)((long long)k & 3); /* two's complement keeps -1 as 3 */
 }
 
-/* pi/2 as 31 + 33 + 53 bits (Cody and Waite): k RP1 and k RP2 are exact
+/* pi/2 as 31 + 32 + 53 bits (Cody and Waite): k RP1 and k RP2 are exact
  * for k < 2^20, and the three are pi/2 to 2^-122. */
 #define RP1 0x1.921fb544p+0
 #define RP2 0x1.0b4611a6p-34

@@ -161,7 +161,7 @@ static void test_sweep_more(void **state)
     }
 }
 
-/* Where the table-driven fast paths (crmath.c's ATAN_K64 and SINCOS_K64,
+/* Where the table-driven fast paths (crmath.c's ATAN_K64, SINCOS_K64 and ACOS_NEAR1,
  * each checked by Ziv's test) are weakest: acos of cosines within 2^-52 of
  * 1 and of -1 (tiny angles, the polygon edges of a distant surface light),
  * and sin and cos halfway between table points, at the table's ends and
@@ -175,6 +175,20 @@ static void test_fast_path_edges(void **state)
             double d = ldexp(j / 64.0, -e);
             double xs[] = {1 - d, -1 + d, d};
             for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) within_half_ulp("acos", xs[i], 0, cr_acos(xs[i]), acosl(xs[i]));
+        }
+    }
+    /* acos_near1's table of F around y = 1 - |x| = j/256: around each
+     * point and each midpoint (where |e| is largest), both signs, and
+     * either side of 1/2, where the table ends and acos_fast takes over */
+    for (int j = 0; j <= 128; j++) {
+        for (int k = 0; k <= 44; k++) {
+            double h = ldexp(1, -k - 9);
+            double ys[] = {j / 256.0 + h, j / 256.0 - h, (j + 0.5) / 256 + h, (j + 0.5) / 256 - h};
+            for (size_t i = 0; i < sizeof ys / sizeof ys[0]; i++) {
+                double y = ys[i];
+                double xs[] = {1 - y, y - 1};
+                for (size_t m = 0; m < sizeof xs / sizeof xs[0]; m++) within_half_ulp("acos", xs[m], 0, cr_acos(xs[m]), acosl(xs[m]));
+            }
         }
     }
     /* atan2's table of atan(k/64): ratios around each point and halfway
@@ -195,7 +209,10 @@ static void test_fast_path_edges(void **state)
     for (int k = -60; k <= 60; k++) {
         for (int j = 0; j <= 40; j++) {
             double h = ldexp(1, -j - 10);
-            double xs[] = {(k + 0.5) / 64.0 + h, (k + 0.5) / 64.0 - h, k * (M_PI / 4) + h, k * (M_PI / 4) - h, k / 64.0 + h};
+            double xs[] = {(k + 0.5) / 64.0 + h, (k + 0.5) / 64.0 - h, k * (M_PI / 4) + h, k * (M_PI / 4) - h, k / 64.0 + h,
+                           nextafter((k + 0.5) / 64.0, 0), nextafter((k + 0.5) / 64.0, 1),
+                           /* reduce_fast's end and its closest r to 2^-12 */
+                           0x1p19 + k * h, 0x1p19 - k * h, k * (M_PI / 2) + 0x1p-12 + k * h};
             for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
                 double x = xs[i];
                 within_half_ulp("sin", x, 0, cr_sin(x), sinl(x));

@@ -64,6 +64,7 @@ typedef struct blight_t {
     vec3_t pos, normal, color;
     double strength; /* brightest channel times the face's area */
     int style, cluster;
+    bool shared; /* another style's light of the same face stands at pos */
 } blight_t;
 
 /* The light a face received in one pass, summed over its luxels, per
@@ -153,6 +154,7 @@ static blight_t *make_lights(const qrad_t *q, const received_t *recv, bool style
         vec3_t blend = vec_lerp(vec3(grey, grey, grey), avg, bcs);
         vec3_t pos = vec_ma(winding_centre(f), 1.0, f->normal);
         int cl = light_cluster(bsp, pos);
+        const int first = n;
         for (int k = 0; k < r->n; k++) {
             if (r->styles[k] != 0 && !styled) continue;
             vec3_t mean = vec_scale(r->sum[k], 1.0 / ((double)f->w * f->h));
@@ -160,9 +162,11 @@ static blight_t *make_lights(const qrad_t *q, const received_t *recv, bool style
             double top = fmax(c.x, fmax(c.y, c.z));
             if (top <= 0) continue;
             if (top > 1) c = vec_scale(c, 1.0 / top);
-            blight_t b = {pos, f->normal, c, top * f->area, r->styles[k], cl};
+            blight_t b = {pos, f->normal, c, top * f->area, r->styles[k], cl, false};
             ARRAY_PUSH(out, n, cap, b);
         }
+        /* (a face's lights are consecutive, each at the face's pos) */
+        for (int i = first; i < n; i++) out[i].shared = n - first > 1;
     }
     free(surface_lit);
     *count = n;
@@ -321,6 +325,12 @@ static long gather_face(bl_pass_t *x, int fi)
     long rays = 0;
     uint8_t *vis = q2_malloc((size_t)n);
     lorder_t *order = NULL; /* made when a light first reaches the rounds */
+    /* A face's styles make lights at one place (make_lights), one after
+     * another: a luxel's ray to that place has one answer, kept here for
+     * the next of them (0 none yet, else vis's 1 or 2); only for lights
+     * that share their place, the others gain nothing from it. */
+    uint8_t *traced = NULL;
+    vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
     /* First the bound of make_reach, a few operations that drop most pairs
      * before the tests below decide exactly: over every light at once, in
@@ -450,6 +460,13 @@ static long gather_face(bl_pass_t *x, int fi)
          * is a sliver of one of them. vis: 1 clear, 2 blocked. */
         memset(vis, 0, (size_t)n);
         if (!order) order = luxel_order(f);
+        uint8_t *keep = NULL; /* traced, for a light that shares its place */
+        if (b->shared) {
+            if (!traced) traced = q2_calloc((size_t)n, 1);
+            else if (memcmp(&traced_pos, &b->pos, sizeof traced_pos) != 0) memset(traced, 0, (size_t)n);
+            traced_pos = b->pos;
+            keep = traced;
+        }
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
             int idx = lo->idx;
@@ -458,12 +475,15 @@ static long gather_face(bl_pass_t *x, int fi)
             for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
             if (agree) {
                 vis[idx] = vis[lo->nb[0]];
+            } else if (keep && keep[idx]) {
+                vis[idx] = keep[idx];
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
                 bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
                                (models && trace_occluded_models(q, s, b->pos, f->model, 1));
                 vis[idx] = blocked ? 2 : 1;
+                if (keep) keep[idx] = vis[idx];
             }
             if (vis[idx] == 2) continue;
             vec3_t c = vec_scale(b->color, val[idx]);
@@ -477,6 +497,7 @@ static long gather_face(bl_pass_t *x, int fi)
     }
     free(vis);
     free(order);
+    free(traced);
     free(near_enough);
     free(cand);
     free(soa);

@@ -64,6 +64,7 @@ typedef struct blight_t {
     vec3_t pos, normal, color;
     double strength; /* brightest channel times the face's area */
     int style, cluster;
+    bool shared; /* another style's light of the same face stands at pos */
 } blight_t;
 
 /* The light a face received in one pass, summed over its luxels, per
@@ -87,6 +88,7 @@ typedef struct bl_pass_t {
      * within which each of gather_face's two strength culls can let it
      * through, less and plus the face's radius (make_reach) */
     double *reach_cull, *reach_near;
+    double *lpos; /* the lights' places, x of every light, then y, then z */
 } bl_pass_t;
 
 static bool face_may_emit(const qrad_t *q, int fi, const bool *surface_lit)
@@ -152,6 +154,7 @@ static blight_t *make_lights(const qrad_t *q, const received_t *recv, bool style
         vec3_t blend = vec_lerp(vec3(grey, grey, grey), avg, bcs);
         vec3_t pos = vec_ma(winding_centre(f), 1.0, f->normal);
         int cl = light_cluster(bsp, pos);
+        const int first = n;
         for (int k = 0; k < r->n; k++) {
             if (r->styles[k] != 0 && !styled) continue;
             vec3_t mean = vec_scale(r->sum[k], 1.0 / ((double)f->w * f->h));
@@ -159,9 +162,11 @@ static blight_t *make_lights(const qrad_t *q, const received_t *recv, bool style
             double top = fmax(c.x, fmax(c.y, c.z));
             if (top <= 0) continue;
             if (top > 1) c = vec_scale(c, 1.0 / top);
-            blight_t b = {pos, f->normal, c, top * f->area, r->styles[k], cl};
+            blight_t b = {pos, f->normal, c, top * f->area, r->styles[k], cl, false};
             ARRAY_PUSH(out, n, cap, b);
         }
+        /* (a face's lights are consecutive, each at the face's pos) */
+        for (int i = first; i < n; i++) out[i].shared = n - first > 1;
     }
     free(surface_lit);
     *count = n;
@@ -253,13 +258,22 @@ static void make_reach(bl_pass_t *x)
 {
     x->reach_cull = q2_malloc(sizeof(double) * (size_t)x->nlights);
     x->reach_near = q2_malloc(sizeof(double) * (size_t)x->nlights);
+    x->lpos = q2_malloc(sizeof(double) * 3 * (size_t)x->nlights);
     for (int li = 0; li < x->nlights; li++) {
         const blight_t *b = &x->lights[li];
         double cmax = fmax(b->color.x, fmax(b->color.y, b->color.z));
         x->reach_cull[li] = reach_of(cmax * b->strength * x->cull_scale / BOUNCE_GATE, x->scaledist);
         x->reach_near[li] = reach_of(cmax * b->strength * x->scale / BOUNCE_GATE, x->scaledist);
+        x->lpos[li] = b->pos.x;
+        x->lpos[x->nlights + li] = b->pos.y;
+        x->lpos[2 * x->nlights + li] = b->pos.z;
     }
 }
+
+/* fmax for values that are never NaN (every one in gather_face's culls):
+ * a compare and select, where fmax is a library call (the same value; a
+ * zero's sign may differ, which only ever meets a square or a compare). */
+static inline double max_finite(double a, double b) { return a > b ? a : b; }
 
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
 static long gather_face(bl_pass_t *x, int fi)
@@ -311,18 +325,46 @@ static long gather_face(bl_pass_t *x, int fi)
     long rays = 0;
     uint8_t *vis = q2_malloc((size_t)n);
     lorder_t *order = NULL; /* made when a light first reaches the rounds */
+    /* A face's styles make lights at one place (make_lights), one after
+     * another: a luxel's ray to that place has one answer, kept here for
+     * the next of them (0 none yet, else vis's 1 or 2); only for lights
+     * that share their place, the others gain nothing from it. */
+    uint8_t *traced = NULL;
+    vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
-    for (int li = 0; li < x->nlights; li++) {
+    /* First the bound of make_reach, a few operations that drop most pairs
+     * before the tests below decide exactly: over every light at once, in
+     * a loop without branches that runs on vector registers (no value is
+     * NaN, so the selects are fmin's), then the survivors in light order. */
+    const int nl = x->nlights;
+    /* (flags as doubles: gcc vectorises the loop only so) */
+    double *near_enough = q2_malloc(sizeof(double) * (size_t)(nl > 0 ? nl : 1));
+    int *cand = q2_malloc(sizeof(int) * (size_t)(nl > 0 ? nl : 1));
+    {
+        const double *restrict rc = x->reach_cull, *restrict rn = x->reach_near, *restrict lx = x->lpos,
+                               *restrict ly = lx + nl, *restrict lz = ly + nl;
+        double *restrict ne = near_enough;
+        const double ox = centre.x, oy = centre.y, oz = centre.z, r = radius;
+        for (int li = 0; li < nl; li++) {
+            double r1 = rc[li] - r, r2 = rn[li] + r;
+            double reach = r1 < r2 ? r1 : r2;
+            double cx = ox - lx[li], cy = oy - ly[li], cz = oz - lz[li];
+            int keep = (reach >= 0) & (cx * cx + cy * cy + cz * cz <= reach * reach);
+            ne[li] = keep ? 1.0 : 0.0;
+        }
+    }
+    int ncand = 0;
+    for (int li = 0; li < nl; li++) {
+        cand[ncand] = li;
+        ncand += near_enough[li] > 0;
+    }
+    for (int ci = 0; ci < ncand; ci++) {
+        const int li = cand[ci];
         const blight_t *b = &x->lights[li];
-        /* First the bound of make_reach, a few operations that drop most
-         * pairs before the tests below decide exactly. */
-        double reach = fmin(x->reach_cull[li] - radius, x->reach_near[li] + radius);
-        double cx = centre.x - b->pos.x, cy = centre.y - b->pos.y, cz = centre.z - b->pos.z;
-        if (reach < 0 || cx * cx + cy * cy + cz * cz > reach * reach) continue;
         if (sees && b->cluster >= 0 && ncl > 0 && (b->cluster >> 3) < q->pvs_rowbytes &&
             !((sees[b->cluster >> 3] >> (b->cluster & 7)) & 1))
             continue;
-        double far = fmax((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
+        double far = max_finite((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
         double whole = b->strength * x->cull_scale / (far * far);
         if (b->color.x * whole <= BOUNCE_GATE && b->color.y * whole <= BOUNCE_GATE && b->color.z * whole <= BOUNCE_GATE)
             continue;
@@ -340,11 +382,11 @@ static long gather_face(bl_pass_t *x, int fi)
             facing |= vec_dot(f->normal, d) < 0;
         }
         if (!front || !facing) continue;
-        vec3_t gap = vec3(fmax(fmax(box.mins.x - b->pos.x, b->pos.x - box.maxs.x), 0),
-                          fmax(fmax(box.mins.y - b->pos.y, b->pos.y - box.maxs.y), 0),
-                          fmax(fmax(box.mins.z - b->pos.z, b->pos.z - box.maxs.z), 0));
-        double near = fmax(vec_len(gap) * x->scaledist, BOUNCE_CLAMP);
-        double top = b->strength * x->scale * fmax(b->color.x, fmax(b->color.y, b->color.z)) / (near * near);
+        vec3_t gap = vec3(max_finite(max_finite(box.mins.x - b->pos.x, b->pos.x - box.maxs.x), 0),
+                          max_finite(max_finite(box.mins.y - b->pos.y, b->pos.y - box.maxs.y), 0),
+                          max_finite(max_finite(box.mins.z - b->pos.z, b->pos.z - box.maxs.z), 0));
+        double near = max_finite(vec_len(gap) * x->scaledist, BOUNCE_CLAMP);
+        double top = b->strength * x->scale * max_finite(b->color.x, max_finite(b->color.y, b->color.z)) / (near * near);
         if (top <= BOUNCE_GATE) continue;
         /* Each luxel's light first (none where the cosines or the gate
          * drop it), then its visibility. */
@@ -418,6 +460,13 @@ static long gather_face(bl_pass_t *x, int fi)
          * is a sliver of one of them. vis: 1 clear, 2 blocked. */
         memset(vis, 0, (size_t)n);
         if (!order) order = luxel_order(f);
+        uint8_t *keep = NULL; /* traced, for a light that shares its place */
+        if (b->shared) {
+            if (!traced) traced = q2_calloc((size_t)n, 1);
+            else if (memcmp(&traced_pos, &b->pos, sizeof traced_pos) != 0) memset(traced, 0, (size_t)n);
+            traced_pos = b->pos;
+            keep = traced;
+        }
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
             int idx = lo->idx;
@@ -426,12 +475,15 @@ static long gather_face(bl_pass_t *x, int fi)
             for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
             if (agree) {
                 vis[idx] = vis[lo->nb[0]];
+            } else if (keep && keep[idx]) {
+                vis[idx] = keep[idx];
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
                 bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
                                (models && trace_occluded_models(q, s, b->pos, f->model, 1));
                 vis[idx] = blocked ? 2 : 1;
+                if (keep) keep[idx] = vis[idx];
             }
             if (vis[idx] == 2) continue;
             vec3_t c = vec_scale(b->color, val[idx]);
@@ -445,6 +497,9 @@ static long gather_face(bl_pass_t *x, int fi)
     }
     free(vis);
     free(order);
+    free(traced);
+    free(near_enough);
+    free(cand);
     free(soa);
     free(sees);
     /* into the face's lightmaps, styles in ascending order; a style the
@@ -572,7 +627,7 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
             break;
         }
         memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
-        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL};
+        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL};
         make_reach(&x);
         static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
         dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
@@ -581,6 +636,7 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
         dist_loop_end(dl);
         free(x.reach_cull);
         free(x.reach_near);
+        free(x.lpos);
         /* a face no rank changed received nothing in this pass */
         for (int fi = 0; fi < nf; fi++)
             if (!changed[fi]) recv[fi].n = 0;

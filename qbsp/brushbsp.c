@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
@@ -668,8 +670,8 @@ bool brushbsp_solid_subtree(const node_t *node, int *contents)
     return true;
 }
 
-static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node, bspbrush_t **front,
-                             bspbrush_t **back)
+static void split_brush_list(const qbsp_t *q, blockcache_t *bc, bspbrush_t *brushes, node_t *node,
+                             bspbrush_t **front, bspbrush_t **back)
 {
     *front = *back = NULL;
     bspbrush_t **ft = front, **bt = back;
@@ -679,7 +681,7 @@ static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node,
         int s = b->side;
         if (s == PSIDE_BOTH) {
             bspbrush_t *f, *k;
-            brush_split_consume(q, b, node->planenum, &f, &k);
+            brush_split_consume(q, bc, b, node->planenum, &f, &k);
             if (f) {
                 *ft = f;
                 ft = &f->next;
@@ -714,8 +716,13 @@ static node_t *alloc_node(void)
     return n;
 }
 
-static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
+/* caches: one per thread of the tree build's team. A task runs on one
+ * thread (tasks are tied), and a task another one waits in runs to its end
+ * before the waiting one goes on, so a thread's cache is never in two uses
+ * at once. */
+static void build_tree_r(const qbsp_t *q, blockcache_t *caches, node_t *node, bspbrush_t *brushes)
 {
+    blockcache_t *bc = &caches[omp_get_thread_num()];
     side_t *best = select_split_side(q, brushes, node);
     if (!best) {
         leaf_node(node, brushes);
@@ -725,13 +732,12 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
     node->planenum = best->planenum & ~1;
 
     bspbrush_t *lists[2];
-    for (bspbrush_t *b = brushes; b; b = b->next) (void)b;
-    split_brush_list(q, brushes, node, &lists[0], &lists[1]);
+    split_brush_list(q, bc, brushes, node, &lists[0], &lists[1]);
 
     /* The node's volume is not needed once its children have theirs:
      * split in place, its whole sides handed on rather than copied. */
     bspbrush_t *vol[2];
-    brush_split_consume(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    brush_split_consume(q, bc, node->volume, node->planenum, &vol[0], &vol[1]);
     node->volume = NULL;
     /* The split added a side on the node's plane to each half: the plane
      * clipped to the node's region, which is where its portal starts. */
@@ -764,10 +770,10 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
             /* q is copied, not shared: this call returns without waiting
              * for its tasks (the parallel region's barrier does), so a
              * shared q would be read from a frame already gone. */
-#pragma omp task firstprivate(c, l, q) default(none)
-            build_tree_r(q, c, l);
+#pragma omp task firstprivate(c, l, q, caches) default(none)
+            build_tree_r(q, caches, c, l);
         } else {
-            build_tree_r(q, c, l);
+            build_tree_r(q, caches, c, l);
         }
     }
 }
@@ -807,8 +813,8 @@ static void force_split(qbsp_t *q, node_t *head)
     head->planenum = pn;
     head->side = NULL;
     bspbrush_t *lists[2], *vol[2];
-    split_brush_list(q, brushes, head, &lists[0], &lists[1]);
-    brush_split(q, head->volume, pn, &vol[0], &vol[1]);
+    split_brush_list(q, NULL, brushes, head, &lists[0], &lists[1]);
+    brush_split(q, NULL, head->volume, pn, &vol[0], &vol[1]);
     for (int i = 0; i < 2; i++) {
         node_t *c = alloc_node();
         c->parent = head;
@@ -867,11 +873,15 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
         const qbsp_t *cq = q;
         /* Small models are not worth waking the other threads for. */
         bool par = threads > 1 && st.brushes >= PARALLEL_MIN_BRUSHES;
-#pragma omp parallel num_threads(threads) if (par) default(none) shared(cq, head, brushes)
+        int nthreads = par ? threads : 1;
+        blockcache_t *caches = q2_calloc((size_t)nthreads, sizeof *caches);
+#pragma omp parallel num_threads(nthreads) if (par) default(none) shared(cq, head, brushes, caches)
         {
 #pragma omp single
-            build_tree_r(cq, head, brushes);
+            build_tree_r(cq, caches, head, brushes);
         }
+        for (int i = 0; i < nthreads; i++) bc_release(&caches[i]);
+        free(caches);
     }
     if (head->planenum == PLANENUM_LEAF && head->brushlist && head->volume) force_split(q, head);
     strip_leaves_r(head);

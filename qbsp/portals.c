@@ -93,7 +93,7 @@ static void make_headnode_portals(tree_t *tree)
 static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
 {
     const plane_t *p = plane_table_get(&q->planes, node->planenum);
-    winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
+    winding_t *w = qbsp_chain_for_plane(p->normal, p->dist);
     for (const node_t *n = node->parent; n && w; node = n, n = n->parent) {
         const plane_t *pl = plane_table_get(&q->planes, n->planenum);
         if (n->children[0] == node)

@@ -406,7 +406,10 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
         return;
     }
     /* Candidates grouped by axis (3 = not axial), axial ones by dist. */
-    sortkey_t *ac = q2_malloc(sizeof *ac * (size_t)ncand);
+    /* ac, the sort keys and the axis orders in one block, ints last. */
+    int tmpn = n > ncand ? n : ncand;
+    char *scratch = q2_malloc(sizeof(sortkey_t) * ((size_t)ncand + 2 * (size_t)tmpn) + sizeof(int) * (size_t)n * 6);
+    sortkey_t *ac = (sortkey_t *)scratch;
     int count[4] = {0, 0, 0, 0}, start[4];
     for (int c = 0; c < ncand; c++) {
         int t = plane_table_get(&q->planes, cand[c].pnum)->type;
@@ -424,9 +427,8 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
         }
     }
     axis_order_t ord[3];
-    int *orderbuf = q2_malloc(sizeof(int) * (size_t)n * 6);
-    int tmpn = n > ncand ? n : ncand;
-    sortkey_t *keys = q2_malloc(sizeof *keys * (size_t)tmpn * 2), *tmp = keys + tmpn;
+    sortkey_t *keys = ac + ncand, *tmp = keys + tmpn;
+    int *orderbuf = (int *)(tmp + tmpn);
     for (int axis = 0; axis < 3; axis++) {
         ord[axis].by_min = orderbuf + (size_t)n * (2 * axis);
         ord[axis].by_max = orderbuf + (size_t)n * (2 * axis + 1);
@@ -442,7 +444,6 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
             for (int k = 0; k < n; k++) dst[k] = keys[k].idx;
         }
     }
-    free(keys);
     /* Work items: chunks of each axis's sorted candidates, then the
      * non-axial candidates one by one. */
     int nchunks[3], nitems = 0;
@@ -472,8 +473,7 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
             cd->value = eval_plane(q, ent, n, cd->pnum, cd->side, NULL);
         }
     }
-    free(orderbuf);
-    free(ac);
+    free(scratch);
 }
 
 /* A small set of plane numbers (open addressing), to weigh each distinct
@@ -496,10 +496,25 @@ static bool planeset_add(planeset_t *ps, int pnum)
 
 static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *node)
 {
-    int n = brush_list_count(brushes);
+    int n = 0, nsides = 0;
+    for (const bspbrush_t *b = brushes; b; b = b->next) {
+        n++;
+        nsides += b->numsides;
+    }
     bool big = n >= BIG_NODE_BRUSHES;
-    node_ent_t *ent = q2_malloc(sizeof *ent * (size_t)(n > 0 ? n : 1));
-    int nsides = 0;
+    /* The node's scratch arrays in one block (one malloc a node, not five):
+     * the 8-byte aligned ones first, the ints last. */
+    unsigned size = 16;
+    while (size < (unsigned)nsides * 2) size <<= 1;
+    size_t nent = (size_t)(n > 0 ? n : 1), nside1 = (size_t)(nsides > 0 ? nsides : 1);
+    size_t nbox = n >= SIDEBOX_MIN_BRUSHES ? nside1 : 0;
+    char *scratch = q2_malloc(sizeof(node_ent_t) * nent + sizeof(sidebox_t) * nbox + sizeof(cand_t) * nside1 +
+                              sizeof(int) * ((size_t)size + nent));
+    node_ent_t *ent = (node_ent_t *)scratch;
+    sidebox_t *boxes = nbox ? (sidebox_t *)(scratch + sizeof(node_ent_t) * nent) : NULL;
+    cand_t *cand = (cand_t *)(scratch + sizeof(node_ent_t) * nent + sizeof(sidebox_t) * nbox);
+    int *slots = (int *)((char *)cand + sizeof(cand_t) * nside1);
+    int *testside = slots + size;
     {
         int k = 0;
         for (bspbrush_t *b = brushes; b; b = b->next, k++) {
@@ -512,13 +527,10 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             uint64_t mask = 0;
             for (int i = 0; i < b->numsides; i++) mask |= (uint64_t)1 << ((unsigned)(b->sides[i].planenum >> 1) & 63);
             ent[k].planemask = mask;
-            nsides += b->numsides;
         }
     }
     /* Side boxes pay where candidates are weighed against many brushes. */
-    sidebox_t *boxes = NULL;
-    if (n >= SIDEBOX_MIN_BRUSHES) {
-        boxes = q2_malloc(sizeof *boxes * (size_t)(nsides > 0 ? nsides : 1));
+    if (boxes) {
         int nb = 0;
         for (int k = 0; k < n; k++) {
             const bspbrush_t *b = ent[k].b;
@@ -544,11 +556,8 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         }
     }
     planeset_t ps;
-    unsigned size = 16;
-    while (size < (unsigned)nsides * 2) size <<= 1;
-    ps.slot = q2_malloc(sizeof(int) * size);
+    ps.slot = slots;
     ps.mask = size - 1;
-    cand_t *cand = q2_malloc(sizeof *cand * (size_t)(nsides > 0 ? nsides : 1));
 
     side_t *bestside = NULL;
     int bestpass = 0;
@@ -589,16 +598,11 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             if (cand[c].value > cand[best].value) best = c;
         bestside = cand[best].side;
         bestpass = pass;
-        int *testside = q2_malloc(sizeof(int) * (size_t)n);
         eval_plane(q, ent, n, cand[best].pnum, bestside, testside);
         for (int k = 0; k < n; k++) ent[k].b->side = testside[k];
-        free(testside);
     }
     if (bestside && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
-    free(boxes);
-    free(ent);
-    free(ps.slot);
-    free(cand);
+    free(scratch);
     return bestside;
 }
 

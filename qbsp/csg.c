@@ -47,7 +47,7 @@ void bc_winding_free(blockcache_t *bc, winding_t *w)
     bc->nwindings[m]++;
 }
 
-static winding_t *bc_winding_copy(blockcache_t *bc, const winding_t *w)
+winding_t *bc_winding_copy(blockcache_t *bc, const winding_t *w)
 {
     winding_t *c = bc_winding_alloc(bc, w->numpoints);
     c->numpoints = w->numpoints;
@@ -237,21 +237,25 @@ winding_t *qbsp_chain_for_plane(vec3_t normal, double dist)
     return w;
 }
 
-winding_t *qbsp_chain_copy(const winding_t *w)
+winding_t *qbsp_chain_copy_bc(blockcache_t *bc, const winding_t *w)
 {
-    winding_t *c = winding_alloc(w->numpoints + CHAIN_SLACK);
+    winding_t *c = bc_winding_alloc(bc, w->numpoints + CHAIN_SLACK);
     c->numpoints = w->numpoints;
     memcpy(c->p, w->p, sizeof(vec3_t) * (size_t)w->numpoints);
     return c;
 }
 
-winding_t *qbsp_chain_fit(winding_t *w)
+winding_t *qbsp_chain_copy(const winding_t *w) { return qbsp_chain_copy_bc(NULL, w); }
+
+winding_t *qbsp_chain_fit_bc(blockcache_t *bc, winding_t *w)
 {
     if (!w || w->maxpoints == w->numpoints) return w;
-    winding_t *c = winding_copy(w);
-    winding_free(w);
+    winding_t *c = bc_winding_copy(bc, w);
+    bc_winding_free(bc, w);
     return c;
 }
+
+winding_t *qbsp_chain_fit(winding_t *w) { return qbsp_chain_fit_bc(NULL, w); }
 
 winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps, bool keep_on)
 {

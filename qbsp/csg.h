@@ -76,6 +76,11 @@ bspbrush_t *bc_brush_alloc(blockcache_t *bc, int numsides);
 void bc_brush_free(blockcache_t *bc, bspbrush_t *b);
 /* Frees everything the cache holds; it is then empty and reusable. */
 void bc_release(blockcache_t *bc);
+/* winding_copy through the cache. */
+winding_t *bc_winding_copy(blockcache_t *bc, const winding_t *w);
+/* qbsp_chain_copy and qbsp_chain_fit through the cache. */
+winding_t *qbsp_chain_copy_bc(blockcache_t *bc, const winding_t *w);
+winding_t *qbsp_chain_fit_bc(blockcache_t *bc, winding_t *w);
 
 bspbrush_t *brush_alloc(int numsides);
 void brush_free(bspbrush_t *b);

@@ -247,6 +247,43 @@ static int tally_brush(const qbsp_t *q, const node_ent_t *e, int pnum, tally_t *
     return s;
 }
 
+/* tally_brush for an axial plane whose normal is +1 on its axis (as every
+ * even plane's is) and a brush with side boxes that the packed bounds did
+ * not settle (fl(mins - dist) <= ON_EPSILON, fl(maxs - dist) >= -ON_EPSILON):
+ * test_brush_to_plane's tests in its order, inlined into the loops that
+ * weigh axial candidates, with the plane read once per candidate. */
+static inline int tally_axial(const node_ent_t *e, int axis, double dist, int pnum, tally_t *t)
+{
+    double lo = vec_comp(e->bounds.mins, axis) - dist;
+    double hi = vec_comp(e->bounds.maxs, axis) - dist;
+    int s = 0;
+    if (hi > 0) s |= PSIDE_FRONT;
+    if (lo < 0) s |= PSIDE_BACK;
+    if (!s) s = PSIDE_BACK;
+    int f = facing_side(e, pnum);
+    if (f) {
+        s = f;
+        t->facing++;
+    } else if (s == PSIDE_BOTH) {
+        double d_front = 0, d_back = 0;
+        for (int i = 0; i < e->numboxes; i++) {
+            const sidebox_t *sb = &e->boxes[i];
+            double dmax = vec_comp(sb->bounds.maxs, axis) - dist;
+            double dmin = vec_comp(sb->bounds.mins, axis) - dist;
+            if (dmax > d_front) d_front = dmax;
+            if (dmin < d_back) d_back = dmin;
+            if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
+                t->splits++;
+                if (sb->surf & SURF_HINT) t->hintsplit = true;
+            }
+        }
+        if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) t->epsilonbrush++;
+    }
+    if (s & PSIDE_FRONT) t->front++;
+    if (s & PSIDE_BACK) t->back++;
+    return s;
+}
+
 /* eval_plane's value from its counts. */
 static int plane_value(const tally_t *t, bool axial, const side_t *side)
 {
@@ -267,6 +304,7 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
     tally_t t = {0};
     const plane_t *pl = plane_table_get(&q->planes, pnum);
     int axis = pl->type < 3 ? pl->type : -1;
+    bool unit = axis >= 0 && vec_comp(pl->normal, axis) == 1.0;
     for (int k = 0; k < n; k++) {
         if (axis >= 0) {
             /* Most brushes are clearly on one side: decided from the packed
@@ -284,7 +322,7 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
                 continue;
             }
         }
-        int s = tally_brush(q, &ent[k], pnum, &t);
+        int s = unit && ent[k].boxes ? tally_axial(&ent[k], axis, pl->dist, pnum, &t) : tally_brush(q, &ent[k], pnum, &t);
         if (testside) testside[k] = s;
     }
     return plane_value(&t, axis >= 0, side);
@@ -391,7 +429,15 @@ static void sweep_axis(const qbsp_t *q, const node_ent_t *ent, int n, int axis, 
             pos[k] = -1;
         }
         tally_t t = {.front = n - entered, .back = left};
-        for (int i = 0; i < nact; i++) tally_brush(q, &ent[act[i]], cd->pnum, &t);
+        if (vec_comp(plane_table_get(&q->planes, cd->pnum)->normal, axis) == 1.0) {
+            for (int i = 0; i < nact; i++) {
+                const node_ent_t *e = &ent[act[i]];
+                if (e->boxes) tally_axial(e, axis, d, cd->pnum, &t);
+                else tally_brush(q, e, cd->pnum, &t);
+            }
+        } else {
+            for (int i = 0; i < nact; i++) tally_brush(q, &ent[act[i]], cd->pnum, &t);
+        }
         cd->value = plane_value(&t, true, cd->side);
     }
     free(act);

@@ -666,9 +666,19 @@ typedef struct chop_entry_t {
     bspbrush_t *b;
 } chop_entry_t;
 
+/* Entries per block of the work list: the scan for overlaps skips a block
+ * whose bounds (the union of its entries', removed ones included) are
+ * disjoint from the brush's, as bounds_disjoint with the union implies it
+ * with each entry (the bounds only move the tests' sides one way, and
+ * rounding is monotone). */
+#define CHOP_BLOCK_SHIFT 5
+#define CHOP_BLOCK (1 << CHOP_BLOCK_SHIFT)
+
 typedef struct chop_list_t {
     chop_entry_t *e;
     int n, cap;
+    aabb_t *block; /* union of the bounds of entries [i * CHOP_BLOCK, (i + 1) * CHOP_BLOCK) */
+    int blockcap;
 } chop_list_t;
 
 static void chop_append(chop_list_t *l, bspbrush_t *list)
@@ -679,6 +689,20 @@ static void chop_append(chop_list_t *l, bspbrush_t *list)
         l->e = q2_grow(l->e, sizeof *l->e, &l->cap, l->n + 1);
         l->e[l->n].bounds = list->bounds;
         l->e[l->n].b = list;
+        int bi = l->n >> CHOP_BLOCK_SHIFT;
+        if ((l->n & (CHOP_BLOCK - 1)) == 0) {
+            l->block = q2_grow(l->block, sizeof *l->block, &l->blockcap, bi + 1);
+            l->block[bi] = list->bounds;
+        } else {
+            aabb_t *u = &l->block[bi];
+            const aabb_t *a = &list->bounds;
+            if (a->mins.x < u->mins.x) u->mins.x = a->mins.x;
+            if (a->mins.y < u->mins.y) u->mins.y = a->mins.y;
+            if (a->mins.z < u->mins.z) u->mins.z = a->mins.z;
+            if (a->maxs.x > u->maxs.x) u->maxs.x = a->maxs.x;
+            if (a->maxs.y > u->maxs.y) u->maxs.y = a->maxs.y;
+            if (a->maxs.z > u->maxs.z) u->maxs.z = a->maxs.z;
+        }
         l->n++;
         list = next;
     }
@@ -714,6 +738,10 @@ static bspbrush_t *chop_group(const qbsp_t *q, blockcache_t *bc, bspbrush_t *hea
         if (!b1) continue;
         bool b1_gone = false;
         for (int j = h + 1; j < l.n && !b1_gone; j++) {
+            if ((j & (CHOP_BLOCK - 1)) == 0 && bounds_disjoint(&l.e[h].bounds, &l.block[j >> CHOP_BLOCK_SHIFT])) {
+                j += CHOP_BLOCK - 1;
+                continue;
+            }
             bspbrush_t *b2 = l.e[j].b;
             if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
             if (brushes_disjoint(b1, b2)) continue;
@@ -775,6 +803,7 @@ static bspbrush_t *chop_group(const qbsp_t *q, blockcache_t *bc, bspbrush_t *hea
         keeptail = &b1->next;
     }
     free(l.e);
+    free(l.block);
     return keep;
 }
 

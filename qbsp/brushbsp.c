@@ -196,6 +196,15 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
         if (p->dist - lo < PLANESIDE_EPSILON || hi - p->dist < PLANESIDE_EPSILON) return false;
     }
     const bspbrush_t *v = node->volume;
+    if (p->type < 3 && vec_comp(p->normal, p->type) == 1.0) {
+        /* A volume's bounds are its points' extremes exactly (brush_bound),
+         * and on a +1 axial plane a point's distance is its coordinate less
+         * dist, monotone in the coordinate even rounded: the loop below
+         * would find these two. */
+        double d_hi = vec_comp(v->bounds.maxs, p->type) - p->dist;
+        double d_lo = vec_comp(v->bounds.mins, p->type) - p->dist;
+        return d_hi >= PLANESIDE_EPSILON && d_lo <= -PLANESIDE_EPSILON;
+    }
     double d_front = 0, d_back = 0;
     for (int i = 0; i < v->numsides; i++) {
         const winding_t *w = v->sides[i].winding;

@@ -395,13 +395,31 @@ static void split_impl(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, b
     const plane_t *plane = plane_table_get(&q->planes, planenum);
 
     double d_front = 0, d_back = 0;
-    for (int i = 0; i < b->numsides; i++) {
-        const winding_t *w = b->sides[i].winding;
-        if (!w) continue;
-        for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_point_dist(plane, w->p[j]);
-            if (d > d_front) d_front = d;
-            if (d < d_back) d_back = d;
+    if (plane->type < 3) {
+        /* A fragment's bounds are its windings' extremes exactly (brush_bound
+         * here, load's for a map brush's), and on an axial plane a point's
+         * distance is +-coordinate - dist, monotone in the coordinate even
+         * rounded: the pass below would find these two. */
+        int axis = plane->type;
+        double s = vec_comp(plane->normal, axis);
+        double hi = vec_comp(b->bounds.maxs, axis) * s - plane->dist;
+        double lo = vec_comp(b->bounds.mins, axis) * s - plane->dist;
+        if (s < 0) {
+            double t = hi;
+            hi = lo;
+            lo = t;
+        }
+        if (hi > d_front) d_front = hi;
+        if (lo < d_back) d_back = lo;
+    } else {
+        for (int i = 0; i < b->numsides; i++) {
+            const winding_t *w = b->sides[i].winding;
+            if (!w) continue;
+            for (int j = 0; j < w->numpoints; j++) {
+                double d = plane_point_dist(plane, w->p[j]);
+                if (d > d_front) d_front = d;
+                if (d < d_back) d_back = d;
+            }
         }
     }
     if (d_front < PLANESIDE_EPSILON) {

@@ -184,6 +184,40 @@ double brush_volume(const qbsp_t *q, const bspbrush_t *b)
     return volume / 3.0;
 }
 
+/* brush_volume(q, b) < limit, without the area of every side where the
+ * answer is plainly no. brush_volume sums d * area over the sides, d the
+ * apex's depth behind the side's plane: at least 0 but for rounding (the
+ * apex is a point of the brush). The sides with d > 0 alone, their areas
+ * taken one at a time, give a lower bound; a side with d < 0 takes off at
+ * most |d| times the square of the bounds' diagonal (more than any polygon
+ * inside them has, and b's bounds hold all its points); once the bound
+ * clears 3 * limit with a margin far above the rounding of either sum,
+ * brush_volume could not be below the limit. Else it is computed. */
+static bool brush_volume_below(const qbsp_t *q, const bspbrush_t *b, double limit)
+{
+    const winding_t *w = NULL;
+    for (int i = 0; i < b->numsides && !w; i++) w = b->sides[i].winding;
+    if (!w || b->numsides > 64) return brush_volume(q, b) < limit;
+    vec3_t apex = w->p[0];
+    vec3_t ext = vec_sub(b->bounds.maxs, b->bounds.mins);
+    double diag2 = vec_dot(ext, ext);
+    double d[64], negative = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        if (!b->sides[i].winding) continue;
+        const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
+        d[i] = -plane_dist_to(p, apex);
+        if (d[i] < 0) negative += -d[i] * diag2 * 1.000001;
+    }
+    double need = 3.0 * limit * (1 + 1e-9) + 1e-9 + negative * (1 + 1e-9);
+    double lower = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        if (!b->sides[i].winding || !(d[i] > 0)) continue;
+        lower += d[i] * winding_area(b->sides[i].winding);
+        if (lower > need) return false;
+    }
+    return brush_volume(q, b) < limit;
+}
+
 bool brush_contains_point(const qbsp_t *q, const bspbrush_t *b, vec3_t pt, double eps)
 {
     for (int i = 0; i < b->numsides; i++) {
@@ -516,7 +550,7 @@ static void split_impl(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, b
      * are those of the other sides; the new side's points are added. */
     for (int i = 0; i < 2; i++) {
         bound_winding(&r[i]->bounds, r[i]->sides[r[i]->numsides - 1].winding);
-        if (brush_volume(q, r[i]) < MIN_FRAGMENT_VOLUME) {
+        if (brush_volume_below(q, r[i], MIN_FRAGMENT_VOLUME)) {
             bc_brush_free(bc, r[i]);
             r[i] = NULL;
         }

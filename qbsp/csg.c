@@ -330,12 +330,16 @@ static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
     winding_classify(pts, n, normal, dist, 0, dists, sides, counts);
     if (!counts[SIDE_BACK]) return counts[SIDE_FRONT] ? n : 0; /* in front, or on the plane: dropped */
     if (!counts[SIDE_FRONT]) return 0;
-    int need = 0;
-    for (int i = 0; i < n; i++) {
-        if (sides[i] != SIDE_BACK) need++;
-        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) need++;
+    /* At most a point and a crossing per point: counted only where that
+     * could overflow (only for non-convex input). */
+    if (2 * n > CLIP_MAX_POINTS) {
+        int need = 0;
+        for (int i = 0; i < n; i++) {
+            if (sides[i] != SIDE_BACK) need++;
+            if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) need++;
+        }
+        if (need > CLIP_MAX_POINTS) return -1;
     }
-    if (need > CLIP_MAX_POINTS) return -1; /* only for non-convex input */
     vec3_t out[CLIP_MAX_POINTS];
     int m = winding_front_points(pts, n, normal, dist, dists, sides, out);
     memcpy(pts, out, sizeof(vec3_t) * (size_t)m);

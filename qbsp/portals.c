@@ -108,14 +108,41 @@ static void make_node_portal(const qbsp_t *q, blockcache_t *bc, node_t *node, po
 {
     winding_t *w = node->portal_base ? qbsp_chain_copy_bc(bc, node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
+    /* Most of the node's portals bound its region, so they do not cut the
+     * new portal (which spans it). Against an axial plane (an exact unit
+     * axis, plane_snap) a point's distance is +-coordinate - dist, monotone
+     * in the coordinate even rounded, so the winding's bounds give its
+     * nearest and farthest points' distances exactly: with none behind the
+     * epsilon and some in front of it, qbsp_chain_clip would hand w back
+     * as it is. The bounds are taken again after a clip. */
+    aabb_t wb;
+    bool have_wb = false;
     for (portal_t *p = node->portals; p && w; p = p->next[side]) {
-        if (p->nodes[0] == node) {
-            side = 0;
-            w = qbsp_chain_clip(w, p->plane.normal, p->plane.dist, NODE_PORTAL_EPSILON, false);
-        } else {
-            side = 1;
-            w = qbsp_chain_clip(w, vec_neg(p->plane.normal), -p->plane.dist, NODE_PORTAL_EPSILON, false);
+        side = p->nodes[0] == node ? 0 : 1;
+        vec3_t normal = side == 0 ? p->plane.normal : vec_neg(p->plane.normal);
+        double dist = side == 0 ? p->plane.dist : -p->plane.dist;
+        if (p->plane.type < 3 && w->numpoints > 0) {
+            if (!have_wb) {
+                wb = aabb_empty();
+                for (int i = 0; i < w->numpoints; i++) {
+                    const vec3_t pt = w->p[i];
+                    if (pt.x < wb.mins.x) wb.mins.x = pt.x;
+                    if (pt.x > wb.maxs.x) wb.maxs.x = pt.x;
+                    if (pt.y < wb.mins.y) wb.mins.y = pt.y;
+                    if (pt.y > wb.maxs.y) wb.maxs.y = pt.y;
+                    if (pt.z < wb.mins.z) wb.mins.z = pt.z;
+                    if (pt.z > wb.maxs.z) wb.maxs.z = pt.z;
+                }
+                have_wb = true;
+            }
+            int axis = p->plane.type;
+            double sgn = vec_comp(normal, axis);
+            double lo = vec_comp(wb.mins, axis) * sgn - dist, hi = vec_comp(wb.maxs, axis) * sgn - dist;
+            double nearest = sgn > 0 ? lo : hi, farthest = sgn > 0 ? hi : lo;
+            if (!(nearest < -NODE_PORTAL_EPSILON) && farthest > NODE_PORTAL_EPSILON) continue;
         }
+        w = qbsp_chain_clip(w, normal, dist, NODE_PORTAL_EPSILON, false);
+        have_wb = false;
     }
     if (!w) return;
     w = qbsp_chain_fit_bc(bc, w);

@@ -293,6 +293,47 @@ static inline int tally_axial(const node_ent_t *e, int axis, double dist, int pn
     return s;
 }
 
+/* tally_brush for a plane that is not axial, inlined into eval_plane:
+ * test_brush_to_plane's tests in its order, without its out-parameters. */
+static inline int tally_nonaxial(const node_ent_t *e, const plane_t *plane, int pnum, tally_t *t)
+{
+    int s = box_side_quick(e, plane);
+    if (!s) {
+        const bspbrush_t *b = e->b;
+        s = box_on_plane_side(&b->bounds, plane);
+        if (s == PSIDE_BOTH) {
+            int f = facing_side(e, pnum);
+            if (f) {
+                s = f;
+                t->facing++;
+            } else {
+                double d_front = 0, d_back = 0;
+                for (int i = 0; i < b->numsides; i++) {
+                    const side_t *sd = &b->sides[i];
+                    if (!side_countable(sd)) continue;
+                    const winding_t *w = sd->winding;
+                    bool front = false, back = false;
+                    for (int j = 0; j < w->numpoints; j++) {
+                        double d = plane_point_dist(plane, w->p[j]);
+                        if (d > d_front) d_front = d;
+                        if (d < d_back) d_back = d;
+                        if (d > PLANESIDE_EPSILON) front = true;
+                        if (d < -PLANESIDE_EPSILON) back = true;
+                    }
+                    if (front && back && !(sd->surf & SURF_SKIP)) {
+                        t->splits++;
+                        if (sd->surf & SURF_HINT) t->hintsplit = true;
+                    }
+                }
+                if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) t->epsilonbrush++;
+            }
+        }
+    }
+    if (s & PSIDE_FRONT) t->front++;
+    if (s & PSIDE_BACK) t->back++;
+    return s;
+}
+
 /* eval_plane's value from its counts. */
 static int plane_value(const tally_t *t, bool axial, const side_t *side)
 {
@@ -331,7 +372,9 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
                 continue;
             }
         }
-        int s = unit && ent[k].boxes ? tally_axial(&ent[k], axis, pl->dist, pnum, &t) : tally_brush(q, &ent[k], pnum, &t);
+        int s = axis < 0                 ? tally_nonaxial(&ent[k], pl, pnum, &t)
+                : unit && ent[k].boxes ? tally_axial(&ent[k], axis, pl->dist, pnum, &t)
+                                       : tally_brush(q, &ent[k], pnum, &t);
         if (testside) testside[k] = s;
     }
     return plane_value(&t, axis >= 0, side);

@@ -116,6 +116,55 @@ static int facing_side(const node_ent_t *e, int planenum)
 
 static bool side_countable(const side_t *sd) { return sd->texinfo != TEXINFO_NODE && sd->visible && sd->winding; }
 
+/* The visible faces of a brush straddling the plane that it would split
+ * (added to *splits, *hintsplit set when one is a hint) and qbsp3's sliver
+ * test (*epsilonbrush counted when the farthest point on either side is
+ * under a unit away), from the side windings' points. */
+static inline void count_side_splits(const bspbrush_t *b, const plane_t *plane, int *splits, bool *hintsplit,
+                                     int *epsilonbrush)
+{
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const side_t *sd = &b->sides[i];
+        if (!side_countable(sd)) continue;
+        const winding_t *w = sd->winding;
+        bool front = false, back = false;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_point_dist(plane, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+            if (d > PLANESIDE_EPSILON) front = true;
+            if (d < -PLANESIDE_EPSILON) back = true;
+        }
+        if (front && back && !(sd->surf & SURF_SKIP)) {
+            (*splits)++;
+            if (sd->surf & SURF_HINT) *hintsplit = true;
+        }
+    }
+    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+}
+
+/* count_side_splits from the side boxes, for an axial plane with a +1
+ * normal: there a winding's farthest points' distances are its box's
+ * (subtracting dist is monotone). */
+static inline void count_box_splits(const node_ent_t *e, int axis, double dist, int *splits, bool *hintsplit,
+                                    int *epsilonbrush)
+{
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < e->numboxes; i++) {
+        const sidebox_t *sb = &e->boxes[i];
+        double dmax = vec_comp(sb->bounds.maxs, axis) - dist;
+        double dmin = vec_comp(sb->bounds.mins, axis) - dist;
+        if (dmax > d_front) d_front = dmax;
+        if (dmin < d_back) d_back = dmin;
+        if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
+            (*splits)++;
+            if (sb->surf & SURF_HINT) *hintsplit = true;
+        }
+    }
+    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+}
+
 /* qbsp3's TestBrushToPlanenum: the side of the plane the brush is on, the
  * number of visible faces it would split and whether a hint face is split. */
 static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenum, int *numsplits, bool *hintsplit,
@@ -149,41 +198,10 @@ static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenu
         if (f) return f;
     }
 
-    double d_front = 0, d_back = 0;
-    if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0) {
-        int axis = plane->type;
-        for (int i = 0; i < e->numboxes; i++) {
-            const sidebox_t *sb = &e->boxes[i];
-            double dmax = vec_comp(sb->bounds.maxs, axis) - plane->dist;
-            double dmin = vec_comp(sb->bounds.mins, axis) - plane->dist;
-            if (dmax > d_front) d_front = dmax;
-            if (dmin < d_back) d_back = dmin;
-            if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
-                (*numsplits)++;
-                if (sb->surf & SURF_HINT) *hintsplit = true;
-            }
-        }
-        if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
-        return s;
-    }
-    for (int i = 0; i < b->numsides; i++) {
-        const side_t *sd = &b->sides[i];
-        if (!side_countable(sd)) continue;
-        const winding_t *w = sd->winding;
-        bool front = false, back = false;
-        for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_point_dist(plane, w->p[j]);
-            if (d > d_front) d_front = d;
-            if (d < d_back) d_back = d;
-            if (d > PLANESIDE_EPSILON) front = true;
-            if (d < -PLANESIDE_EPSILON) back = true;
-        }
-        if (front && back && !(sd->surf & SURF_SKIP)) {
-            (*numsplits)++;
-            if (sd->surf & SURF_HINT) *hintsplit = true;
-        }
-    }
-    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+    if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0)
+        count_box_splits(e, plane->type, plane->dist, numsplits, hintsplit, epsilonbrush);
+    else
+        count_side_splits(b, plane, numsplits, hintsplit, epsilonbrush);
     return s;
 }
 
@@ -274,19 +292,7 @@ static inline int tally_axial(const node_ent_t *e, int axis, double dist, int pn
         s = f;
         t->facing++;
     } else if (s == PSIDE_BOTH) {
-        double d_front = 0, d_back = 0;
-        for (int i = 0; i < e->numboxes; i++) {
-            const sidebox_t *sb = &e->boxes[i];
-            double dmax = vec_comp(sb->bounds.maxs, axis) - dist;
-            double dmin = vec_comp(sb->bounds.mins, axis) - dist;
-            if (dmax > d_front) d_front = dmax;
-            if (dmin < d_back) d_back = dmin;
-            if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
-                t->splits++;
-                if (sb->surf & SURF_HINT) t->hintsplit = true;
-            }
-        }
-        if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) t->epsilonbrush++;
+        count_box_splits(e, axis, dist, &t->splits, &t->hintsplit, &t->epsilonbrush);
     }
     if (s & PSIDE_FRONT) t->front++;
     if (s & PSIDE_BACK) t->back++;
@@ -307,25 +313,7 @@ static inline int tally_nonaxial(const node_ent_t *e, const plane_t *plane, int 
                 s = f;
                 t->facing++;
             } else {
-                double d_front = 0, d_back = 0;
-                for (int i = 0; i < b->numsides; i++) {
-                    const side_t *sd = &b->sides[i];
-                    if (!side_countable(sd)) continue;
-                    const winding_t *w = sd->winding;
-                    bool front = false, back = false;
-                    for (int j = 0; j < w->numpoints; j++) {
-                        double d = plane_point_dist(plane, w->p[j]);
-                        if (d > d_front) d_front = d;
-                        if (d < d_back) d_back = d;
-                        if (d > PLANESIDE_EPSILON) front = true;
-                        if (d < -PLANESIDE_EPSILON) back = true;
-                    }
-                    if (front && back && !(sd->surf & SURF_SKIP)) {
-                        t->splits++;
-                        if (sd->surf & SURF_HINT) t->hintsplit = true;
-                    }
-                }
-                if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) t->epsilonbrush++;
+                count_side_splits(b, plane, &t->splits, &t->hintsplit, &t->epsilonbrush);
             }
         }
     }

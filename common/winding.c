@@ -31,7 +31,7 @@ winding_t *winding_reverse(const winding_t *w)
     return c;
 }
 
-winding_t *winding_for_plane(vec3_t normal, double dist, double extent)
+void winding_for_plane_points(vec3_t normal, double dist, double extent, vec3_t out[4])
 {
     /* Pick the world axis least aligned with the normal as "up" so the cross
      * products below are well conditioned. */
@@ -48,12 +48,17 @@ winding_t *winding_for_plane(vec3_t normal, double dist, double extent)
     up = vec_scale(up, extent);
     right = vec_scale(right, extent);
 
+    out[0] = vec_add(vec_sub(org, right), up);
+    out[1] = vec_add(vec_add(org, right), up);
+    out[2] = vec_sub(vec_add(org, right), up);
+    out[3] = vec_sub(vec_sub(org, right), up);
+}
+
+winding_t *winding_for_plane(vec3_t normal, double dist, double extent)
+{
     winding_t *w = winding_alloc(4);
     w->numpoints = 4;
-    w->p[0] = vec_add(vec_sub(org, right), up);
-    w->p[1] = vec_add(vec_add(org, right), up);
-    w->p[2] = vec_sub(vec_add(org, right), up);
-    w->p[3] = vec_sub(vec_sub(org, right), up);
+    winding_for_plane_points(normal, dist, extent, w->p);
     return w;
 }
 
@@ -117,18 +122,22 @@ int winding_front_points(const vec3_t *p, int n, vec3_t normal, double dist, con
     return m;
 }
 
-void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
-                         const int counts[3], winding_t **front, winding_t **back)
+int winding_crossings(const int *sides, int n)
 {
-    int n = w->numpoints;
-    int axis = axial_index(normal);
-    /* Each crossing edge adds one point to both sides; counting them keeps
-     * the buffers exact even for (invalid) non-convex input. */
+    /* Counted rather than assumed (one per side) so that the buffers are
+     * exact even for (invalid) non-convex input. */
     int crossings = 0;
     for (int i = 0; i < n; i++)
         if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) crossings++;
-    winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
-    winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    return crossings;
+}
+
+void winding_split_sides_into(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
+                              winding_t *f, winding_t *b)
+{
+    int n = w->numpoints;
+    int axis = axial_index(normal);
+    f->numpoints = b->numpoints = 0;
     for (int i = 0; i < n; i++) {
         vec3_t p1 = w->p[i];
         if (sides[i] == SIDE_ON) {
@@ -146,6 +155,15 @@ void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const d
         f->p[f->numpoints++] = mid;
         b->p[b->numpoints++] = mid;
     }
+}
+
+void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
+                         const int counts[3], winding_t **front, winding_t **back)
+{
+    int crossings = winding_crossings(sides, w->numpoints);
+    winding_t *f = winding_alloc(counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+    winding_t *b = winding_alloc(counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    winding_split_sides_into(w, normal, dist, dists, sides, f, b);
     *front = f;
     *back = b;
 }

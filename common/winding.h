@@ -30,6 +30,9 @@ winding_t *winding_reverse(const winding_t *w);
 /* A square of half-size `extent` on the plane, centred on the point of the
  * plane closest to the origin. */
 winding_t *winding_for_plane(vec3_t normal, double dist, double extent);
+/* winding_for_plane's four points, written to out (for callers that clip
+ * them on the stack). */
+void winding_for_plane_points(vec3_t normal, double dist, double extent, vec3_t out[4]);
 
 /* Which side of the plane the winding is on, with points within eps counted
  * as on it: SIDE_FRONT, SIDE_BACK, SIDE_ON (all points on) or SIDE_CROSS. */
@@ -55,6 +58,17 @@ void winding_classify(const vec3_t *p, int n, vec3_t normal, double dist, double
  * non-zero. */
 void winding_split_sides(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
                          const int counts[3], winding_t **front, winding_t **back);
+
+/* The number of edges of p[0..n) that cross the plane (both ends off it,
+ * on opposite sides), from winding_classify's sides: each adds a point to
+ * both halves of a split. */
+int winding_crossings(const int *sides, int n);
+
+/* winding_split_sides into windings the caller allocated: f with room for
+ * counts[SIDE_FRONT] + counts[SIDE_ON] + crossings points, b with room for
+ * counts[SIDE_BACK] + counts[SIDE_ON] + crossings. */
+void winding_split_sides_into(const winding_t *w, vec3_t normal, double dist, const double *dists, const int *sides,
+                              winding_t *f, winding_t *b);
 
 /* The points of the part of the polygon p[0..n) in front of the plane, as
  * winding_split_sides makes its front half (the same points, in the same

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <omp.h>
+
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
@@ -114,6 +116,55 @@ static int facing_side(const node_ent_t *e, int planenum)
 
 static bool side_countable(const side_t *sd) { return sd->texinfo != TEXINFO_NODE && sd->visible && sd->winding; }
 
+/* The visible faces of a brush straddling the plane that it would split
+ * (added to *splits, *hintsplit set when one is a hint) and qbsp3's sliver
+ * test (*epsilonbrush counted when the farthest point on either side is
+ * under a unit away), from the side windings' points. */
+static inline void count_side_splits(const bspbrush_t *b, const plane_t *plane, int *splits, bool *hintsplit,
+                                     int *epsilonbrush)
+{
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const side_t *sd = &b->sides[i];
+        if (!side_countable(sd)) continue;
+        const winding_t *w = sd->winding;
+        bool front = false, back = false;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_point_dist(plane, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+            if (d > PLANESIDE_EPSILON) front = true;
+            if (d < -PLANESIDE_EPSILON) back = true;
+        }
+        if (front && back && !(sd->surf & SURF_SKIP)) {
+            (*splits)++;
+            if (sd->surf & SURF_HINT) *hintsplit = true;
+        }
+    }
+    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+}
+
+/* count_side_splits from the side boxes, for an axial plane with a +1
+ * normal: there a winding's farthest points' distances are its box's
+ * (subtracting dist is monotone). */
+static inline void count_box_splits(const node_ent_t *e, int axis, double dist, int *splits, bool *hintsplit,
+                                    int *epsilonbrush)
+{
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < e->numboxes; i++) {
+        const sidebox_t *sb = &e->boxes[i];
+        double dmax = vec_comp(sb->bounds.maxs, axis) - dist;
+        double dmin = vec_comp(sb->bounds.mins, axis) - dist;
+        if (dmax > d_front) d_front = dmax;
+        if (dmin < d_back) d_back = dmin;
+        if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
+            (*splits)++;
+            if (sb->surf & SURF_HINT) *hintsplit = true;
+        }
+    }
+    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+}
+
 /* qbsp3's TestBrushToPlanenum: the side of the plane the brush is on, the
  * number of visible faces it would split and whether a hint face is split. */
 static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenum, int *numsplits, bool *hintsplit,
@@ -147,41 +198,10 @@ static int test_brush_to_plane(const qbsp_t *q, const node_ent_t *e, int planenu
         if (f) return f;
     }
 
-    double d_front = 0, d_back = 0;
-    if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0) {
-        int axis = plane->type;
-        for (int i = 0; i < e->numboxes; i++) {
-            const sidebox_t *sb = &e->boxes[i];
-            double dmax = vec_comp(sb->bounds.maxs, axis) - plane->dist;
-            double dmin = vec_comp(sb->bounds.mins, axis) - plane->dist;
-            if (dmax > d_front) d_front = dmax;
-            if (dmin < d_back) d_back = dmin;
-            if (dmax > PLANESIDE_EPSILON && dmin < -PLANESIDE_EPSILON && !(sb->surf & SURF_SKIP)) {
-                (*numsplits)++;
-                if (sb->surf & SURF_HINT) *hintsplit = true;
-            }
-        }
-        if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
-        return s;
-    }
-    for (int i = 0; i < b->numsides; i++) {
-        const side_t *sd = &b->sides[i];
-        if (!side_countable(sd)) continue;
-        const winding_t *w = sd->winding;
-        bool front = false, back = false;
-        for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_point_dist(plane, w->p[j]);
-            if (d > d_front) d_front = d;
-            if (d < d_back) d_back = d;
-            if (d > PLANESIDE_EPSILON) front = true;
-            if (d < -PLANESIDE_EPSILON) back = true;
-        }
-        if (front && back && !(sd->surf & SURF_SKIP)) {
-            (*numsplits)++;
-            if (sd->surf & SURF_HINT) *hintsplit = true;
-        }
-    }
-    if ((d_front > 0.0 && d_front < 1.0) || (d_back < 0.0 && d_back > -1.0)) (*epsilonbrush)++;
+    if (e->boxes && plane->type < 3 && vec_comp(plane->normal, plane->type) == 1.0)
+        count_box_splits(e, plane->type, plane->dist, numsplits, hintsplit, epsilonbrush);
+    else
+        count_side_splits(b, plane, numsplits, hintsplit, epsilonbrush);
     return s;
 }
 
@@ -194,6 +214,15 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
         if (p->dist - lo < PLANESIDE_EPSILON || hi - p->dist < PLANESIDE_EPSILON) return false;
     }
     const bspbrush_t *v = node->volume;
+    if (p->type < 3 && vec_comp(p->normal, p->type) == 1.0) {
+        /* A volume's bounds are its points' extremes exactly (brush_bound),
+         * and on a +1 axial plane a point's distance is its coordinate less
+         * dist, monotone in the coordinate even rounded: the loop below
+         * would find these two. */
+        double d_hi = vec_comp(v->bounds.maxs, p->type) - p->dist;
+        double d_lo = vec_comp(v->bounds.mins, p->type) - p->dist;
+        return d_hi >= PLANESIDE_EPSILON && d_lo <= -PLANESIDE_EPSILON;
+    }
     double d_front = 0, d_back = 0;
     for (int i = 0; i < v->numsides; i++) {
         const winding_t *w = v->sides[i].winding;
@@ -245,6 +274,54 @@ static int tally_brush(const qbsp_t *q, const node_ent_t *e, int pnum, tally_t *
     return s;
 }
 
+/* tally_brush for an axial plane whose normal is +1 on its axis (as every
+ * even plane's is) and a brush with side boxes that the packed bounds did
+ * not settle (fl(mins - dist) <= ON_EPSILON, fl(maxs - dist) >= -ON_EPSILON):
+ * test_brush_to_plane's tests in its order, inlined into the loops that
+ * weigh axial candidates, with the plane read once per candidate. */
+static inline int tally_axial(const node_ent_t *e, int axis, double dist, int pnum, tally_t *t)
+{
+    double lo = vec_comp(e->bounds.mins, axis) - dist;
+    double hi = vec_comp(e->bounds.maxs, axis) - dist;
+    int s = 0;
+    if (hi > 0) s |= PSIDE_FRONT;
+    if (lo < 0) s |= PSIDE_BACK;
+    if (!s) s = PSIDE_BACK;
+    int f = facing_side(e, pnum);
+    if (f) {
+        s = f;
+        t->facing++;
+    } else if (s == PSIDE_BOTH) {
+        count_box_splits(e, axis, dist, &t->splits, &t->hintsplit, &t->epsilonbrush);
+    }
+    if (s & PSIDE_FRONT) t->front++;
+    if (s & PSIDE_BACK) t->back++;
+    return s;
+}
+
+/* tally_brush for a plane that is not axial, inlined into eval_plane:
+ * test_brush_to_plane's tests in its order, without its out-parameters. */
+static inline int tally_nonaxial(const node_ent_t *e, const plane_t *plane, int pnum, tally_t *t)
+{
+    int s = box_side_quick(e, plane);
+    if (!s) {
+        const bspbrush_t *b = e->b;
+        s = box_on_plane_side(&b->bounds, plane);
+        if (s == PSIDE_BOTH) {
+            int f = facing_side(e, pnum);
+            if (f) {
+                s = f;
+                t->facing++;
+            } else {
+                count_side_splits(b, plane, &t->splits, &t->hintsplit, &t->epsilonbrush);
+            }
+        }
+    }
+    if (s & PSIDE_FRONT) t->front++;
+    if (s & PSIDE_BACK) t->back++;
+    return s;
+}
+
 /* eval_plane's value from its counts. */
 static int plane_value(const tally_t *t, bool axial, const side_t *side)
 {
@@ -265,6 +342,7 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
     tally_t t = {0};
     const plane_t *pl = plane_table_get(&q->planes, pnum);
     int axis = pl->type < 3 ? pl->type : -1;
+    bool unit = axis >= 0 && vec_comp(pl->normal, axis) == 1.0;
     for (int k = 0; k < n; k++) {
         if (axis >= 0) {
             /* Most brushes are clearly on one side: decided from the packed
@@ -282,7 +360,9 @@ static int eval_plane(const qbsp_t *q, const node_ent_t *ent, int n, int pnum, c
                 continue;
             }
         }
-        int s = tally_brush(q, &ent[k], pnum, &t);
+        int s = axis < 0                 ? tally_nonaxial(&ent[k], pl, pnum, &t)
+                : unit && ent[k].boxes ? tally_axial(&ent[k], axis, pl->dist, pnum, &t)
+                                       : tally_brush(q, &ent[k], pnum, &t);
         if (testside) testside[k] = s;
     }
     return plane_value(&t, axis >= 0, side);
@@ -389,7 +469,15 @@ static void sweep_axis(const qbsp_t *q, const node_ent_t *ent, int n, int axis, 
             pos[k] = -1;
         }
         tally_t t = {.front = n - entered, .back = left};
-        for (int i = 0; i < nact; i++) tally_brush(q, &ent[act[i]], cd->pnum, &t);
+        if (vec_comp(plane_table_get(&q->planes, cd->pnum)->normal, axis) == 1.0) {
+            for (int i = 0; i < nact; i++) {
+                const node_ent_t *e = &ent[act[i]];
+                if (e->boxes) tally_axial(e, axis, d, cd->pnum, &t);
+                else tally_brush(q, e, cd->pnum, &t);
+            }
+        } else {
+            for (int i = 0; i < nact; i++) tally_brush(q, &ent[act[i]], cd->pnum, &t);
+        }
         cd->value = plane_value(&t, true, cd->side);
     }
     free(act);
@@ -404,7 +492,10 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
         return;
     }
     /* Candidates grouped by axis (3 = not axial), axial ones by dist. */
-    sortkey_t *ac = q2_malloc(sizeof *ac * (size_t)ncand);
+    /* ac, the sort keys and the axis orders in one block, ints last. */
+    int tmpn = n > ncand ? n : ncand;
+    char *scratch = q2_malloc(sizeof(sortkey_t) * ((size_t)ncand + 2 * (size_t)tmpn) + sizeof(int) * (size_t)n * 6);
+    sortkey_t *ac = (sortkey_t *)scratch;
     int count[4] = {0, 0, 0, 0}, start[4];
     for (int c = 0; c < ncand; c++) {
         int t = plane_table_get(&q->planes, cand[c].pnum)->type;
@@ -422,9 +513,8 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
         }
     }
     axis_order_t ord[3];
-    int *orderbuf = q2_malloc(sizeof(int) * (size_t)n * 6);
-    int tmpn = n > ncand ? n : ncand;
-    sortkey_t *keys = q2_malloc(sizeof *keys * (size_t)tmpn * 2), *tmp = keys + tmpn;
+    sortkey_t *keys = ac + ncand, *tmp = keys + tmpn;
+    int *orderbuf = (int *)(tmp + tmpn);
     for (int axis = 0; axis < 3; axis++) {
         ord[axis].by_min = orderbuf + (size_t)n * (2 * axis);
         ord[axis].by_max = orderbuf + (size_t)n * (2 * axis + 1);
@@ -440,7 +530,6 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
             for (int k = 0; k < n; k++) dst[k] = keys[k].idx;
         }
     }
-    free(keys);
     /* Work items: chunks of each axis's sorted candidates, then the
      * non-axial candidates one by one. */
     int nchunks[3], nitems = 0;
@@ -470,8 +559,7 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
             cd->value = eval_plane(q, ent, n, cd->pnum, cd->side, NULL);
         }
     }
-    free(orderbuf);
-    free(ac);
+    free(scratch);
 }
 
 /* A small set of plane numbers (open addressing), to weigh each distinct
@@ -494,10 +582,25 @@ static bool planeset_add(planeset_t *ps, int pnum)
 
 static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *node)
 {
-    int n = brush_list_count(brushes);
+    int n = 0, nsides = 0;
+    for (const bspbrush_t *b = brushes; b; b = b->next) {
+        n++;
+        nsides += b->numsides;
+    }
     bool big = n >= BIG_NODE_BRUSHES;
-    node_ent_t *ent = q2_malloc(sizeof *ent * (size_t)(n > 0 ? n : 1));
-    int nsides = 0;
+    /* The node's scratch arrays in one block (one malloc a node, not five):
+     * the 8-byte aligned ones first, the ints last. */
+    unsigned size = 16;
+    while (size < (unsigned)nsides * 2) size <<= 1;
+    size_t nent = (size_t)(n > 0 ? n : 1), nside1 = (size_t)(nsides > 0 ? nsides : 1);
+    size_t nbox = n >= SIDEBOX_MIN_BRUSHES ? nside1 : 0;
+    char *scratch = q2_malloc(sizeof(node_ent_t) * nent + sizeof(sidebox_t) * nbox + sizeof(cand_t) * nside1 +
+                              sizeof(int) * ((size_t)size + nent));
+    node_ent_t *ent = (node_ent_t *)scratch;
+    sidebox_t *boxes = nbox ? (sidebox_t *)(scratch + sizeof(node_ent_t) * nent) : NULL;
+    cand_t *cand = (cand_t *)(scratch + sizeof(node_ent_t) * nent + sizeof(sidebox_t) * nbox);
+    int *slots = (int *)((char *)cand + sizeof(cand_t) * nside1);
+    int *testside = slots + size;
     {
         int k = 0;
         for (bspbrush_t *b = brushes; b; b = b->next, k++) {
@@ -510,13 +613,10 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             uint64_t mask = 0;
             for (int i = 0; i < b->numsides; i++) mask |= (uint64_t)1 << ((unsigned)(b->sides[i].planenum >> 1) & 63);
             ent[k].planemask = mask;
-            nsides += b->numsides;
         }
     }
     /* Side boxes pay where candidates are weighed against many brushes. */
-    sidebox_t *boxes = NULL;
-    if (n >= SIDEBOX_MIN_BRUSHES) {
-        boxes = q2_malloc(sizeof *boxes * (size_t)(nsides > 0 ? nsides : 1));
+    if (boxes) {
         int nb = 0;
         for (int k = 0; k < n; k++) {
             const bspbrush_t *b = ent[k].b;
@@ -542,11 +642,8 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
         }
     }
     planeset_t ps;
-    unsigned size = 16;
-    while (size < (unsigned)nsides * 2) size <<= 1;
-    ps.slot = q2_malloc(sizeof(int) * size);
+    ps.slot = slots;
     ps.mask = size - 1;
-    cand_t *cand = q2_malloc(sizeof *cand * (size_t)(nsides > 0 ? nsides : 1));
 
     side_t *bestside = NULL;
     int bestpass = 0;
@@ -587,16 +684,11 @@ static side_t *select_split_side(const qbsp_t *q, bspbrush_t *brushes, node_t *n
             if (cand[c].value > cand[best].value) best = c;
         bestside = cand[best].side;
         bestpass = pass;
-        int *testside = q2_malloc(sizeof(int) * (size_t)n);
         eval_plane(q, ent, n, cand[best].pnum, bestside, testside);
         for (int k = 0; k < n; k++) ent[k].b->side = testside[k];
-        free(testside);
     }
     if (bestside && bestpass != PASS_STRUCTURAL) node->detail_seperator = true;
-    free(boxes);
-    free(ent);
-    free(ps.slot);
-    free(cand);
+    free(scratch);
     return bestside;
 }
 
@@ -668,8 +760,8 @@ bool brushbsp_solid_subtree(const node_t *node, int *contents)
     return true;
 }
 
-static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node, bspbrush_t **front,
-                             bspbrush_t **back)
+static void split_brush_list(const qbsp_t *q, blockcache_t *bc, bspbrush_t *brushes, node_t *node,
+                             bspbrush_t **front, bspbrush_t **back)
 {
     *front = *back = NULL;
     bspbrush_t **ft = front, **bt = back;
@@ -679,7 +771,7 @@ static void split_brush_list(const qbsp_t *q, bspbrush_t *brushes, node_t *node,
         int s = b->side;
         if (s == PSIDE_BOTH) {
             bspbrush_t *f, *k;
-            brush_split_consume(q, b, node->planenum, &f, &k);
+            brush_split_consume(q, bc, b, node->planenum, &f, &k);
             if (f) {
                 *ft = f;
                 ft = &f->next;
@@ -714,8 +806,13 @@ static node_t *alloc_node(void)
     return n;
 }
 
-static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
+/* caches: one per thread of the tree build's team. A task runs on one
+ * thread (tasks are tied), and a task another one waits in runs to its end
+ * before the waiting one goes on, so a thread's cache is never in two uses
+ * at once. */
+static void build_tree_r(const qbsp_t *q, blockcache_t *caches, node_t *node, bspbrush_t *brushes)
 {
+    blockcache_t *bc = &caches[omp_get_thread_num()];
     side_t *best = select_split_side(q, brushes, node);
     if (!best) {
         leaf_node(node, brushes);
@@ -725,13 +822,12 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
     node->planenum = best->planenum & ~1;
 
     bspbrush_t *lists[2];
-    for (bspbrush_t *b = brushes; b; b = b->next) (void)b;
-    split_brush_list(q, brushes, node, &lists[0], &lists[1]);
+    split_brush_list(q, bc, brushes, node, &lists[0], &lists[1]);
 
     /* The node's volume is not needed once its children have theirs:
      * split in place, its whole sides handed on rather than copied. */
     bspbrush_t *vol[2];
-    brush_split_consume(q, node->volume, node->planenum, &vol[0], &vol[1]);
+    brush_split_consume(q, bc, node->volume, node->planenum, &vol[0], &vol[1]);
     node->volume = NULL;
     /* The split added a side on the node's plane to each half: the plane
      * clipped to the node's region, which is where its portal starts. */
@@ -764,10 +860,10 @@ static void build_tree_r(const qbsp_t *q, node_t *node, bspbrush_t *brushes)
             /* q is copied, not shared: this call returns without waiting
              * for its tasks (the parallel region's barrier does), so a
              * shared q would be read from a frame already gone. */
-#pragma omp task firstprivate(c, l, q) default(none)
-            build_tree_r(q, c, l);
+#pragma omp task firstprivate(c, l, q, caches) default(none)
+            build_tree_r(q, caches, c, l);
         } else {
-            build_tree_r(q, c, l);
+            build_tree_r(q, caches, c, l);
         }
     }
 }
@@ -807,8 +903,8 @@ static void force_split(qbsp_t *q, node_t *head)
     head->planenum = pn;
     head->side = NULL;
     bspbrush_t *lists[2], *vol[2];
-    split_brush_list(q, brushes, head, &lists[0], &lists[1]);
-    brush_split(q, head->volume, pn, &vol[0], &vol[1]);
+    split_brush_list(q, NULL, brushes, head, &lists[0], &lists[1]);
+    brush_split(q, NULL, head->volume, pn, &vol[0], &vol[1]);
     for (int i = 0; i < 2; i++) {
         node_t *c = alloc_node();
         c->parent = head;
@@ -867,11 +963,15 @@ tree_t *brushbsp_build(qbsp_t *q, bspbrush_t *brushes, aabb_t bounds, brushbsp_s
         const qbsp_t *cq = q;
         /* Small models are not worth waking the other threads for. */
         bool par = threads > 1 && st.brushes >= PARALLEL_MIN_BRUSHES;
-#pragma omp parallel num_threads(threads) if (par) default(none) shared(cq, head, brushes)
+        int nthreads = par ? threads : 1;
+        blockcache_t *caches = q2_calloc((size_t)nthreads, sizeof *caches);
+#pragma omp parallel num_threads(nthreads) if (par) default(none) shared(cq, head, brushes, caches)
         {
 #pragma omp single
-            build_tree_r(cq, head, brushes);
+            build_tree_r(cq, caches, head, brushes);
         }
+        for (int i = 0; i < nthreads; i++) bc_release(&caches[i]);
+        free(caches);
     }
     if (head->planenum == PLANENUM_LEAF && head->brushlist && head->volume) force_split(q, head);
     strip_leaves_r(head);

@@ -13,7 +13,101 @@
 bspbrush_t *brush_alloc(int numsides)
 {
     bspbrush_t *b = q2_calloc(1, sizeof(bspbrush_t) + (size_t)numsides * sizeof(side_t));
+    b->maxsides = numsides;
     return b;
+}
+
+/* Blocks a cache holds at most of each size: enough for the bursts of a
+ * split, little next to the fragments themselves. */
+#define BC_MAX_FREE 4096
+
+winding_t *bc_winding_alloc(blockcache_t *bc, int maxpoints)
+{
+    if (bc && maxpoints >= 0 && maxpoints <= BC_MAX_POINTS && bc->windings[maxpoints]) {
+        winding_t *w = bc->windings[maxpoints];
+        bc->windings[maxpoints] = *(void **)w;
+        bc->nwindings[maxpoints]--;
+        w->numpoints = 0;
+        w->maxpoints = maxpoints;
+        return w;
+    }
+    return winding_alloc(maxpoints);
+}
+
+void bc_winding_free(blockcache_t *bc, winding_t *w)
+{
+    if (!w) return;
+    int m = w->maxpoints;
+    if (!bc || m < 0 || m > BC_MAX_POINTS || bc->nwindings[m] >= BC_MAX_FREE) {
+        winding_free(w);
+        return;
+    }
+    *(void **)w = bc->windings[m];
+    bc->windings[m] = w;
+    bc->nwindings[m]++;
+}
+
+winding_t *bc_winding_copy(blockcache_t *bc, const winding_t *w)
+{
+    winding_t *c = bc_winding_alloc(bc, w->numpoints);
+    c->numpoints = w->numpoints;
+    memcpy(c->p, w->p, sizeof(vec3_t) * (size_t)w->numpoints);
+    return c;
+}
+
+static winding_t *bc_winding_reverse(blockcache_t *bc, const winding_t *w)
+{
+    winding_t *c = bc_winding_alloc(bc, w->numpoints);
+    c->numpoints = w->numpoints;
+    for (int i = 0; i < w->numpoints; i++) c->p[i] = w->p[w->numpoints - 1 - i];
+    return c;
+}
+
+bspbrush_t *bc_brush_alloc(blockcache_t *bc, int numsides)
+{
+    if (bc && numsides >= 0 && numsides <= BC_MAX_SIDES && bc->brushes[numsides]) {
+        bspbrush_t *b = bc->brushes[numsides];
+        bc->brushes[numsides] = *(void **)b;
+        bc->nbrushes[numsides]--;
+        memset(b, 0, sizeof(bspbrush_t) + (size_t)numsides * sizeof(side_t));
+        b->maxsides = numsides;
+        return b;
+    }
+    return brush_alloc(numsides);
+}
+
+void bc_brush_free(blockcache_t *bc, bspbrush_t *b)
+{
+    if (!b) return;
+    for (int i = 0; i < b->numsides; i++) bc_winding_free(bc, b->sides[i].winding);
+    int m = b->maxsides;
+    if (!bc || m < b->numsides || m > BC_MAX_SIDES || bc->nbrushes[m] >= BC_MAX_FREE) {
+        free(b);
+        return;
+    }
+    *(void **)b = bc->brushes[m];
+    bc->brushes[m] = b;
+    bc->nbrushes[m]++;
+}
+
+void bc_release(blockcache_t *bc)
+{
+    for (int i = 0; i <= BC_MAX_POINTS; i++) {
+        while (bc->windings[i]) {
+            void *next = *(void **)bc->windings[i];
+            free(bc->windings[i]);
+            bc->windings[i] = next;
+        }
+        bc->nwindings[i] = 0;
+    }
+    for (int i = 0; i <= BC_MAX_SIDES; i++) {
+        while (bc->brushes[i]) {
+            void *next = *(void **)bc->brushes[i];
+            free(bc->brushes[i]);
+            bc->brushes[i] = next;
+        }
+        bc->nbrushes[i] = 0;
+    }
 }
 
 void brush_free(bspbrush_t *b)
@@ -36,6 +130,7 @@ bspbrush_t *brush_copy(const bspbrush_t *b)
 {
     bspbrush_t *n = brush_alloc(b->numsides);
     memcpy(n, b, sizeof(bspbrush_t) + (size_t)b->numsides * sizeof(side_t));
+    n->maxsides = b->numsides;
     n->next = NULL;
     for (int i = 0; i < b->numsides; i++)
         if (b->sides[i].winding) n->sides[i].winding = winding_copy(b->sides[i].winding);
@@ -89,6 +184,40 @@ double brush_volume(const qbsp_t *q, const bspbrush_t *b)
     return volume / 3.0;
 }
 
+/* brush_volume(q, b) < limit, without the area of every side where the
+ * answer is plainly no. brush_volume sums d * area over the sides, d the
+ * apex's depth behind the side's plane: at least 0 but for rounding (the
+ * apex is a point of the brush). The sides with d > 0 alone, their areas
+ * taken one at a time, give a lower bound; a side with d < 0 takes off at
+ * most |d| times the square of the bounds' diagonal (more than any polygon
+ * inside them has, and b's bounds hold all its points); once the bound
+ * clears 3 * limit with a margin far above the rounding of either sum,
+ * brush_volume could not be below the limit. Else it is computed. */
+static bool brush_volume_below(const qbsp_t *q, const bspbrush_t *b, double limit)
+{
+    const winding_t *w = NULL;
+    for (int i = 0; i < b->numsides && !w; i++) w = b->sides[i].winding;
+    if (!w || b->numsides > 64) return brush_volume(q, b) < limit;
+    vec3_t apex = w->p[0];
+    vec3_t ext = vec_sub(b->bounds.maxs, b->bounds.mins);
+    double diag2 = vec_dot(ext, ext);
+    double d[64], negative = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        if (!b->sides[i].winding) continue;
+        const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
+        d[i] = -plane_dist_to(p, apex);
+        if (d[i] < 0) negative += -d[i] * diag2 * 1.000001;
+    }
+    double need = 3.0 * limit * (1 + 1e-9) + 1e-9 + negative * (1 + 1e-9);
+    double lower = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        if (!b->sides[i].winding || !(d[i] > 0)) continue;
+        lower += d[i] * winding_area(b->sides[i].winding);
+        if (lower > need) return false;
+    }
+    return brush_volume(q, b) < limit;
+}
+
 bool brush_contains_point(const qbsp_t *q, const bspbrush_t *b, vec3_t pt, double eps)
 {
     for (int i = 0; i < b->numsides; i++) {
@@ -134,21 +263,33 @@ winding_t *qbsp_chain_start(winding_t *w)
     return w;
 }
 
-winding_t *qbsp_chain_copy(const winding_t *w)
+winding_t *qbsp_chain_for_plane(vec3_t normal, double dist)
 {
-    winding_t *c = winding_alloc(w->numpoints + CHAIN_SLACK);
+    winding_t *w = winding_alloc(4 + CHAIN_SLACK);
+    w->numpoints = 4;
+    winding_for_plane_points(normal, dist, WORLD_EXTENT, w->p);
+    return w;
+}
+
+winding_t *qbsp_chain_copy_bc(blockcache_t *bc, const winding_t *w)
+{
+    winding_t *c = bc_winding_alloc(bc, w->numpoints + CHAIN_SLACK);
     c->numpoints = w->numpoints;
     memcpy(c->p, w->p, sizeof(vec3_t) * (size_t)w->numpoints);
     return c;
 }
 
-winding_t *qbsp_chain_fit(winding_t *w)
+winding_t *qbsp_chain_copy(const winding_t *w) { return qbsp_chain_copy_bc(NULL, w); }
+
+winding_t *qbsp_chain_fit_bc(blockcache_t *bc, winding_t *w)
 {
     if (!w || w->maxpoints == w->numpoints) return w;
-    winding_t *c = winding_copy(w);
-    winding_free(w);
+    winding_t *c = bc_winding_copy(bc, w);
+    bc_winding_free(bc, w);
     return c;
 }
+
+winding_t *qbsp_chain_fit(winding_t *w) { return qbsp_chain_fit_bc(NULL, w); }
 
 winding_t *qbsp_chain_clip(winding_t *w, vec3_t normal, double dist, double eps, bool keep_on)
 {
@@ -189,12 +330,16 @@ static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
     winding_classify(pts, n, normal, dist, 0, dists, sides, counts);
     if (!counts[SIDE_BACK]) return counts[SIDE_FRONT] ? n : 0; /* in front, or on the plane: dropped */
     if (!counts[SIDE_FRONT]) return 0;
-    int need = 0;
-    for (int i = 0; i < n; i++) {
-        if (sides[i] != SIDE_BACK) need++;
-        if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) need++;
+    /* At most a point and a crossing per point: counted only where that
+     * could overflow (only for non-convex input). */
+    if (2 * n > CLIP_MAX_POINTS) {
+        int need = 0;
+        for (int i = 0; i < n; i++) {
+            if (sides[i] != SIDE_BACK) need++;
+            if (sides[i] != SIDE_ON && sides[i + 1] != SIDE_ON && sides[i + 1] != sides[i]) need++;
+        }
+        if (need > CLIP_MAX_POINTS) return -1;
     }
-    if (need > CLIP_MAX_POINTS) return -1; /* only for non-convex input */
     vec3_t out[CLIP_MAX_POINTS];
     int m = winding_front_points(pts, n, normal, dist, dists, sides, out);
     memcpy(pts, out, sizeof(vec3_t) * (size_t)m);
@@ -204,10 +349,10 @@ static int clip_front(vec3_t *pts, int n, vec3_t normal, double dist)
 /* The split plane clipped by the brush's sides: the face both halves get.
  * Clipped on the stack (one allocation instead of one per side) when the
  * polygon cannot outgrow the buffer: a convex clip adds at most a point. */
-static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t *plane)
+static winding_t *split_face(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, const plane_t *plane)
 {
-    winding_t *w = winding_for_plane(plane->normal, plane->dist, WORLD_EXTENT);
-    if (w->numpoints + b->numsides > CLIP_MAX_POINTS) {
+    if (4 + b->numsides > CLIP_MAX_POINTS) {
+        winding_t *w = winding_for_plane(plane->normal, plane->dist, WORLD_EXTENT);
         for (int i = 0; i < b->numsides && w; i++) {
             const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
             w = winding_clip(w, vec_neg(p2->normal), -p2->dist, 0, false);
@@ -215,9 +360,8 @@ static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t
         return w;
     }
     vec3_t pts[CLIP_MAX_POINTS];
-    int n = w->numpoints;
-    memcpy(pts, w->p, sizeof(vec3_t) * (size_t)n);
-    winding_free(w);
+    int n = 4;
+    winding_for_plane_points(plane->normal, plane->dist, WORLD_EXTENT, pts);
     int i = 0;
     for (; i < b->numsides && n > 0; i++) {
         const plane_t *p2 = plane_table_get(&q->planes, b->sides[i].planenum);
@@ -226,7 +370,7 @@ static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t
         n = m;
     }
     if (n == 0) return NULL;
-    w = winding_alloc(n);
+    winding_t *w = bc_winding_alloc(bc, n);
     w->numpoints = n;
     memcpy(w->p, pts, sizeof(vec3_t) * (size_t)n);
     for (; i < b->numsides && w; i++) {
@@ -240,7 +384,8 @@ static winding_t *split_face(const qbsp_t *q, const bspbrush_t *b, const plane_t
  * except that a winding wholly on one side is not copied: returns
  * SIDE_FRONT or SIDE_BACK with w itself in *front or *back, or -1 when
  * both are new windings (or NULL). */
-static int split_side_winding(const winding_t *w, vec3_t normal, double dist, winding_t **front, winding_t **back)
+static int split_side_winding(blockcache_t *bc, const winding_t *w, vec3_t normal, double dist, winding_t **front,
+                              winding_t **back)
 {
     int n = w->numpoints;
     *front = *back = NULL;
@@ -264,7 +409,10 @@ static int split_side_winding(const winding_t *w, vec3_t normal, double dist, wi
         *front = (winding_t *)w;
         return SIDE_FRONT;
     }
-    winding_split_sides(w, normal, dist, dists, sides, counts, front, back);
+    int crossings = winding_crossings(sides, n);
+    *front = bc_winding_alloc(bc, counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+    *back = bc_winding_alloc(bc, counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    winding_split_sides_into(w, normal, dist, dists, sides, *front, *back);
     return -1;
 }
 
@@ -278,20 +426,38 @@ static bspbrush_t *whole(const bspbrush_t *b, bspbrush_t *own)
 
 /* brush_split; with `own` (== b) the input is consumed: handed on
  * whole where brush_split would hand on a copy, freed otherwise. */
-static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, int planenum, bspbrush_t **front,
-                       bspbrush_t **back)
+static void split_impl(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, bspbrush_t *own, int planenum,
+                       bspbrush_t **front, bspbrush_t **back)
 {
     *front = *back = NULL;
     const plane_t *plane = plane_table_get(&q->planes, planenum);
 
     double d_front = 0, d_back = 0;
-    for (int i = 0; i < b->numsides; i++) {
-        const winding_t *w = b->sides[i].winding;
-        if (!w) continue;
-        for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_point_dist(plane, w->p[j]);
-            if (d > d_front) d_front = d;
-            if (d < d_back) d_back = d;
+    if (plane->type < 3) {
+        /* A fragment's bounds are its windings' extremes exactly (brush_bound
+         * here, load's for a map brush's), and on an axial plane a point's
+         * distance is +-coordinate - dist, monotone in the coordinate even
+         * rounded: the pass below would find these two. */
+        int axis = plane->type;
+        double s = vec_comp(plane->normal, axis);
+        double hi = vec_comp(b->bounds.maxs, axis) * s - plane->dist;
+        double lo = vec_comp(b->bounds.mins, axis) * s - plane->dist;
+        if (s < 0) {
+            double t = hi;
+            hi = lo;
+            lo = t;
+        }
+        if (hi > d_front) d_front = hi;
+        if (lo < d_back) d_back = lo;
+    } else {
+        for (int i = 0; i < b->numsides; i++) {
+            const winding_t *w = b->sides[i].winding;
+            if (!w) continue;
+            for (int j = 0; j < w->numpoints; j++) {
+                double d = plane_point_dist(plane, w->p[j]);
+                if (d > d_front) d_front = d;
+                if (d < d_back) d_back = d;
+            }
         }
     }
     if (d_front < PLANESIDE_EPSILON) {
@@ -304,9 +470,9 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
     }
 
     /* The new face on the split plane: the plane clipped by the brush. */
-    winding_t *mid = split_face(q, b, plane);
+    winding_t *mid = split_face(q, bc, b, plane);
     if (!mid || qbsp_winding_tiny(mid)) {
-        winding_free(mid);
+        bc_winding_free(bc, mid);
         if (brush_mostly_on_side(b, plane) == PSIDE_FRONT)
             *front = whole(b, own);
         else
@@ -316,7 +482,7 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
 
     bspbrush_t *r[2];
     for (int i = 0; i < 2; i++) {
-        r[i] = brush_alloc(b->numsides + 1);
+        r[i] = bc_brush_alloc(bc, b->numsides + 1);
         r[i]->original = b->original;
     }
     /* src[j][k]: the side of b whose own winding side k of r[j] borrows
@@ -331,12 +497,12 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         const side_t *s = &b->sides[i];
         if (!s->winding) continue;
         winding_t *cw[2];
-        int whole_side = split_side_winding(s->winding, plane->normal, plane->dist, &cw[0], &cw[1]);
+        int whole_side = split_side_winding(bc, s->winding, plane->normal, plane->dist, &cw[0], &cw[1]);
         for (int j = 0; j < 2; j++) {
             if (!cw[j]) continue;
             bool borrowed = whole_side >= 0;
             if (qbsp_winding_tiny(cw[j])) {
-                if (!borrowed) winding_free(cw[j]);
+                if (!borrowed) bc_winding_free(bc, cw[j]);
                 continue;
             }
             src[j][r[j]->numsides] = borrowed ? i : -1;
@@ -361,10 +527,10 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         if (src[0] != srcbuf) free(src[0]);
         if (ok[0]) *front = whole(b, own);
         if (ok[1]) *back = whole(b, own);
-        if (own && !ok[0] && !ok[1]) brush_free(own);
-        brush_free(r[0]);
-        brush_free(r[1]);
-        winding_free(mid);
+        if (own && !ok[0] && !ok[1]) bc_brush_free(bc, own);
+        bc_brush_free(bc, r[0]);
+        bc_brush_free(bc, r[1]);
+        bc_winding_free(bc, mid);
         return;
     }
     for (int j = 0; j < 2; j++)
@@ -373,7 +539,7 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
             if (own)
                 own->sides[src[j][k]].winding = NULL;
             else
-                r[j]->sides[k].winding = winding_copy(r[j]->sides[k].winding);
+                r[j]->sides[k].winding = bc_winding_copy(bc, r[j]->sides[k].winding);
         }
     if (src[0] != srcbuf) free(src[0]);
     for (int i = 0; i < 2; i++) {
@@ -381,31 +547,33 @@ static void split_impl(const qbsp_t *q, const bspbrush_t *b, bspbrush_t *own, in
         memset(cs, 0, sizeof *cs);
         cs->planenum = planenum ^ i ^ 1;
         cs->texinfo = TEXINFO_NODE;
-        cs->winding = i == 0 ? winding_reverse(mid) : mid;
+        cs->winding = i == 0 ? bc_winding_reverse(bc, mid) : mid;
     }
     /* r[0] (front) gets the side facing back into it: plane^1 whose winding
      * is the reverse of mid; r[1] gets the plane itself. The bounds so far
      * are those of the other sides; the new side's points are added. */
     for (int i = 0; i < 2; i++) {
         bound_winding(&r[i]->bounds, r[i]->sides[r[i]->numsides - 1].winding);
-        if (brush_volume(q, r[i]) < MIN_FRAGMENT_VOLUME) {
-            brush_free(r[i]);
+        if (brush_volume_below(q, r[i], MIN_FRAGMENT_VOLUME)) {
+            bc_brush_free(bc, r[i]);
             r[i] = NULL;
         }
     }
     *front = r[0];
     *back = r[1];
-    brush_free(own);
+    bc_brush_free(bc, own);
 }
 
-void brush_split(const qbsp_t *q, const bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+void brush_split(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, int planenum, bspbrush_t **front,
+                 bspbrush_t **back)
 {
-    split_impl(q, b, NULL, planenum, front, back);
+    split_impl(q, bc, b, NULL, planenum, front, back);
 }
 
-void brush_split_consume(const qbsp_t *q, bspbrush_t *b, int planenum, bspbrush_t **front, bspbrush_t **back)
+void brush_split_consume(const qbsp_t *q, blockcache_t *bc, bspbrush_t *b, int planenum, bspbrush_t **front,
+                         bspbrush_t **back)
 {
-    split_impl(q, b, b, planenum, front, back);
+    split_impl(q, bc, b, b, planenum, front, back);
 }
 
 bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
@@ -422,7 +590,7 @@ bspbrush_t *brush_from_bounds(qbsp_t *q, vec3_t mins, vec3_t maxs)
     for (int i = 0; i < 6; i++) {
         b->sides[i].texinfo = TEXINFO_NODE;
         const plane_t *p = plane_table_get(&q->planes, b->sides[i].planenum);
-        winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
+        winding_t *w = qbsp_chain_for_plane(p->normal, p->dist);
         for (int j = 0; j < 6 && w; j++) {
             if (j == i) continue;
             const plane_t *pj = plane_table_get(&q->planes, b->sides[j].planenum);
@@ -513,15 +681,24 @@ static bool brush_ge(const bspbrush_t *b1, const bspbrush_t *b2)
     return (c1 & CONTENTS_SOLID) != 0;
 }
 
-bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t *b)
+static void bc_brush_list_free(blockcache_t *bc, bspbrush_t *list)
+{
+    while (list) {
+        bspbrush_t *next = list->next;
+        bc_brush_free(bc, list);
+        list = next;
+    }
+}
+
+bspbrush_t *csg_subtract_brush(const qbsp_t *q, blockcache_t *bc, bspbrush_t *a, const bspbrush_t *b)
 {
     bspbrush_t *out = NULL, *in = a;
     for (int i = 0; i < b->numsides && in; i++) {
         bspbrush_t *front, *back;
         if (in == a)
-            brush_split(q, in, b->sides[i].planenum, &front, &back);
+            brush_split(q, bc, in, b->sides[i].planenum, &front, &back);
         else
-            brush_split_consume(q, in, b->sides[i].planenum, &front, &back);
+            brush_split_consume(q, bc, in, b->sides[i].planenum, &front, &back);
         if (front) {
             front->next = out;
             out = front;
@@ -529,11 +706,11 @@ bspbrush_t *csg_subtract_brush(const qbsp_t *q, bspbrush_t *a, const bspbrush_t 
         in = back;
     }
     if (in) {
-        brush_free(in);
+        bc_brush_free(bc, in);
         return out;
     }
     /* Nothing of a was inside b: a is unchanged. */
-    brush_list_free(out);
+    bc_brush_list_free(bc, out);
     return a;
 }
 
@@ -545,9 +722,19 @@ typedef struct chop_entry_t {
     bspbrush_t *b;
 } chop_entry_t;
 
+/* Entries per block of the work list: the scan for overlaps skips a block
+ * whose bounds (the union of its entries', removed ones included) are
+ * disjoint from the brush's, as bounds_disjoint with the union implies it
+ * with each entry (the bounds only move the tests' sides one way, and
+ * rounding is monotone). */
+#define CHOP_BLOCK_SHIFT 5
+#define CHOP_BLOCK (1 << CHOP_BLOCK_SHIFT)
+
 typedef struct chop_list_t {
     chop_entry_t *e;
     int n, cap;
+    aabb_t *block; /* union of the bounds of entries [i * CHOP_BLOCK, (i + 1) * CHOP_BLOCK) */
+    int blockcap;
 } chop_list_t;
 
 static void chop_append(chop_list_t *l, bspbrush_t *list)
@@ -558,6 +745,20 @@ static void chop_append(chop_list_t *l, bspbrush_t *list)
         l->e = q2_grow(l->e, sizeof *l->e, &l->cap, l->n + 1);
         l->e[l->n].bounds = list->bounds;
         l->e[l->n].b = list;
+        int bi = l->n >> CHOP_BLOCK_SHIFT;
+        if ((l->n & (CHOP_BLOCK - 1)) == 0) {
+            l->block = q2_grow(l->block, sizeof *l->block, &l->blockcap, bi + 1);
+            l->block[bi] = list->bounds;
+        } else {
+            aabb_t *u = &l->block[bi];
+            const aabb_t *a = &list->bounds;
+            if (a->mins.x < u->mins.x) u->mins.x = a->mins.x;
+            if (a->mins.y < u->mins.y) u->mins.y = a->mins.y;
+            if (a->mins.z < u->mins.z) u->mins.z = a->mins.z;
+            if (a->maxs.x > u->maxs.x) u->maxs.x = a->maxs.x;
+            if (a->maxs.y > u->maxs.y) u->maxs.y = a->maxs.y;
+            if (a->maxs.z > u->maxs.z) u->maxs.z = a->maxs.z;
+        }
         l->n++;
         list = next;
     }
@@ -578,7 +779,7 @@ static bool keep_faces_between(const bspbrush_t *a, const bspbrush_t *b)
     return x->noclipfaces && y->noclipfaces && x->entitynum == y->entitynum && x->contents == y->contents;
 }
 
-static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
+static bspbrush_t *chop_group(const qbsp_t *q, blockcache_t *bc, bspbrush_t *head)
 {
     /* qbsp3's ChopBrushes: the first brush is compared with every later
      * one; a bitten brush is replaced by its pieces at the end of the list;
@@ -593,6 +794,10 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
         if (!b1) continue;
         bool b1_gone = false;
         for (int j = h + 1; j < l.n && !b1_gone; j++) {
+            if ((j & (CHOP_BLOCK - 1)) == 0 && bounds_disjoint(&l.e[h].bounds, &l.block[j >> CHOP_BLOCK_SHIFT])) {
+                j += CHOP_BLOCK - 1;
+                continue;
+            }
             bspbrush_t *b2 = l.e[j].b;
             if (!b2 || bounds_disjoint(&l.e[h].bounds, &l.e[j].bounds)) continue;
             if (brushes_disjoint(b1, b2)) continue;
@@ -613,10 +818,10 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             bspbrush_t *sub = NULL, *sub2 = NULL;
             int c1 = 999999, c2 = 999999;
             if (ge21) {
-                sub = csg_subtract_brush(q, b1, b2);
+                sub = csg_subtract_brush(q, bc, b1, b2);
                 if (sub == b1) continue; /* did not really intersect */
                 if (!sub) {              /* b1 swallowed by b2 */
-                    brush_free(b1);
+                    bc_brush_free(bc, b1);
                     l.e[h].b = NULL;
                     b1_gone = true;
                     break;
@@ -624,9 +829,9 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
                 c1 = brush_list_count(sub);
             }
             if (ge12) {
-                sub2 = csg_subtract_brush(q, b2, b1);
+                sub2 = csg_subtract_brush(q, bc, b2, b1);
                 if (sub2 == b2) {
-                    brush_list_free(sub);
+                    bc_brush_list_free(bc, sub);
                     continue;
                 }
                 c2 = sub2 ? brush_list_count(sub2) : 0;
@@ -634,8 +839,8 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             if (!sub && c2 == 999999) continue; /* neither can bite */
             if (c1 < c2) {
                 /* b1 is replaced by its pieces */
-                brush_list_free(sub2);
-                brush_free(b1);
+                bc_brush_list_free(bc, sub2);
+                bc_brush_free(bc, b1);
                 l.e[h].b = NULL;
                 chop_append(&l, sub);
                 b1_gone = true;
@@ -643,8 +848,8 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
             }
             /* b2 is replaced by its pieces (none when b1 swallows it); b1
              * is unchanged and goes on against the rest. */
-            brush_list_free(sub);
-            brush_free(b2);
+            bc_brush_list_free(bc, sub);
+            bc_brush_free(bc, b2);
             l.e[j].b = NULL;
             chop_append(&l, sub2);
         }
@@ -654,6 +859,7 @@ static bspbrush_t *chop_group(const qbsp_t *q, bspbrush_t *head)
         keeptail = &b1->next;
     }
     free(l.e);
+    free(l.block);
     return keep;
 }
 
@@ -748,9 +954,16 @@ bspbrush_t *csg_chop_brushes(const qbsp_t *q, bspbrush_t *head, int *numfragment
 
     int threads = q->opt.threads > 0 ? q->opt.threads : 1;
     bool par = threads > 1 && n >= 64;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1) if (par) default(none) shared(q, groups, ngroups)
-    for (int g = 0; g < ngroups; g++)
-        if (groups[g]->next) groups[g] = chop_group(q, groups[g]);
+#pragma omp parallel num_threads(threads) if (par) default(none) shared(q, groups, ngroups)
+    {
+        /* Each thread's own cache, released before the region ends. */
+        blockcache_t bc;
+        memset(&bc, 0, sizeof bc);
+#pragma omp for schedule(dynamic, 1)
+        for (int g = 0; g < ngroups; g++)
+            if (groups[g]->next) groups[g] = chop_group(q, &bc, groups[g]);
+        bc_release(&bc);
+    }
 
     bspbrush_t *keep = NULL, **tail = &keep;
     int count = 0;

@@ -127,7 +127,7 @@ bool load_make_brush_windings(const qbsp_t *q, mapbrush_t *b)
         s->winding = NULL;
         if (s->bevel) continue;
         const plane_t *p = plane_table_get(&q->planes, s->planenum);
-        winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
+        winding_t *w = qbsp_chain_for_plane(p->normal, p->dist);
         for (int j = 0; j < b->numsides && w; j++) {
             if (j == i || b->original_sides[j].bevel) continue;
             const plane_t *pj = plane_table_get(&q->planes, b->original_sides[j].planenum);

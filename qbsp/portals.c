@@ -93,7 +93,7 @@ static void make_headnode_portals(tree_t *tree)
 static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
 {
     const plane_t *p = plane_table_get(&q->planes, node->planenum);
-    winding_t *w = qbsp_chain_start(winding_for_plane(p->normal, p->dist, WORLD_EXTENT));
+    winding_t *w = qbsp_chain_for_plane(p->normal, p->dist);
     for (const node_t *n = node->parent; n && w; node = n, n = n->parent) {
         const plane_t *pl = plane_table_get(&q->planes, n->planenum);
         if (n->children[0] == node)
@@ -104,24 +104,51 @@ static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
     return w;
 }
 
-static void make_node_portal(const qbsp_t *q, node_t *node, portal_stats_t *st)
+static void make_node_portal(const qbsp_t *q, blockcache_t *bc, node_t *node, portal_stats_t *st)
 {
-    winding_t *w = node->portal_base ? qbsp_chain_copy(node->portal_base) : base_winding_for_node(q, node);
+    winding_t *w = node->portal_base ? qbsp_chain_copy_bc(bc, node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
+    /* Most of the node's portals bound its region, so they do not cut the
+     * new portal (which spans it). Against an axial plane (an exact unit
+     * axis, plane_snap) a point's distance is +-coordinate - dist, monotone
+     * in the coordinate even rounded, so the winding's bounds give its
+     * nearest and farthest points' distances exactly: with none behind the
+     * epsilon and some in front of it, qbsp_chain_clip would hand w back
+     * as it is. The bounds are taken again after a clip. */
+    aabb_t wb;
+    bool have_wb = false;
     for (portal_t *p = node->portals; p && w; p = p->next[side]) {
-        if (p->nodes[0] == node) {
-            side = 0;
-            w = qbsp_chain_clip(w, p->plane.normal, p->plane.dist, NODE_PORTAL_EPSILON, false);
-        } else {
-            side = 1;
-            w = qbsp_chain_clip(w, vec_neg(p->plane.normal), -p->plane.dist, NODE_PORTAL_EPSILON, false);
+        side = p->nodes[0] == node ? 0 : 1;
+        vec3_t normal = side == 0 ? p->plane.normal : vec_neg(p->plane.normal);
+        double dist = side == 0 ? p->plane.dist : -p->plane.dist;
+        if (p->plane.type < 3 && w->numpoints > 0) {
+            if (!have_wb) {
+                wb = aabb_empty();
+                for (int i = 0; i < w->numpoints; i++) {
+                    const vec3_t pt = w->p[i];
+                    if (pt.x < wb.mins.x) wb.mins.x = pt.x;
+                    if (pt.x > wb.maxs.x) wb.maxs.x = pt.x;
+                    if (pt.y < wb.mins.y) wb.mins.y = pt.y;
+                    if (pt.y > wb.maxs.y) wb.maxs.y = pt.y;
+                    if (pt.z < wb.mins.z) wb.mins.z = pt.z;
+                    if (pt.z > wb.maxs.z) wb.maxs.z = pt.z;
+                }
+                have_wb = true;
+            }
+            int axis = p->plane.type;
+            double sgn = vec_comp(normal, axis);
+            double lo = vec_comp(wb.mins, axis) * sgn - dist, hi = vec_comp(wb.maxs, axis) * sgn - dist;
+            double nearest = sgn > 0 ? lo : hi, farthest = sgn > 0 ? hi : lo;
+            if (!(nearest < -NODE_PORTAL_EPSILON) && farthest > NODE_PORTAL_EPSILON) continue;
         }
+        w = qbsp_chain_clip(w, normal, dist, NODE_PORTAL_EPSILON, false);
+        have_wb = false;
     }
     if (!w) return;
-    w = qbsp_chain_fit(w);
+    w = qbsp_chain_fit_bc(bc, w);
     if (qbsp_winding_tiny(w)) {
         st->tiny++;
-        winding_free(w);
+        bc_winding_free(bc, w);
         return;
     }
     portal_t *np = q2_calloc(1, sizeof *np);
@@ -144,7 +171,31 @@ static int winding_whole_side(const winding_t *w, vec3_t normal, double dist, do
     return vec_dot(wn, normal) > 0 ? SIDE_FRONT : SIDE_BACK;
 }
 
-static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st)
+/* winding_split(w, normal, dist, eps) for a winding winding_whole_side
+ * found crossing the plane, its halves taken from the cache. */
+static void split_crossing(blockcache_t *bc, const winding_t *w, vec3_t normal, double dist, double eps,
+                           winding_t **front, winding_t **back)
+{
+    enum { MAXP = 64 };
+    int n = w->numpoints;
+    double dists[MAXP + 1];
+    int sides[MAXP + 1], counts[3];
+    if (n + 1 > MAXP) {
+        winding_split(w, normal, dist, eps, front, back);
+        return;
+    }
+    winding_classify(w->p, n, normal, dist, eps, dists, sides, counts);
+    if (!counts[SIDE_FRONT] || !counts[SIDE_BACK]) {
+        winding_split(w, normal, dist, eps, front, back);
+        return;
+    }
+    int crossings = winding_crossings(sides, n);
+    *front = bc_winding_alloc(bc, counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+    *back = bc_winding_alloc(bc, counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+    winding_split_sides_into(w, normal, dist, dists, sides, *front, *back);
+}
+
+static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, portal_stats_t *st)
 {
     const plane_t *plane = plane_table_get(&q->planes, node->planenum);
     node_t *f = node->children[0], *b = node->children[1];
@@ -160,7 +211,7 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         if (whole != SIDE_CROSS) {
             /* What winding_split would copy to one side, kept as it is. */
             if (qbsp_winding_tiny(p->winding)) {
-                winding_free(p->winding);
+                bc_winding_free(bc, p->winding);
                 free(p);
                 st->tiny++;
                 st->portals--;
@@ -174,25 +225,25 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
             continue;
         }
         winding_t *fw, *bw;
-        winding_split(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
+        split_crossing(bc, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
         if (fw && qbsp_winding_tiny(fw)) {
-            winding_free(fw);
+            bc_winding_free(bc, fw);
             fw = NULL;
             st->tiny++;
         }
         if (bw && qbsp_winding_tiny(bw)) {
-            winding_free(bw);
+            bc_winding_free(bc, bw);
             bw = NULL;
             st->tiny++;
         }
         if (!fw && !bw) {
-            winding_free(p->winding);
+            bc_winding_free(bc, p->winding);
             free(p);
             st->portals--;
             continue;
         }
         if (!fw || !bw) {
-            winding_free(fw ? fw : bw);
+            bc_winding_free(bc, fw ? fw : bw);
             node_t *to = fw ? f : b;
             if (side == 0)
                 add_portal_to_nodes(p, to, other);
@@ -204,7 +255,7 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
         st->portals++;
         *np = *p;
         np->winding = bw;
-        winding_free(p->winding);
+        bc_winding_free(bc, p->winding);
         p->winding = fw;
         if (side == 0) {
             add_portal_to_nodes(p, f, other);
@@ -217,14 +268,15 @@ static void split_node_portals(const qbsp_t *q, node_t *node, portal_stats_t *st
     node->portals = NULL;
 }
 
-static void make_tree_portals_r(const qbsp_t *q, node_t *node, bool stop_at_detail, portal_stats_t *st)
+static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, node_t *node, bool stop_at_detail,
+                                portal_stats_t *st)
 {
     if (node->planenum == PLANENUM_LEAF) return;
     if (stop_at_detail && node->detail_seperator) return;
-    make_node_portal(q, node, st);
-    split_node_portals(q, node, st);
-    make_tree_portals_r(q, node->children[0], stop_at_detail, st);
-    make_tree_portals_r(q, node->children[1], stop_at_detail, st);
+    make_node_portal(q, bc, node, st);
+    split_node_portals(q, bc, node, st);
+    make_tree_portals_r(q, bc, node->children[0], stop_at_detail, st);
+    make_tree_portals_r(q, bc, node->children[1], stop_at_detail, st);
 }
 
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
@@ -233,7 +285,11 @@ void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, porta
     memset(&st, 0, sizeof st);
     make_headnode_portals(tree);
     st.portals = 6;
-    make_tree_portals_r(q, tree->headnode, stop_at_detail, &st);
+    /* The portals are made on one thread: one cache. */
+    blockcache_t bc;
+    memset(&bc, 0, sizeof bc);
+    make_tree_portals_r(q, &bc, tree->headnode, stop_at_detail, &st);
+    bc_release(&bc);
     if (stats) *stats = st;
 }
 

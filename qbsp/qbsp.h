@@ -129,6 +129,7 @@ typedef struct bspbrush_t {
     int side, testside;      /* side of the node's plane, for partitioning */
     mapbrush_t *original;
     int numsides;
+    int maxsides;            /* room allocated for sides (brush_alloc) */
     side_t sides[];          /* flexible */
 } bspbrush_t;
 

@@ -134,7 +134,7 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
     int nreal = ns;
     aabb_t bounds = aabb_empty();
     for (int i = 0; i < nreal; i++) {
-        winding_t *w = qbsp_chain_start(winding_for_plane(s[i].normal, s[i].dist, WORLD_EXTENT));
+        winding_t *w = qbsp_chain_for_plane(s[i].normal, s[i].dist);
         for (int j = 0; j < nreal && w; j++) {
             if (j == i) continue;
             w = qbsp_chain_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);

@@ -18,3 +18,12 @@ int threads_resolve(int requested)
     if (n > THREADS_MAX) n = THREADS_MAX;
     return n;
 }
+
+int threads_current(void)
+{
+#ifdef _OPENMP
+    return omp_get_thread_num();
+#else
+    return 0;
+#endif
+}

@@ -9,4 +9,9 @@
 /* 0 or negative means "all processors"; the result is in 1..THREADS_MAX. */
 int threads_resolve(int requested);
 
+/* The calling thread's number in the innermost parallel region's team,
+ * 0..team size - 1 (0 outside one): an index into per-thread scratch that
+ * a region's owner made, one per thread of num_threads. */
+int threads_current(void);
+
 #endif

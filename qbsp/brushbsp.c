@@ -6,9 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <omp.h>
-
 #include "../common/mem.h"
+#include "../common/threads.h"
 #include "../formats/q2defs.h"
 #include "csg.h"
 #include "portals.h"
@@ -812,7 +811,7 @@ static node_t *alloc_node(void)
  * at once. */
 static void build_tree_r(const qbsp_t *q, blockcache_t *caches, node_t *node, bspbrush_t *brushes)
 {
-    blockcache_t *bc = &caches[omp_get_thread_num()];
+    blockcache_t *bc = &caches[threads_current()];
     side_t *best = select_split_side(q, brushes, node);
     if (!best) {
         leaf_node(node, brushes);

@@ -292,7 +292,16 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
 
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
  * surface lights), 1 = known visible, 2 = known blocked. */
-static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
+/* A candidate light's point that luxels aim at, and how far it reaches
+ * (its range and 2): the same for every luxel of the face, so worked out
+ * once a face (light_face). */
+typedef struct cand_target_t {
+    vec3_t target;
+    double reach;
+} cand_target_t;
+
+static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
+                   const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
                    int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce,
                    float *negative)
@@ -310,12 +319,12 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         const light_t *l = &q->lights[cand[c]];
         const bool surface = l->type == LIGHT_SURFACE;
         double dist;
-        vec3_t target = surface ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
+        vec3_t target = ct[c].target;
         vec3_t delta = vec_sub(target, p);
         dist = sqrt(vec_dot(delta, delta));
         if (dist < 1e-9) continue;
         vec3_t dir = vec_scale(delta, 1.0 / dist);
-        if (dist > l->range + 2) continue;
+        if (dist > ct[c].reach) continue;
         double dot = vec_dot(dir, nrm);
         vec3_t add;
         if (surface) {
@@ -630,6 +639,12 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
         slot[keep++] = s;
     }
     ncand = keep;
+    cand_target_t *ct = q2_malloc(sizeof(cand_target_t) * (ncand > 0 ? ncand : 1));
+    for (int c = 0; c < ncand; c++) {
+        const light_t *l = &q->lights[cand[c]];
+        ct[c].target = l->type == LIGHT_SURFACE ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
+        ct[c].reach = l->range + 2;
+    }
     int sunslot[1 + MAX_EXTRA_SUNS];
     for (int si = 0; si < dc->nsuns; si++) {
         sunslot[si] = -1;
@@ -674,7 +689,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     /* qrad3's PvsForOrigin finds no PVS for a sample in a
                      * leaf without a cluster, and it gathers nothing */
                     if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
-                    gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
+                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
                            idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
         free(vis);
@@ -689,13 +704,14 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                    gather(q, dc, f, cand, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
+                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
                            f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
             }
     }
     free(cand);
     free(slot);
+    free(ct);
     /* The occlusion itself served the lights with their own dirt scale
      * and gain; nothing after the direct pass reads it. */
     free(f->dirtraw);

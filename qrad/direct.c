@@ -513,19 +513,26 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
 {
     double acc = 0;
     const double sa = q->sun_anglescale;
-    for (int k = 0; k < dc->ndome; k++) {
-        vec3_t d = dc->dome_dirs[k];
+    /* read once, and the rays counted locally: qrad's own lattice (the
+     * default) then runs a loop without the ring's tests */
+    const vec3_t *dirs = dc->dome_dirs;
+    const int nd = dc->ndome;
+    const bool ring = dc->dome_ring;
+    long nrays = 0;
+    for (int k = 0; k < nd; k++) {
+        vec3_t d = dirs[k];
         if (lower) d.z = -d.z; /* _sunlight3: the mirrored lower hemisphere */
         double dot = vec_dot(d, nrm);
-        if (dc->dome_ring) {
+        if (ring) {
             if (!ericw_sun_cos(d, nrm, fnrm, true, ERICW_DOME_ANGLE_EPSILON, &dot)) continue;
         } else if (dot <= 0) {
             continue;
         }
-        (*rays)++;
+        nrays++;
         if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) < 0) continue;
-        acc += dc->dome_ring ? (1 - sa) + sa * dot : dot;
+        acc += ring ? (1 - sa) + sa * dot : dot;
     }
+    *rays += nrays;
     return acc * (lower ? q->sun.dome3 : q->sun.dome) / dc->dome_norm;
 }
 

@@ -284,7 +284,7 @@ static vec3_t patch_ray_dir(uint32_t seed, int kk, int k, int S, double rot, vec
 }
 
 /* The patch of face fi that holds world point hp. */
-static int hit_patch(const qrad_t *q, int P, int fi, vec3_t hp)
+static inline int hit_patch(const qrad_t *q, int P, int fi, vec3_t hp)
 {
     const rface_t *g = &q->faces[fi];
     double s, t;
@@ -389,7 +389,10 @@ bool qrad_bounce_setup(qrad_t *q, q2err_t *err)
         double rot = (seed & 0xffffff) / 16777216.0;
         for (int k = 0; k < N; k++) {
             vec3_t dir = patch_ray_dir(seed, k, k, S, rot, u, v, nrm, 1);
-            for (int c = 0; c < K; c++) h[k * K + c] = -1;
+            /* K is 1 without qrad3_transfers: one store, not a memset call per ray */
+            if (K == 1) h[k] = -1;
+            else
+                for (int c = 0; c < K; c++) h[k * K + c] = -1;
             double dist;
             rays++;
             int hf = trace_closest(&q->tracer, p->origin, dir, 2 * WORLD_EXTENT, &dist);

@@ -97,9 +97,12 @@ double polygon_irradiance(const vec3_t *pts, int n, vec3_t p, vec3_t normal)
     double sum = 0;
     vec3_t r[72];
     for (int i = 0; i < m; i++) {
-        double len;
-        r[i] = vec_normalize(vec_sub(buf[i], p), &len);
+        /* vec_normalize's operations, in line: it is called for every
+         * corner of every near surface light at every luxel */
+        vec3_t d = vec_sub(buf[i], p);
+        double len = sqrt(vec_dot(d, d));
         if (len < 1e-9) return 0;
+        r[i] = vec_scale(d, 1.0 / len);
     }
     for (int i = 0; i < m; i++) {
         vec3_t a = r[i], b = r[(i + 1) % m];
@@ -218,6 +221,16 @@ static bool ericw_sun_cos(vec3_t d, vec3_t nrm, vec3_t fnrm, bool check_plane, d
 static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const rface_t *f, const aabb_t *fb)
 {
     if (!(q->mkeys[f->keys].object_mask & l->light_mask)) return false;
+    /* Sphere of the light's range against the face's box (fb, already
+     * grown by 2 for the sample nudge): first, as it is the cheapest test and rules out most
+     * pairs before the loops over corners below. */
+    double d2 = 0;
+    for (int ax = 0; ax < 3; ax++) {
+        double c = vec_comp(l->origin, ax), lo = vec_comp(fb->mins, ax), hi = vec_comp(fb->maxs, ax);
+        double e = c < lo ? lo - c : c > hi ? c - hi : 0;
+        d2 += e * e;
+    }
+    if (!(d2 <= l->range * l->range)) return false;
     if (l->type == LIGHT_SURFACE && l->point_emitter) {
         /* qrad3's emit_surface is a point: a face it can light has the
          * point in front of its plane (samples lie a unit off it). */
@@ -243,15 +256,7 @@ static bool light_reaches_face(const qrad_t *q, const light_t *l, int fi, const 
     } else if (!f->twosided && vec_dot(f->normal, l->origin) - vec_dot(f->normal, f->centroid) <= 0) {
         return false;
     }
-    /* Sphere of the light's range against the face's box (grown by the
-     * sample nudge). */
-    double d2 = 0;
-    for (int ax = 0; ax < 3; ax++) {
-        double c = vec_comp(l->origin, ax), lo = vec_comp(fb->mins, ax) - 2, hi = vec_comp(fb->maxs, ax) + 2;
-        double e = c < lo ? lo - c : c > hi ? c - hi : 0;
-        d2 += e * e;
-    }
-    return d2 <= l->range * l->range;
+    return true;
 }
 
 double qrad_point_light_value(const light_t *l, double dist, double dot, vec3_t dir)
@@ -287,7 +292,16 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
 
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
  * surface lights), 1 = known visible, 2 = known blocked. */
-static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand, int ncand,
+/* A candidate light's point that luxels aim at, and how far it reaches
+ * (its range and 2): the same for every luxel of the face, so worked out
+ * once a face (light_face). */
+typedef struct cand_target_t {
+    vec3_t target;
+    double reach;
+} cand_target_t;
+
+static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
+                   const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
                    int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce,
                    float *negative)
@@ -295,74 +309,86 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
     /* Phong: the luxel's smoothed normal shades; the face's plane still
      * decides what is in front. */
     vec3_t nrm = f->lnormals ? f->lnormals[idx] : f->normal;
+    /* Read once: the stores to vis (bytes, which may alias anything) and
+     * to *rays would otherwise make every luxel's every light load these
+     * again (base1-test: about 150M instructions at default settings). */
+    const bool twosided = f->twosided, filter = q->filter.numnodes > 0, model_shadows = qrad_any_model_shadows(q);
+    const int model = f->model;
+    long nrays = 0;
     for (int c = 0; c < ncand; c++) {
         const light_t *l = &q->lights[cand[c]];
+        const bool surface = l->type == LIGHT_SURFACE;
         double dist;
-        vec3_t target = l->type == LIGHT_SURFACE ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
+        vec3_t target = ct[c].target;
         vec3_t delta = vec_sub(target, p);
         dist = sqrt(vec_dot(delta, delta));
         if (dist < 1e-9) continue;
         vec3_t dir = vec_scale(delta, 1.0 / dist);
-        if (dist > l->range + 2) continue;
+        if (dist > ct[c].reach) continue;
         double dot = vec_dot(dir, nrm);
-        /* a liquid or translucent face takes light from behind as from in
-         * front (ericw-tools' twosided lightsurf: the cosine's magnitude) */
-        if (f->twosided && dot < 0 && l->type != LIGHT_SURFACE) dot = -dot;
         vec3_t add;
-        if (l->type == LIGHT_SURFACE && l->point_emitter) {
-            /* qrad3's GatherSampleLight for emit_surface: both cosines
-             * above 0.001, no distance clamp, every share added */
-            double dot2 = -vec_dot(dir, l->dir);
-            if (dot <= 0.001 || dot2 <= 0.001) continue;
-            add = vec_scale(l->color, l->area * dot * dot2 / (dist * dist));
-        } else if (l->type == LIGHT_SURFACE) {
-            if (vec_dot(l->dir, vec_sub(p, l->origin)) <= 0) continue;
-            double ff;
-            if (l->rescale) ff = qrad_surflight_rescaled(l, dist, dot, dir);
-            else if (dist * dist < 16.0 * l->area) ff = polygon_irradiance(l->points, l->numpoints, p, nrm);
-            else {
+        if (surface) {
+            if (l->point_emitter) {
+                /* qrad3's GatherSampleLight for emit_surface: both cosines
+                 * above 0.001, no distance clamp, every share added */
                 double dot2 = -vec_dot(dir, l->dir);
-                if (dot <= 0 || dot2 <= 0) continue;
-                ff = l->area * dot * dot2 / (M_PI * dist * dist);
+                if (dot <= 0.001 || dot2 <= 0.001) continue;
+                add = vec_scale(l->color, l->area * dot * dot2 / (dist * dist));
+            } else {
+                if (vec_dot(l->dir, vec_sub(p, l->origin)) <= 0) continue;
+                double ff;
+                if (l->rescale) ff = qrad_surflight_rescaled(l, dist, dot, dir);
+                else if (dist * dist < 16.0 * l->area) ff = polygon_irradiance(l->points, l->numpoints, p, nrm);
+                else {
+                    double dot2 = -vec_dot(dir, l->dir);
+                    if (dot <= 0 || dot2 <= 0) continue;
+                    ff = l->area * dot * dot2 / (M_PI * dist * dist);
+                }
+                if (ff * l->intensity < LIGHT_CUTOFF) continue;
+                add = vec_scale(l->color, ff);
             }
-            if (ff * l->intensity < LIGHT_CUTOFF) continue;
-            add = vec_scale(l->color, ff);
-        } else if (l->falloff == FALLOFF_LOCALMIN) {
-            /* ericw's delay 4: a floor at the light's level for what it
-             * sees, no falloff, never added (see minlight.c). */
-            if (!localmin || dot <= 0.001 || slot[c] != 0) continue;
-            if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) continue;
-            add = vec_scale(l->color, l->intensity);
         } else {
-            if (dot <= 0.001) continue;
-            if (l->negative && (!negative || slot[c] != 0)) continue;
-            /* ericw's _anglescale weighs the cosine; 1 is qrad3's. */
-            double ang = l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot;
-            double v = qrad_point_light_value(l, dist, ang, dir);
-            if (v <= LIGHT_CUTOFF) continue;
-            add = vec_scale(l->color, v);
+            /* a liquid or translucent face takes light from behind as from
+             * in front (ericw-tools' twosided lightsurf: the cosine's
+             * magnitude) */
+            if (twosided && dot < 0) dot = -dot;
+            if (l->falloff == FALLOFF_LOCALMIN) {
+                /* ericw's delay 4: a floor at the light's level for what it
+                 * sees, no falloff, never added (see minlight.c). */
+                if (!localmin || dot <= 0.001 || slot[c] != 0) continue;
+                if (l->type == LIGHT_SPOT && -vec_dot(dir, l->dir) <= l->stopdot) continue;
+                add = vec_scale(l->color, l->intensity);
+            } else {
+                if (dot <= 0.001) continue;
+                if (l->negative && (!negative || slot[c] != 0)) continue;
+                /* ericw's _anglescale weighs the cosine; 1 is qrad3's. */
+                double ang = l->anglescale == 1 ? dot : (1 - l->anglescale) + l->anglescale * dot;
+                double v = qrad_point_light_value(l, dist, ang, dir);
+                if (v <= LIGHT_CUTOFF) continue;
+                add = vec_scale(l->color, v);
+            }
         }
         if (!qrad_cluster_visible(q, cluster, l->cluster)) continue;
         if (vis && vis[c]) {
             if (vis[c] == 2) continue;
         } else {
-            (*rays)++;
+            nrays++;
             bool blocked = trace_occluded_channels(q, p, target, l->shadow_mask);
-            if (!blocked && qrad_any_model_shadows(q)) blocked = trace_occluded_models(q, p, target, f->model, l->shadow_mask);
-            if (vis && l->type == LIGHT_SURFACE) vis[c] = blocked ? 2 : 1;
+            if (!blocked && model_shadows) blocked = trace_occluded_models(q, p, target, model, l->shadow_mask);
+            if (vis && surface) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
         }
         /* what the tree let through, alpha-tested faces may stop and
          * translucent ones tint (trace.c); every luxel asks, as a
          * neighbour's answer above is the tree's alone */
-        if (q->filter.numnodes) {
+        if (filter) {
             vec3_t tint = vec3(1, 1, 1);
             if (!trace_filter(q, p, target, &tint)) continue;
             add = vec3(add.x * tint.x, add.y * tint.y, add.z * tint.z);
         }
         if (dirt && l->dirt)
             add = vec_scale(add, l->dirtcustom ? qrad_dirt_factor(q, f, idx, l->dirtscale, l->dirtgain) : dirt[idx]);
-        if (l->falloff == FALLOFF_LOCALMIN && l->type != LIGHT_SURFACE) {
+        if (l->falloff == FALLOFF_LOCALMIN && !surface) {
             float *m = localmin + (size_t)idx * 3;
             m[0] = fmaxf(m[0], (float)add.x);
             m[1] = fmaxf(m[1], (float)add.y);
@@ -389,6 +415,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
         o[1] += (float)(add.y * weight);
         o[2] += (float)(add.z * weight);
     }
+    *rays += nrays;
     /* Suns (and the sky dome) are on light channel 1, as in ericw-tools. */
     if (dc->nsuns > 0 && (q->mkeys[f->keys].object_mask & 1) && may_see_sky(q, dc, cluster)) {
         for (int si = 0; si < dc->nsuns; si++) {
@@ -486,19 +513,26 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
 {
     double acc = 0;
     const double sa = q->sun_anglescale;
-    for (int k = 0; k < dc->ndome; k++) {
-        vec3_t d = dc->dome_dirs[k];
+    /* read once, and the rays counted locally: qrad's own lattice (the
+     * default) then runs a loop without the ring's tests */
+    const vec3_t *dirs = dc->dome_dirs;
+    const int nd = dc->ndome;
+    const bool ring = dc->dome_ring;
+    long nrays = 0;
+    for (int k = 0; k < nd; k++) {
+        vec3_t d = dirs[k];
         if (lower) d.z = -d.z; /* _sunlight3: the mirrored lower hemisphere */
         double dot = vec_dot(d, nrm);
-        if (dc->dome_ring) {
+        if (ring) {
             if (!ericw_sun_cos(d, nrm, fnrm, true, ERICW_DOME_ANGLE_EPSILON, &dot)) continue;
         } else if (dot <= 0) {
             continue;
         }
-        (*rays)++;
+        nrays++;
         if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) < 0) continue;
-        acc += dc->dome_ring ? (1 - sa) + sa * dot : dot;
+        acc += ring ? (1 - sa) + sa * dot : dot;
     }
+    *rays += nrays;
     return acc * (lower ? q->sun.dome3 : q->sun.dome) / dc->dome_norm;
 }
 
@@ -569,6 +603,9 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
     }
     aabb_t fb = aabb_empty();
     for (int k = 0; k < f->numpoints; k++) aabb_add_point(&fb, f->points[k]);
+    /* grown once here, not for every light (light_reaches_face) */
+    fb.mins = vec3(fb.mins.x - 2, fb.mins.y - 2, fb.mins.z - 2);
+    fb.maxs = vec3(fb.maxs.x + 2, fb.maxs.y + 2, fb.maxs.z + 2);
     int *cand = q2_malloc(sizeof(int) * (q->numlights + 1));
     int *slot = q2_malloc(sizeof(int) * (q->numlights + 1));
     int ncand = 0;
@@ -609,6 +646,12 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
         slot[keep++] = s;
     }
     ncand = keep;
+    cand_target_t *ct = q2_malloc(sizeof(cand_target_t) * (ncand > 0 ? ncand : 1));
+    for (int c = 0; c < ncand; c++) {
+        const light_t *l = &q->lights[cand[c]];
+        ct[c].target = l->type == LIGHT_SURFACE ? vec_ma(l->origin, SAMPLE_NUDGE, l->dir) : l->origin;
+        ct[c].reach = l->range + 2;
+    }
     int sunslot[1 + MAX_EXTRA_SUNS];
     for (int si = 0; si < dc->nsuns; si++) {
         sunslot[si] = -1;
@@ -627,6 +670,11 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
          * neighbour that was not traced) traces it. Point lights, whose
          * shadows are sharp, are always traced. */
         uint8_t *vis = q2_calloc((size_t)n * (ncand > 0 ? ncand : 1), 1);
+        /* the surface lights among the candidates, found once a face, not
+         * at every luxel of the second pass */
+        int *scand = q2_malloc(sizeof(int) * (ncand > 0 ? ncand : 1)), nscand = 0;
+        for (int c = 0; c < ncand; c++)
+            if (q->lights[cand[c]].type == LIGHT_SURFACE) scand[nscand++] = c;
         for (int pass = 0; pass < 2; pass++)
             for (int j = 0; j < f->h; j++)
                 for (int i = 0; i < f->w; i++) {
@@ -637,8 +685,8 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     if (pass == 1) {
                         int nb[4], nn = qrad_traced_neighbours(f, i, j, nb);
                         if (nn >= 2)
-                            for (int c = 0; c < ncand; c++) {
-                                if (q->lights[cand[c]].type != LIGHT_SURFACE) continue;
+                            for (int sc = 0; sc < nscand; sc++) {
+                                int c = scand[sc];
                                 uint8_t first = vis[(size_t)nb[0] * ncand + c];
                                 bool agree = first != 0;
                                 for (int k = 1; k < nn && agree; k++) agree = vis[(size_t)nb[k] * ncand + c] == first;
@@ -648,10 +696,11 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     /* qrad3's PvsForOrigin finds no PVS for a sample in a
                      * leaf without a cluster, and it gathers nothing */
                     if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
-                    gather(q, dc, f, cand, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
+                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
                            idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
         free(vis);
+        free(scand);
     } else {
         for (int j = 0; j < f->h; j++)
             for (int i = 0; i < f->w; i++) {
@@ -662,13 +711,14 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
                     if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
                     int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
-                    gather(q, dc, f, cand, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
+                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
                            f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
             }
     }
     free(cand);
     free(slot);
+    free(ct);
     /* The occlusion itself served the lights with their own dirt scale
      * and gain; nothing after the direct pass reads it. */
     free(f->dirtraw);

@@ -567,6 +567,9 @@ _Static_assert(BVH_LEAF_MAX < 8, "a leaf's count takes three bits of WIDE_LEAF")
  * every entry and exit time at least 0.03 to the safe side of the hit. */
 #define WIDE_BOX_PAD 0.0625
 
+/* bmin then bmax, axis by axis: as one array, box side s (0 min, 1 max)
+ * of axis ax is lanes [12 s + 4 ax, + 4). Lanes past nchild hold an empty
+ * box (mins FLT_MAX, maxs -FLT_MAX) that no ray enters. */
 struct bvh_node_t {
     float bmin[3][WIDE], bmax[3][WIDE];
     int child[WIDE];
@@ -574,16 +577,36 @@ struct bvh_node_t {
     int pad_[3];
 };
 
-static float round_down(double x)
+/* nextafterf(f, +-INFINITY) for any f but NaN and the infinity it goes
+ * towards, on the bits. */
+static inline float float_up(float f)
 {
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = f == 0 ? 1u : u >> 31 ? u - 1 : u + 1;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
-static float round_up(double x)
+static inline float float_down(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = f == 0 ? 0x80000001u : u >> 31 ? u + 1 : u - 1;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline float round_down(double x)
 {
     float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
+    return (double)f > x ? float_down(f) : f;
+}
+
+static inline float round_up(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? float_up(f) : f;
 }
 
 static double bin_area(const bin_node_t *n)
@@ -634,8 +657,8 @@ static bvh_node_t *collapse_tree(const bin_node_t *bin, int numbin, int *numwide
         for (int k = 0; k < WIDE; k++) {
             const bin_node_t *c = &bin[slot[k < ns ? k : 0]];
             for (int ax = 0; ax < 3; ax++) {
-                nd.bmin[ax][k] = round_down(c->mins[ax] - WIDE_BOX_PAD);
-                nd.bmax[ax][k] = round_up(c->maxs[ax] + WIDE_BOX_PAD);
+                nd.bmin[ax][k] = k < ns ? round_down(c->mins[ax] - WIDE_BOX_PAD) : FLT_MAX;
+                nd.bmax[ax][k] = k < ns ? round_up(c->maxs[ax] + WIDE_BOX_PAD) : -FLT_MAX;
             }
         }
         for (int k = 0; k < ns; k++) {
@@ -861,9 +884,12 @@ void tracer_free(tracer_t *t)
 
 /* A ray as the wide boxes meet it: the origin in float, the direction's
  * reciprocals kept finite (an axis the ray runs along gets +-1e30, which
- * the padded slabs it starts in still hold; infinities would meet zeros). */
+ * the padded slabs it starts in still hold; infinities would meet zeros),
+ * and per axis which side of a box the ray enters by (near: the min side
+ * where the reciprocal is positive) as offsets into the node's boxes. */
 typedef struct wray_t {
     float o[3], inv[3];
+    int nearoff[3], faroff[3];
 } wray_t;
 
 static inline wray_t wray(vec3_t o, vec3_t d)
@@ -873,13 +899,24 @@ static inline wray_t wray(vec3_t o, vec3_t d)
         double c = vec_comp(d, ax), inv = c != 0 ? 1.0 / c : 1e30;
         r.o[ax] = (float)vec_comp(o, ax);
         r.inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+        r.nearoff[ax] = (r.inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
+        r.faroff[ax] = (r.inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
     }
     return r;
 }
 
 /* The children of n that the ray enters within [0, tmax], as bits, with
- * the entry distances. Lanes past nchild hold copies of the first box and
- * are masked off.
+ * the entry distances.
+ *
+ * Per axis the distances to a box's two sides, (side - o) inv, rounded
+ * once each, are ordered as their sides are for inv > 0 and the other way
+ * for inv < 0 (rounding is monotone; inv is never 0 and nothing is NaN),
+ * so the near side's is the min of the two and the far side's the max,
+ * as values (a min of +0 and -0 may pick either; every use of the entry
+ * and exit distances is a comparison or another min or max, which do not
+ * see that sign). The entry distance is the max of 0 and the three near
+ * sides', the exit the min of tmax and the far sides'. An empty lane's
+ * near side is beyond its far side and it is never entered.
  *
  * The SSE path and the portable one (every other machine: arm64) give the
  * same bits: the same single-precision subtractions and products in the
@@ -891,16 +928,17 @@ static inline wray_t wray(vec3_t o, vec3_t d)
 #include <xmmintrin.h>
 static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
 {
+    const float *b = n->bmin[0];
     __m128 lo = _mm_setzero_ps(), hi = _mm_set1_ps(tmax);
     for (int ax = 0; ax < 3; ax++) {
         __m128 o = _mm_set1_ps(r->o[ax]), inv = _mm_set1_ps(r->inv[ax]);
-        __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmin[ax]), o), inv);
-        __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmax[ax]), o), inv);
-        lo = _mm_max_ps(lo, _mm_min_ps(t0, t1));
-        hi = _mm_min_ps(hi, _mm_max_ps(t0, t1));
+        __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->nearoff[ax]), o), inv);
+        __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->faroff[ax]), o), inv);
+        lo = _mm_max_ps(lo, t0);
+        hi = _mm_min_ps(hi, t1);
     }
     _mm_storeu_ps(tnear, lo);
-    return _mm_movemask_ps(_mm_cmple_ps(lo, hi)) & ((1 << n->nchild) - 1);
+    return _mm_movemask_ps(_mm_cmple_ps(lo, hi));
 }
 #else
 static inline float wide_min(float a, float b) { return a < b ? a : b; } /* minps */
@@ -909,6 +947,7 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
 {
     /* All four lanes, as the SSE path: fixed-length loops the compiler
      * can turn into vector code. */
+    const float *b = n->bmin[0];
     float lo[WIDE], hi[WIDE];
     for (int k = 0; k < WIDE; k++) {
         lo[k] = 0;
@@ -916,10 +955,11 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
     }
     for (int ax = 0; ax < 3; ax++) {
         float o = r->o[ax], inv = r->inv[ax];
+        const float *bn = b + r->nearoff[ax], *bf = b + r->faroff[ax];
         for (int k = 0; k < WIDE; k++) {
-            float t0 = (n->bmin[ax][k] - o) * inv, t1 = (n->bmax[ax][k] - o) * inv;
-            lo[k] = wide_max(lo[k], wide_min(t0, t1));
-            hi[k] = wide_min(hi[k], wide_max(t0, t1));
+            float t0 = (bn[k] - o) * inv, t1 = (bf[k] - o) * inv;
+            lo[k] = wide_max(lo[k], t0);
+            hi[k] = wide_min(hi[k], t1);
         }
     }
     int mask = 0;
@@ -927,7 +967,19 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
         tnear[k] = lo[k];
         mask |= (lo[k] <= hi[k]) << k;
     }
-    return mask & ((1 << n->nchild) - 1);
+    return mask;
+}
+#endif
+
+/* The lowest set bit's index of a nonzero mask. */
+#if defined(__GNUC__)
+static inline int low_bit(int m) { return __builtin_ctz((unsigned)m); }
+#else
+static inline int low_bit(int m)
+{
+    int k = 0;
+    while (!(m >> k & 1)) k++;
+    return k;
 }
 #endif
 
@@ -974,9 +1026,10 @@ static inline bool hit_counts(const hit_test_t *h, const tracer_t *t, int i)
 /* Whether a triangle that h counts lies along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
  * will do, so the first found ends the walk. */
-static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, vec3_t o, vec3_t d, double tmax, int tie_rank)
+static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
+                        int tie_rank)
 {
-    wray_t r = wray(o, d);
+    const bool all = h->filter == HIT_ALL;
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
     stack[sp++] = 0;
@@ -985,16 +1038,15 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, vec3_t o, vec3_t
         if (c < 0) {
             int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
             for (int i = first; i < first + count; i++) {
-                if (!hit_counts(h, t, i)) continue;
+                if (!all && !hit_counts(h, t, i)) continue;
                 double x = ray_tri(&t->tris[i], o, d);
                 if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return true;
             }
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        int m = wide_hits(n, &r, tmaxf, tnear);
-        for (int k = 0; k < WIDE; k++)
-            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+        /* the children entered, in lane order */
+        for (int m = wide_hits(n, r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
     }
     return false;
 }
@@ -1007,7 +1059,8 @@ static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
     double len;
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return false;
-    return any_hit_ray(t, h, a, d, len - TRACE_EPSILON, -1);
+    wray_t r = wray(a, d);
+    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1);
 }
 
 bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
@@ -1092,10 +1145,9 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
  * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
  * distance (maxdist if none) and rank. mask 0: every triangle; else only
  * faces whose keys' _object_channel_mask shares a bit with it. */
-static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, vec3_t o, vec3_t d, double maxdist,
-                   int mask, double *dist, int *rank)
+static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
+                   double maxdist, int mask, double *dist, int *rank)
 {
-    wray_t r = wray(o, d);
     double best = maxdist;
     float bestf = round_up(best);
     int bestface = -1, bestrank = -1;
@@ -1127,13 +1179,11 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
             continue;
         }
         const bvh_node_t *n = &nodes[c];
-        int m = wide_hits(n, &r, bestf, tnear);
         /* The children entered, nearest last on the stack so it is taken
-         * first. */
+         * first (equals in lane order). */
         int ord[WIDE], no = 0;
-        for (int k = 0; k < WIDE; k++) {
-            if (!(m >> k & 1)) continue;
-            int j = no++;
+        for (int m = wide_hits(n, r, bestf, tnear); m; m &= m - 1) {
+            int k = low_bit(m), j = no++;
             while (j > 0 && tnear[ord[j - 1]] < tnear[k]) {
                 ord[j] = ord[j - 1];
                 j--;
@@ -1155,7 +1205,8 @@ static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, doubl
     if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     double dist;
-    int rank, face = nearest(q, t->nodes, t->tris, o, d, maxdist, mask, &dist, &rank);
+    wray_t r = wray(o, d);
+    int rank, face = nearest(q, t->nodes, t->tris, &r, o, d, maxdist, mask, &dist, &rank);
     if (hitdist) *hitdist = dist;
     return face;
 }
@@ -1180,10 +1231,11 @@ int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hit
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
     double dist;
-    int rank, face = nearest(NULL, t->skynodes, t->skytris, o, d, maxdist, 0, &dist, &rank);
+    wray_t r = wray(o, d); /* the same ray in both hierarchies */
+    int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, d, maxdist, 0, &dist, &rank);
     if (face < 0) return -1;
     hit_test_t h = {.filter = HIT_ALL};
-    if (any_hit_ray(t, &h, o, d, dist, rank)) return -1;
+    if (any_hit_ray(t, &h, &r, o, d, dist, rank)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
 }
@@ -1657,9 +1709,7 @@ bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        int m = wide_hits(n, &r, tmaxf, tnear);
-        for (int k = 0; k < WIDE; k++)
-            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+        for (int m = wide_hits(n, &r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
     }
     return true;
 }

@@ -887,22 +887,32 @@ void tracer_free(tracer_t *t)
  * the padded slabs it starts in still hold; infinities would meet zeros),
  * and per axis which side of a box the ray enters by (near: the min side
  * where the reciprocal is positive) as offsets into the node's boxes. */
+#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
+#define WIDE_SSE 1
+#include <xmmintrin.h>
+#endif
+
 typedef struct wray_t {
+#ifdef WIDE_SSE
+    __m128 vo[3], vinv[3]; /* o and inv in every lane */
+#endif
     float o[3], inv[3];
     int nearoff[3], faroff[3];
 } wray_t;
 
-static inline wray_t wray(vec3_t o, vec3_t d)
+static inline void wray_init(wray_t *r, vec3_t o, vec3_t d)
 {
-    wray_t r;
     for (int ax = 0; ax < 3; ax++) {
         double c = vec_comp(d, ax), inv = c != 0 ? 1.0 / c : 1e30;
-        r.o[ax] = (float)vec_comp(o, ax);
-        r.inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
-        r.nearoff[ax] = (r.inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
-        r.faroff[ax] = (r.inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
+        r->o[ax] = (float)vec_comp(o, ax);
+        r->inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+        r->nearoff[ax] = (r->inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
+        r->faroff[ax] = (r->inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
+#ifdef WIDE_SSE
+        r->vo[ax] = _mm_set1_ps(r->o[ax]);
+        r->vinv[ax] = _mm_set1_ps(r->inv[ax]);
+#endif
     }
-    return r;
 }
 
 /* The children of n that the ray enters within [0, tmax], as bits, with
@@ -924,14 +934,13 @@ static inline wray_t wray(vec3_t o, vec3_t d)
  * (the first operand where the comparison holds, else the second), which
  * matters for equal values of opposite signs (+0 and -0). Q2MAP_WIDE_PORTABLE
  * builds the portable path on x86-64 too, to compare the two. */
-#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
-#include <xmmintrin.h>
+#ifdef WIDE_SSE
 static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
 {
     const float *b = n->bmin[0];
     __m128 lo = _mm_setzero_ps(), hi = _mm_set1_ps(tmax);
     for (int ax = 0; ax < 3; ax++) {
-        __m128 o = _mm_set1_ps(r->o[ax]), inv = _mm_set1_ps(r->inv[ax]);
+        __m128 o = r->vo[ax], inv = r->vinv[ax];
         __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->nearoff[ax]), o), inv);
         __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->faroff[ax]), o), inv);
         lo = _mm_max_ps(lo, t0);
@@ -1059,7 +1068,8 @@ static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
     double len;
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return false;
-    wray_t r = wray(a, d);
+    wray_t r;
+    wray_init(&r, a, d);
     return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1);
 }
 
@@ -1205,7 +1215,8 @@ static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, doubl
     if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     double dist;
-    wray_t r = wray(o, d);
+    wray_t r;
+    wray_init(&r, o, d);
     int rank, face = nearest(q, t->nodes, t->tris, &r, o, d, maxdist, mask, &dist, &rank);
     if (hitdist) *hitdist = dist;
     return face;
@@ -1231,7 +1242,8 @@ int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hit
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
     double dist;
-    wray_t r = wray(o, d); /* the same ray in both hierarchies */
+    wray_t r; /* the same ray in both hierarchies */
+    wray_init(&r, o, d);
     int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, d, maxdist, 0, &dist, &rank);
     if (face < 0) return -1;
     hit_test_t h = {.filter = HIT_ALL};
@@ -1673,7 +1685,8 @@ bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return true;
     double tmax = len - TRACE_EPSILON;
-    wray_t r = wray(a, d);
+    wray_t r;
+    wray_init(&r, a, d);
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
     int seen[FILTER_CROSSINGS], nseen = 0;

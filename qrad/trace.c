@@ -19,11 +19,33 @@
 #include "../common/mem.h"
 #include "../formats/visrle.h"
 
+/* A triangle's corner v0 and edges e1, e2, coordinate by coordinate
+ * (c[0..2] v0, c[3..5] e1, c[6..8] e2), each in lane 0 beside the same
+ * coordinate of the next triangle of its array in lane 1 (its own again
+ * for the last), so two triangles of a leaf are tested at once. */
 struct rtri_t {
-    vec3_t v0, e1, e2;
+    double c[9][2];
     int face;
     int rank; /* its index in the world hierarchy's triangles: ties between equal distances go to the lower */
 };
+
+/* Corner (k 0), first edge (1) or second edge (2). */
+static inline vec3_t tri_vec(const rtri_t *tr, int k)
+{
+    return vec3(tr->c[3 * k][0], tr->c[3 * k + 1][0], tr->c[3 * k + 2][0]);
+}
+
+static inline void tri_set(rtri_t *tr, int k, vec3_t v)
+{
+    for (int ax = 0; ax < 3; ax++) tr->c[3 * k + ax][0] = tr->c[3 * k + ax][1] = vec_comp(v, ax);
+}
+
+/* Lane 1 of each triangle, once the array's order is final. */
+static void tri_lanes(rtri_t *tris, int n)
+{
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < 9; k++) tris[i].c[k][1] = tris[i + 1 < n ? i + 1 : i].c[k][0];
+}
 
 #define BVH_LEAF_MAX 4
 
@@ -567,6 +589,9 @@ _Static_assert(BVH_LEAF_MAX < 8, "a leaf's count takes three bits of WIDE_LEAF")
  * every entry and exit time at least 0.03 to the safe side of the hit. */
 #define WIDE_BOX_PAD 0.0625
 
+/* bmin then bmax, axis by axis: as one array, box side s (0 min, 1 max)
+ * of axis ax is lanes [12 s + 4 ax, + 4). Lanes past nchild hold an empty
+ * box (mins FLT_MAX, maxs -FLT_MAX) that no ray enters. */
 struct bvh_node_t {
     float bmin[3][WIDE], bmax[3][WIDE];
     int child[WIDE];
@@ -574,16 +599,36 @@ struct bvh_node_t {
     int pad_[3];
 };
 
-static float round_down(double x)
+/* nextafterf(f, +-INFINITY) for any f but NaN and the infinity it goes
+ * towards, on the bits. */
+static inline float float_up(float f)
 {
-    float f = (float)x;
-    return (double)f > x ? nextafterf(f, -INFINITY) : f;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = f == 0 ? 1u : u >> 31 ? u - 1 : u + 1;
+    memcpy(&f, &u, sizeof f);
+    return f;
 }
 
-static float round_up(double x)
+static inline float float_down(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    u = f == 0 ? 0x80000001u : u >> 31 ? u + 1 : u - 1;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline float round_down(double x)
 {
     float f = (float)x;
-    return (double)f < x ? nextafterf(f, INFINITY) : f;
+    return (double)f > x ? float_down(f) : f;
+}
+
+static inline float round_up(double x)
+{
+    float f = (float)x;
+    return (double)f < x ? float_up(f) : f;
 }
 
 static double bin_area(const bin_node_t *n)
@@ -634,8 +679,8 @@ static bvh_node_t *collapse_tree(const bin_node_t *bin, int numbin, int *numwide
         for (int k = 0; k < WIDE; k++) {
             const bin_node_t *c = &bin[slot[k < ns ? k : 0]];
             for (int ax = 0; ax < 3; ax++) {
-                nd.bmin[ax][k] = round_down(c->mins[ax] - WIDE_BOX_PAD);
-                nd.bmax[ax][k] = round_up(c->maxs[ax] + WIDE_BOX_PAD);
+                nd.bmin[ax][k] = k < ns ? round_down(c->mins[ax] - WIDE_BOX_PAD) : FLT_MAX;
+                nd.bmax[ax][k] = k < ns ? round_up(c->maxs[ax] + WIDE_BOX_PAD) : -FLT_MAX;
             }
         }
         for (int k = 0; k < ns; k++) {
@@ -721,11 +766,12 @@ bool tracer_build_see_through(tracer_t *t, const qrad_t *q, q2err_t *err)
 /* Face f's fan triangle k (corners 0, k, k + 1); false when degenerate. */
 static bool fan_tri(const rface_t *rf, int f, int k, rtri_t *tri)
 {
-    tri->v0 = rf->points[0];
-    tri->e1 = vec_sub(rf->points[k], rf->points[0]);
-    tri->e2 = vec_sub(rf->points[k + 1], rf->points[0]);
+    vec3_t e1 = vec_sub(rf->points[k], rf->points[0]), e2 = vec_sub(rf->points[k + 1], rf->points[0]);
+    tri_set(tri, 0, rf->points[0]);
+    tri_set(tri, 1, e1);
+    tri_set(tri, 2, e2);
     tri->face = f;
-    return vec_len(vec_cross(tri->e1, tri->e2)) >= DEGENERATE_EPSILON * DEGENERATE_EPSILON;
+    return vec_len(vec_cross(e1, e2)) >= DEGENERATE_EPSILON * DEGENERATE_EPSILON;
 }
 
 /* Triangles and hierarchy pieces are made by the rank's threads in
@@ -773,7 +819,7 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
                 if (!fan_tri(&q->faces[f], f, k, &tri)) continue;
                 const rtri_t *tr = &t->tris[i];
                 t->tris[i] = tri;
-                vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), cc = vec_add(tr->v0, tr->e2);
+                vec3_t a = tri_vec(tr, 0), b = vec_add(a, tri_vec(tr, 1)), cc = vec_add(a, tri_vec(tr, 2));
                 items[i].b = aabb_empty();
                 aabb_add_point(&items[i].b, a);
                 aabb_add_point(&items[i].b, b);
@@ -808,6 +854,7 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
     t->tris = sorted;
     free(order);
     for (int i = 0; i < t->numtris; i++) t->tris[i].rank = i;
+    tri_lanes(t->tris, t->numtris);
     (void)err;
     return true;
 }
@@ -825,7 +872,7 @@ static void build_sky(tracer_t *t, const qrad_t *q)
     for (int i = 0; i < t->numtris; i++) {
         const rtri_t *tr = &t->tris[i];
         if (!q->faces[tr->face].sky) continue;
-        vec3_t a = tr->v0, b = vec_add(tr->v0, tr->e1), c = vec_add(tr->v0, tr->e2);
+        vec3_t a = tri_vec(tr, 0), b = vec_add(a, tri_vec(tr, 1)), c = vec_add(a, tri_vec(tr, 2));
         tris[n] = *tr;
         items[n].b = aabb_empty();
         aabb_add_point(&items[n].b, a);
@@ -844,6 +891,7 @@ static void build_sky(tracer_t *t, const qrad_t *q)
     free(bin);
     t->skytris = q2_malloc(sizeof *t->skytris * (size_t)n);
     for (int i = 0; i < n; i++) t->skytris[i] = tris[order[i]];
+    tri_lanes(t->skytris, n);
     t->numskytris = n;
     free(tris);
     free(order);
@@ -861,25 +909,49 @@ void tracer_free(tracer_t *t)
 
 /* A ray as the wide boxes meet it: the origin in float, the direction's
  * reciprocals kept finite (an axis the ray runs along gets +-1e30, which
- * the padded slabs it starts in still hold; infinities would meet zeros). */
+ * the padded slabs it starts in still hold; infinities would meet zeros),
+ * and per axis which side of a box the ray enters by (near: the min side
+ * where the reciprocal is positive) as offsets into the node's boxes. */
+#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
+#define WIDE_SSE 1
+#include <emmintrin.h>
+#endif
+
 typedef struct wray_t {
+#ifdef WIDE_SSE
+    __m128 vo[3], vinv[3]; /* o and inv in every lane */
+#endif
     float o[3], inv[3];
+    int nearoff[3], faroff[3];
 } wray_t;
 
-static inline wray_t wray(vec3_t o, vec3_t d)
+static inline void wray_init(wray_t *r, vec3_t o, vec3_t d)
 {
-    wray_t r;
     for (int ax = 0; ax < 3; ax++) {
         double c = vec_comp(d, ax), inv = c != 0 ? 1.0 / c : 1e30;
-        r.o[ax] = (float)vec_comp(o, ax);
-        r.inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+        r->o[ax] = (float)vec_comp(o, ax);
+        r->inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+        r->nearoff[ax] = (r->inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
+        r->faroff[ax] = (r->inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
+#ifdef WIDE_SSE
+        r->vo[ax] = _mm_set1_ps(r->o[ax]);
+        r->vinv[ax] = _mm_set1_ps(r->inv[ax]);
+#endif
     }
-    return r;
 }
 
 /* The children of n that the ray enters within [0, tmax], as bits, with
- * the entry distances. Lanes past nchild hold copies of the first box and
- * are masked off.
+ * the entry distances.
+ *
+ * Per axis the distances to a box's two sides, (side - o) inv, rounded
+ * once each, are ordered as their sides are for inv > 0 and the other way
+ * for inv < 0 (rounding is monotone; inv is never 0 and nothing is NaN),
+ * so the near side's is the min of the two and the far side's the max,
+ * as values (a min of +0 and -0 may pick either; every use of the entry
+ * and exit distances is a comparison or another min or max, which do not
+ * see that sign). The entry distance is the max of 0 and the three near
+ * sides', the exit the min of tmax and the far sides'. An empty lane's
+ * near side is beyond its far side and it is never entered.
  *
  * The SSE path and the portable one (every other machine: arm64) give the
  * same bits: the same single-precision subtractions and products in the
@@ -887,20 +959,20 @@ static inline wray_t wray(vec3_t o, vec3_t d)
  * (the first operand where the comparison holds, else the second), which
  * matters for equal values of opposite signs (+0 and -0). Q2MAP_WIDE_PORTABLE
  * builds the portable path on x86-64 too, to compare the two. */
-#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
-#include <xmmintrin.h>
+#ifdef WIDE_SSE
 static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, float tnear[WIDE])
 {
+    const float *b = n->bmin[0];
     __m128 lo = _mm_setzero_ps(), hi = _mm_set1_ps(tmax);
     for (int ax = 0; ax < 3; ax++) {
-        __m128 o = _mm_set1_ps(r->o[ax]), inv = _mm_set1_ps(r->inv[ax]);
-        __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmin[ax]), o), inv);
-        __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(n->bmax[ax]), o), inv);
-        lo = _mm_max_ps(lo, _mm_min_ps(t0, t1));
-        hi = _mm_min_ps(hi, _mm_max_ps(t0, t1));
+        __m128 o = r->vo[ax], inv = r->vinv[ax];
+        __m128 t0 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->nearoff[ax]), o), inv);
+        __m128 t1 = _mm_mul_ps(_mm_sub_ps(_mm_loadu_ps(b + r->faroff[ax]), o), inv);
+        lo = _mm_max_ps(lo, t0);
+        hi = _mm_min_ps(hi, t1);
     }
     _mm_storeu_ps(tnear, lo);
-    return _mm_movemask_ps(_mm_cmple_ps(lo, hi)) & ((1 << n->nchild) - 1);
+    return _mm_movemask_ps(_mm_cmple_ps(lo, hi));
 }
 #else
 static inline float wide_min(float a, float b) { return a < b ? a : b; } /* minps */
@@ -909,6 +981,7 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
 {
     /* All four lanes, as the SSE path: fixed-length loops the compiler
      * can turn into vector code. */
+    const float *b = n->bmin[0];
     float lo[WIDE], hi[WIDE];
     for (int k = 0; k < WIDE; k++) {
         lo[k] = 0;
@@ -916,10 +989,11 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
     }
     for (int ax = 0; ax < 3; ax++) {
         float o = r->o[ax], inv = r->inv[ax];
+        const float *bn = b + r->nearoff[ax], *bf = b + r->faroff[ax];
         for (int k = 0; k < WIDE; k++) {
-            float t0 = (n->bmin[ax][k] - o) * inv, t1 = (n->bmax[ax][k] - o) * inv;
-            lo[k] = wide_max(lo[k], wide_min(t0, t1));
-            hi[k] = wide_min(hi[k], wide_max(t0, t1));
+            float t0 = (bn[k] - o) * inv, t1 = (bf[k] - o) * inv;
+            lo[k] = wide_max(lo[k], t0);
+            hi[k] = wide_min(hi[k], t1);
         }
     }
     int mask = 0;
@@ -927,7 +1001,19 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
         tnear[k] = lo[k];
         mask |= (lo[k] <= hi[k]) << k;
     }
-    return mask & ((1 << n->nchild) - 1);
+    return mask;
+}
+#endif
+
+/* The lowest set bit's index of a nonzero mask. */
+#if defined(__GNUC__)
+static inline int low_bit(int m) { return __builtin_ctz((unsigned)m); }
+#else
+static inline int low_bit(int m)
+{
+    int k = 0;
+    while (!(m >> k & 1)) k++;
+    return k;
 }
 #endif
 
@@ -939,18 +1025,75 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
 /* Moller-Trumbore, both sides. Returns the distance or -1. */
 static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
 {
-    vec3_t p = vec_cross(d, tr->e2);
-    double det = vec_dot(tr->e1, p);
+    vec3_t e1 = tri_vec(tr, 1), e2 = tri_vec(tr, 2);
+    vec3_t p = vec_cross(d, e2);
+    double det = vec_dot(e1, p);
     if (fabs(det) < 1e-12) return -1;
     double inv = 1.0 / det;
-    vec3_t s = vec_sub(o, tr->v0);
+    vec3_t s = vec_sub(o, tri_vec(tr, 0));
     double u = vec_dot(s, p) * inv;
     if (u < 0 || u > 1) return -1;
-    vec3_t qv = vec_cross(s, tr->e1);
+    vec3_t qv = vec_cross(s, e1);
     double v = vec_dot(d, qv) * inv;
     if (v < 0 || u + v > 1) return -1;
-    return vec_dot(tr->e2, qv) * inv;
+    return vec_dot(e2, qv) * inv;
 }
+
+#ifdef WIDE_SSE
+/* The ray as ray_tri2 takes it: o and d, each coordinate in both lanes. */
+typedef struct pray_t {
+    __m128d o[3], d[3];
+} pray_t;
+
+static inline pray_t pray(vec3_t o, vec3_t d)
+{
+    pray_t r;
+    for (int ax = 0; ax < 3; ax++) {
+        r.o[ax] = _mm_set1_pd(vec_comp(o, ax));
+        r.d[ax] = _mm_set1_pd(vec_comp(d, ax));
+    }
+    return r;
+}
+
+/* ray_tri on triangles tr and tr + 1 at once, lane by lane: the same
+ * double operations in the same order (SSE2's are IEEE's, lane by lane,
+ * and nothing is contracted), so each lane's distance is ray_tri's bits.
+ * Returns the lanes ray_tri would not reject (bit k: tr + k), their
+ * distances in x. */
+static inline int ray_tri2(const rtri_t *tr, const pray_t *r, double x[2])
+{
+    const double(*c)[2] = tr->c;
+#define LD(k) _mm_loadu_pd(c[k])
+    __m128d e2x = LD(6), e2y = LD(7), e2z = LD(8);
+    /* p = d x e2 */
+    __m128d px = _mm_sub_pd(_mm_mul_pd(r->d[1], e2z), _mm_mul_pd(r->d[2], e2y));
+    __m128d py = _mm_sub_pd(_mm_mul_pd(r->d[2], e2x), _mm_mul_pd(r->d[0], e2z));
+    __m128d pz = _mm_sub_pd(_mm_mul_pd(r->d[0], e2y), _mm_mul_pd(r->d[1], e2x));
+    __m128d e1x = LD(3), e1y = LD(4), e1z = LD(5);
+    __m128d det = _mm_add_pd(_mm_add_pd(_mm_mul_pd(e1x, px), _mm_mul_pd(e1y, py)), _mm_mul_pd(e1z, pz));
+    __m128d absdet = _mm_andnot_pd(_mm_set1_pd(-0.0), det);
+    __m128d ok = _mm_cmpnlt_pd(absdet, _mm_set1_pd(1e-12));
+    if (!_mm_movemask_pd(ok)) return 0;
+    __m128d inv = _mm_div_pd(_mm_set1_pd(1.0), det);
+    __m128d sx = _mm_sub_pd(r->o[0], LD(0)), sy = _mm_sub_pd(r->o[1], LD(1)), sz = _mm_sub_pd(r->o[2], LD(2));
+    __m128d u = _mm_mul_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(sx, px), _mm_mul_pd(sy, py)), _mm_mul_pd(sz, pz)), inv);
+    ok = _mm_and_pd(ok, _mm_and_pd(_mm_cmpnlt_pd(u, _mm_setzero_pd()), _mm_cmpngt_pd(u, _mm_set1_pd(1.0))));
+    if (!_mm_movemask_pd(ok)) return 0;
+    /* qv = s x e1 */
+    __m128d qx = _mm_sub_pd(_mm_mul_pd(sy, e1z), _mm_mul_pd(sz, e1y));
+    __m128d qy = _mm_sub_pd(_mm_mul_pd(sz, e1x), _mm_mul_pd(sx, e1z));
+    __m128d qz = _mm_sub_pd(_mm_mul_pd(sx, e1y), _mm_mul_pd(sy, e1x));
+    __m128d v =
+        _mm_mul_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(r->d[0], qx), _mm_mul_pd(r->d[1], qy)), _mm_mul_pd(r->d[2], qz)), inv);
+    ok = _mm_and_pd(ok, _mm_and_pd(_mm_cmpnlt_pd(v, _mm_setzero_pd()), _mm_cmpngt_pd(_mm_add_pd(u, v), _mm_set1_pd(1.0))));
+    int m = _mm_movemask_pd(ok);
+    if (!m) return 0;
+    __m128d t = _mm_mul_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(e2x, qx), _mm_mul_pd(e2y, qy)), _mm_mul_pd(e2z, qz)), inv);
+#undef LD
+    _mm_storeu_pd(x, t);
+    return m;
+}
+#endif
 
 /* Which triangles an occlusion test counts. */
 typedef enum { HIT_ALL, HIT_CHANNELS, HIT_MODELS } hit_filter_t;
@@ -974,9 +1117,13 @@ static inline bool hit_counts(const hit_test_t *h, const tracer_t *t, int i)
 /* Whether a triangle that h counts lies along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
  * will do, so the first found ends the walk. */
-static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, vec3_t o, vec3_t d, double tmax, int tie_rank)
+static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
+                        int tie_rank)
 {
-    wray_t r = wray(o, d);
+    const bool all = h->filter == HIT_ALL;
+#ifdef WIDE_SSE
+    const pray_t prv = pray(o, d), *pr = &prv;
+#endif
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
     stack[sp++] = 0;
@@ -984,17 +1131,29 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, vec3_t o, vec3_t
         int c = stack[--sp];
         if (c < 0) {
             int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+#ifdef WIDE_SSE
+            for (int i = first; i < first + count; i += 2) {
+                double xs[2];
+                int m = ray_tri2(&t->tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1);
+                for (; m; m &= m - 1) {
+                    int k = low_bit(m);
+                    if (!all && !hit_counts(h, t, i + k)) continue;
+                    double x = xs[k];
+                    if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) return true;
+                }
+            }
+#else
             for (int i = first; i < first + count; i++) {
-                if (!hit_counts(h, t, i)) continue;
+                if (!all && !hit_counts(h, t, i)) continue;
                 double x = ray_tri(&t->tris[i], o, d);
                 if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return true;
             }
+#endif
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        int m = wide_hits(n, &r, tmaxf, tnear);
-        for (int k = 0; k < WIDE; k++)
-            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+        /* the children entered, in lane order */
+        for (int m = wide_hits(n, r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
     }
     return false;
 }
@@ -1007,7 +1166,9 @@ static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
     double len;
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return false;
-    return any_hit_ray(t, h, a, d, len - TRACE_EPSILON, -1);
+    wray_t r;
+    wray_init(&r, a, d);
+    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1);
 }
 
 bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
@@ -1092,10 +1253,27 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
  * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
  * distance (maxdist if none) and rank. mask 0: every triangle; else only
  * faces whose keys' _object_channel_mask shares a bit with it. */
-static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, vec3_t o, vec3_t d, double maxdist,
-                   int mask, double *dist, int *rank)
+/* A triangle nearest meets at distance h (ray_tri's answer). Equal
+ * distances (a shared edge) go to the lower rank so the answer never
+ * depends on traversal order. */
+static inline void nearest_take(const qrad_t *q, const rtri_t *tr, double h, int mask, double *best, float *bestf,
+                                int *bestface, int *bestrank)
 {
-    wray_t r = wray(o, d);
+    if (mask && !(q->mkeys[q->faces[tr->face].keys].object_mask & mask)) return;
+    if (h > TRACE_EPSILON && (h < *best || (h == *best && tr->rank < *bestrank))) {
+        *best = h;
+        *bestf = round_up(h);
+        *bestface = tr->face;
+        *bestrank = tr->rank;
+    }
+}
+
+static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
+                   double maxdist, int mask, double *dist, int *rank)
+{
+#ifdef WIDE_SSE
+    const pray_t pr = pray(o, d);
+#endif
     double best = maxdist;
     float bestf = round_up(best);
     int bestface = -1, bestrank = -1;
@@ -1111,29 +1289,24 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
         int c = stack[sp];
         if (c < 0) {
             int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
-            for (int i = first; i < first + count; i++) {
-                const rtri_t *tr = &tris[i];
-                if (mask && !(q->mkeys[q->faces[tr->face].keys].object_mask & mask)) continue;
-                double h = ray_tri(tr, o, d);
-                /* Equal distances (a shared edge) go to the lower rank so
-                 * the answer never depends on traversal order. */
-                if (h > TRACE_EPSILON && (h < best || (h == best && tr->rank < bestrank))) {
-                    best = h;
-                    bestf = round_up(best);
-                    bestface = tr->face;
-                    bestrank = tr->rank;
-                }
+#ifdef WIDE_SSE
+            for (int i = first; i < first + count; i += 2) {
+                double xs[2];
+                for (int m = ray_tri2(&tris[i], &pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
+                    nearest_take(q, &tris[i + low_bit(m)], xs[low_bit(m)], mask, &best, &bestf, &bestface, &bestrank);
             }
+#else
+            for (int i = first; i < first + count; i++)
+                nearest_take(q, &tris[i], ray_tri(&tris[i], o, d), mask, &best, &bestf, &bestface, &bestrank);
+#endif
             continue;
         }
         const bvh_node_t *n = &nodes[c];
-        int m = wide_hits(n, &r, bestf, tnear);
         /* The children entered, nearest last on the stack so it is taken
-         * first. */
+         * first (equals in lane order). */
         int ord[WIDE], no = 0;
-        for (int k = 0; k < WIDE; k++) {
-            if (!(m >> k & 1)) continue;
-            int j = no++;
+        for (int m = wide_hits(n, r, bestf, tnear); m; m &= m - 1) {
+            int k = low_bit(m), j = no++;
             while (j > 0 && tnear[ord[j - 1]] < tnear[k]) {
                 ord[j] = ord[j - 1];
                 j--;
@@ -1155,7 +1328,9 @@ static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, doubl
     if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     double dist;
-    int rank, face = nearest(q, t->nodes, t->tris, o, d, maxdist, mask, &dist, &rank);
+    wray_t r;
+    wray_init(&r, o, d);
+    int rank, face = nearest(q, t->nodes, t->tris, &r, o, d, maxdist, mask, &dist, &rank);
     if (hitdist) *hitdist = dist;
     return face;
 }
@@ -1180,10 +1355,12 @@ int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hit
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
     double dist;
-    int rank, face = nearest(NULL, t->skynodes, t->skytris, o, d, maxdist, 0, &dist, &rank);
+    wray_t r; /* the same ray in both hierarchies */
+    wray_init(&r, o, d);
+    int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, d, maxdist, 0, &dist, &rank);
     if (face < 0) return -1;
     hit_test_t h = {.filter = HIT_ALL};
-    if (any_hit_ray(t, &h, o, d, dist, rank)) return -1;
+    if (any_hit_ray(t, &h, &r, o, d, dist, rank)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
 }
@@ -1621,7 +1798,8 @@ bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
     vec3_t d = vec_normalize(vec_sub(b, a), &len);
     if (len <= 2 * TRACE_EPSILON) return true;
     double tmax = len - TRACE_EPSILON;
-    wray_t r = wray(a, d);
+    wray_t r;
+    wray_init(&r, a, d);
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
     int seen[FILTER_CROSSINGS], nseen = 0;
@@ -1657,9 +1835,7 @@ bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        int m = wide_hits(n, &r, tmaxf, tnear);
-        for (int k = 0; k < WIDE; k++)
-            if ((m >> k & 1) && sp < WIDE_STACK) stack[sp++] = n->child[k];
+        for (int m = wide_hits(n, &r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
     }
     return true;
 }

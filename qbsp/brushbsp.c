@@ -222,16 +222,8 @@ static bool plane_cuts_volume(const qbsp_t *q, const node_t *node, int planenum)
         double d_lo = vec_comp(v->bounds.mins, p->type) - p->dist;
         return d_hi >= PLANESIDE_EPSILON && d_lo <= -PLANESIDE_EPSILON;
     }
-    double d_front = 0, d_back = 0;
-    for (int i = 0; i < v->numsides; i++) {
-        const winding_t *w = v->sides[i].winding;
-        if (!w) continue;
-        for (int j = 0; j < w->numpoints; j++) {
-            double d = plane_point_dist(p, w->p[j]);
-            if (d > d_front) d_front = d;
-            if (d < d_back) d_back = d;
-        }
-    }
+    double d_front, d_back;
+    brush_plane_extremes(v, p, &d_front, &d_back);
     return d_front >= PLANESIDE_EPSILON && d_back <= -PLANESIDE_EPSILON;
 }
 

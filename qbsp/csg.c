@@ -90,24 +90,44 @@ void bc_brush_free(blockcache_t *bc, bspbrush_t *b)
     bc->nbrushes[m]++;
 }
 
+/* Frees a cached block list (each block's first word links the next). */
+static void free_block_list(void *head)
+{
+    while (head) {
+        void *next = *(void **)head;
+        free(head);
+        head = next;
+    }
+}
+
 void bc_release(blockcache_t *bc)
 {
     for (int i = 0; i <= BC_MAX_POINTS; i++) {
-        while (bc->windings[i]) {
-            void *next = *(void **)bc->windings[i];
-            free(bc->windings[i]);
-            bc->windings[i] = next;
-        }
+        free_block_list(bc->windings[i]);
+        bc->windings[i] = NULL;
         bc->nwindings[i] = 0;
     }
     for (int i = 0; i <= BC_MAX_SIDES; i++) {
-        while (bc->brushes[i]) {
-            void *next = *(void **)bc->brushes[i];
-            free(bc->brushes[i]);
-            bc->brushes[i] = next;
-        }
+        free_block_list(bc->brushes[i]);
+        bc->brushes[i] = NULL;
         bc->nbrushes[i] = 0;
     }
+}
+
+void brush_plane_extremes(const bspbrush_t *b, const plane_t *p, double *front, double *back)
+{
+    double d_front = 0, d_back = 0;
+    for (int i = 0; i < b->numsides; i++) {
+        const winding_t *w = b->sides[i].winding;
+        if (!w) continue;
+        for (int j = 0; j < w->numpoints; j++) {
+            double d = plane_point_dist(p, w->p[j]);
+            if (d > d_front) d_front = d;
+            if (d < d_back) d_back = d;
+        }
+    }
+    *front = d_front;
+    *back = d_back;
 }
 
 void brush_free(bspbrush_t *b)
@@ -450,15 +470,7 @@ static void split_impl(const qbsp_t *q, blockcache_t *bc, const bspbrush_t *b, b
         if (hi > d_front) d_front = hi;
         if (lo < d_back) d_back = lo;
     } else {
-        for (int i = 0; i < b->numsides; i++) {
-            const winding_t *w = b->sides[i].winding;
-            if (!w) continue;
-            for (int j = 0; j < w->numpoints; j++) {
-                double d = plane_point_dist(plane, w->p[j]);
-                if (d > d_front) d_front = d;
-                if (d < d_back) d_back = d;
-            }
-        }
+        brush_plane_extremes(b, plane, &d_front, &d_back);
     }
     if (d_front < PLANESIDE_EPSILON) {
         *back = whole(b, own);

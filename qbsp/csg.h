@@ -89,6 +89,9 @@ bspbrush_t *brush_copy(const bspbrush_t *b);
 int brush_list_count(const bspbrush_t *list);
 /* Bounds from the side windings. */
 void brush_bound(bspbrush_t *b);
+/* The farthest distances of the brush's winding points in front of the
+ * plane and behind it: *front >= 0 >= *back (0 where none lies on a side). */
+void brush_plane_extremes(const bspbrush_t *b, const plane_t *p, double *front, double *back);
 double brush_volume(const qbsp_t *q, const bspbrush_t *b);
 /* Splits by plane `planenum` (front = in front of the plane). Either
  * result may be NULL; the input is not modified. Thread-safe (reads the

@@ -250,15 +250,23 @@ bool map_read_file(const char *path, map_t *out, q2err_t *err)
     return ok;
 }
 
-void map_free(map_t *map)
+void map_free_brushes(map_t *map)
 {
     if (!map) return;
     for (int i = 0; i < map->numentities; i++) {
         map_entity_t *e = &map->entities[i];
         for (int j = 0; j < e->numbrushes; j++) brush_free(&e->brushes[j]);
         free(e->brushes);
-        entity_free(&e->ent);
+        e->brushes = NULL;
+        e->numbrushes = e->cap = 0;
     }
+}
+
+void map_free(map_t *map)
+{
+    if (!map) return;
+    map_free_brushes(map);
+    for (int i = 0; i < map->numentities; i++) entity_free(&map->entities[i].ent);
     free(map->entities);
     free(map->path);
     memset(map, 0, sizeof *map);

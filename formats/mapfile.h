@@ -64,6 +64,9 @@ typedef struct map_t {
 bool map_parse(const char *text, size_t size, const char *name, map_t *out, q2err_t *err);
 bool map_read_file(const char *path, map_t *out, q2err_t *err);
 void map_free(map_t *map);
+/* Frees every entity's brushes and keeps the entities' keys: for a caller
+ * that has made its own brushes and needs only the keys from then on. */
+void map_free_brushes(map_t *map);
 
 /* Quake 2 texinfo vectors for a side on a plane with the given normal:
  * vecs[0] = (s axis / xscale, s offset), vecs[1] = (t axis / yscale, t

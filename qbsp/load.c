@@ -492,7 +492,11 @@ bool load_map(qbsp_t *q, const char *path, q2err_t *err)
     if (q->opt.add_path && !add_map(q, q->opt.add_path, err)) return false;
     if (!prepare_map(q, err)) return false;
     groupkeys_collect(q);
-    return load_brushes(q, err);
+    if (!load_brushes(q, err)) return false;
+    /* q->mapbrushes hold everything later stages read of the brushes; the
+     * parsed sides (a quarter of the peak heap on spirit2dm1) go now. */
+    map_free_brushes(&q->map);
+    return true;
 }
 
 void load_free(qbsp_t *q)

@@ -183,17 +183,32 @@ bool prt_read_file(const char *path, prt_t *out, q2err_t *err)
     return ok;
 }
 
+/* The decimal digits of v at p, as "%lld" writes them; returns the end. */
+static char *put_int(char *p, long long v)
+{
+    char tmp[24];
+    int n = 0;
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0) *p++ = '-';
+    while (n) *p++ = tmp[--n];
+    return p;
+}
+
 /* As qbsp3 writes them: integers when within 0.001 of one, which keeps the
- * usual grid-aligned portals short and exact. */
-static void write_coord(FILE *f, double v)
+ * usual grid-aligned portals short and exact. Written into p (room for
+ * PRT_COORD_MAX bytes); returns the end. */
+enum { PRT_COORD_MAX = 352 }; /* "%f" of the largest double: 309 digits, sign, point, 6 decimals */
+static char *put_coord(char *p, double v)
 {
     double r = rint(v);
-    if (fabs(v - r) < 0.001 && fabs(r) < 1e15)
-        fprintf(f, "%lld", (long long)r); /* the digits of "%.0f", without the float formatter's cost */
-    else if (fabs(v - r) < 0.001)
-        fprintf(f, "%.0f", r == 0 ? 0.0 : r);
-    else
-        fprintf(f, "%f", v);
+    if (fabs(v - r) < 0.001 && fabs(r) < 1e15) return put_int(p, (long long)r); /* "%.0f"'s digits */
+    int n = fabs(v - r) < 0.001 ? snprintf(p, PRT_COORD_MAX, "%.0f", r == 0 ? 0.0 : r)
+                                : snprintf(p, PRT_COORD_MAX, "%f", v);
+    return p + (n > 0 ? n : 0);
 }
 
 bool prt_write_file(const char *path, const prt_t *prt, q2err_t *err)
@@ -210,20 +225,38 @@ bool prt_write_file(const char *path, const prt_t *prt, q2err_t *err)
     atomic_file_t af;
     if (!atomic_open(&af, path, err)) return false;
     fprintf(af.f, "PRT1\n%d\n%d\n", prt->numclusters, prt->numportals);
+    /* A line at a time through our own digits: fprintf's per-call cost was
+     * most of the .prt's writing time, and the bytes are the same. */
+    char *line = NULL;
+    size_t cap = 0;
     for (int i = 0; i < prt->numportals; i++) {
         const prt_portal_t *p = &prt->portals[i];
-        fprintf(af.f, "%d %d %d ", p->winding->numpoints, p->cluster[0], p->cluster[1]);
-        for (int j = 0; j < p->winding->numpoints; j++) {
-            fputc('(', af.f);
-            write_coord(af.f, p->winding->p[j].x);
-            fputc(' ', af.f);
-            write_coord(af.f, p->winding->p[j].y);
-            fputc(' ', af.f);
-            write_coord(af.f, p->winding->p[j].z);
-            fputs(") ", af.f);
+        size_t need = 3 * 24 + (size_t)p->winding->numpoints * (3 * PRT_COORD_MAX + 8) + 2;
+        if (need > cap) {
+            cap = need * 2;
+            line = q2_realloc(line, cap);
         }
-        fputc('\n', af.f);
+        char *e = line;
+        e = put_int(e, p->winding->numpoints);
+        *e++ = ' ';
+        e = put_int(e, p->cluster[0]);
+        *e++ = ' ';
+        e = put_int(e, p->cluster[1]);
+        *e++ = ' ';
+        for (int j = 0; j < p->winding->numpoints; j++) {
+            *e++ = '(';
+            e = put_coord(e, p->winding->p[j].x);
+            *e++ = ' ';
+            e = put_coord(e, p->winding->p[j].y);
+            *e++ = ' ';
+            e = put_coord(e, p->winding->p[j].z);
+            *e++ = ')';
+            *e++ = ' ';
+        }
+        *e++ = '\n';
+        fwrite(line, 1, (size_t)(e - line), af.f);
     }
+    free(line);
     return atomic_commit(&af, err);
 }
 

@@ -475,6 +475,29 @@ static DWORD WINAPI read_pipe(void *arg)
     return 0;
 }
 
+/* CreateProcessW (no application name: it searches PATH and adds .exe to
+ * the first word, as posix_spawnp does), tried again after a pause where
+ * it failed for want of a resource rather than because of the program:
+ * under wine a start now and then fails with ERROR_INTERNAL_ERROR
+ * ("Internal error"; twice in scripts/test's Windows stage, never when
+ * that stage ran alone) where the same call a moment later starts it. A
+ * missing or broken program fails at once. */
+#define START_ATTEMPTS 4
+static BOOL start_process(wchar_t *line, DWORD flags, STARTUPINFOW *si, PROCESS_INFORMATION *pi)
+{
+    for (int attempt = 1;; attempt++) {
+        if (CreateProcessW(NULL, line, NULL, NULL, TRUE, flags, NULL, NULL, si, pi)) return TRUE;
+        DWORD e = GetLastError();
+        bool transient = e == ERROR_INTERNAL_ERROR || e == ERROR_NOT_ENOUGH_MEMORY || e == ERROR_NO_SYSTEM_RESOURCES ||
+                         e == ERROR_COMMITMENT_LIMIT;
+        if (!transient || attempt == START_ATTEMPTS) {
+            SetLastError(e);
+            return FALSE;
+        }
+        Sleep(100u << attempt);
+    }
+}
+
 int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t *err)
 {
     char msg[256];
@@ -497,9 +520,7 @@ int os_run_piped(const char *const *argv, os_output_fn sink, void *ctx, q2err_t 
     si.hStdOutput = wr[0];
     si.hStdError = wr[1];
     PROCESS_INFORMATION pi;
-    /* No application name: CreateProcessW then searches PATH (and adds
-     * .exe) for the first word, as posix_spawnp does. */
-    BOOL started = CreateProcessW(NULL, line, NULL, NULL, TRUE, 0, NULL, NULL, &si, &pi);
+    BOOL started = start_process(line, 0, &si, &pi);
     if (!started) q2err_set(err, argv[0], 0, 0, "cannot run: %s", last_error_text(msg, sizeof msg));
     free(line);
     CloseHandle(wr[0]);
@@ -574,7 +595,7 @@ bool os_job_start(os_job_t *j, const char *const *argv, const char *out_path, q2
     si.hStdOutput = out;
     si.hStdError = out;
     PROCESS_INFORMATION pi;
-    BOOL started = CreateProcessW(NULL, line, NULL, NULL, TRUE, CREATE_SUSPENDED | CREATE_NO_WINDOW, NULL, NULL, &si, &pi);
+    BOOL started = start_process(line, CREATE_SUSPENDED | CREATE_NO_WINDOW, &si, &pi);
     if (!started) q2err_set(err, argv[0], 0, 0, "cannot run: %s", last_error_text(msg, sizeof msg));
     free(line);
     CloseHandle(out);

@@ -40,6 +40,7 @@ typedef struct direct_ctx_t {
     sun_pattern_t suns[1 + MAX_EXTRA_SUNS]; /* [0]: q->sun, when on */
     int nsuns;
     vec3_t *dome_dirs; /* towards the sky */
+    trace_dir_t *dome_tdirs[2]; /* dome_dirs as traced: [1] mirrored (_sunlight3) */
     int ndome;
     bool dome_ring;   /* ericw-tools' ring of suns (opts->dome_suns), not qrad's lattice */
     double dome_norm; /* qrad: sum of dome_dirs[k].z, so an open floor sees `dome`; ring: the sun count */
@@ -516,6 +517,7 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
     /* read once, and the rays counted locally: qrad's own lattice (the
      * default) then runs a loop without the ring's tests */
     const vec3_t *dirs = dc->dome_dirs;
+    const trace_dir_t *tdirs = dc->dome_tdirs[lower];
     const int nd = dc->ndome;
     const bool ring = dc->dome_ring;
     long nrays = 0;
@@ -529,7 +531,7 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
             continue;
         }
         nrays++;
-        if (trace_sky(&q->tracer, p, d, 2 * WORLD_EXTENT, NULL) < 0) continue;
+        if (trace_sky_dir(&q->tracer, p, &tdirs[k], 2 * WORLD_EXTENT, NULL) < 0) continue;
         acc += ring ? (1 - sa) + sa * dot : dot;
     }
     *rays += nrays;
@@ -863,6 +865,14 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
 {
     direct_ctx_t dc;
     make_patterns(q, &dc);
+    for (int l = 0; l < 2; l++) {
+        dc.dome_tdirs[l] = q2_malloc(sizeof(trace_dir_t) * (size_t)(dc.ndome > 0 ? dc.ndome : 1));
+        for (int k = 0; k < dc.ndome; k++) {
+            vec3_t d = dc.dome_dirs[k];
+            if (l) d.z = -d.z;
+            trace_dir_init(&dc.dome_tdirs[l][k], d);
+        }
+    }
     dc.sees_sky = (dc.nsuns > 0 || q->sun.dome > 0 || q->sun.dome3 > 0) ? sky_clusters(q) : NULL;
     progress_t pr;
     progress_begin(&pr, q->log, "direct", q->bsp->numfaces);
@@ -906,6 +916,8 @@ bool qrad_direct(qrad_t *q, q2err_t *err)
     progress_end(&pr);
     free(dc.sees_sky);
     free(dc.dome_dirs);
+    free(dc.dome_tdirs[0]);
+    free(dc.dome_tdirs[1]);
     long sums[2] = {rays, dropped_faces};
     dist_sum_long(q->opts->dist, sums, 2);
     rays = sums[0];

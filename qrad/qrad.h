@@ -477,6 +477,17 @@ int trace_closest_channels(const struct qrad_t *q, const tracer_t *t, vec3_t ori
 /* The sky face trace_closest would find along origin + t*dir, or -1 where
  * the closest hit is none or not sky; faster where only that matters. */
 int trace_sky(const tracer_t *t, vec3_t origin, vec3_t dir, double maxdist, double *hitdist);
+/* A direction as the hierarchies take it, made once (trace_dir_init) for
+ * the many rays that share it: its reciprocals and box sides cost as much
+ * as a short walk. */
+typedef struct trace_dir_t {
+    vec3_t d;
+    float inv[3];
+    int nearoff[3], faroff[3];
+} trace_dir_t;
+void trace_dir_init(trace_dir_t *td, vec3_t dir);
+/* trace_sky along a direction made by trace_dir_init: the same answer. */
+int trace_sky_dir(const tracer_t *t, vec3_t origin, const trace_dir_t *dir, double maxdist, double *hitdist);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
 /* The same with the side of a point on a node's plane chosen: the back
  * child when on_plane_back (qrad3's PointInLeafnum), else the front. */

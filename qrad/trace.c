@@ -925,19 +925,36 @@ typedef struct wray_t {
     int nearoff[3], faroff[3];
 } wray_t;
 
-static inline void wray_init(wray_t *r, vec3_t o, vec3_t d)
+void trace_dir_init(trace_dir_t *td, vec3_t d)
 {
+    td->d = d;
     for (int ax = 0; ax < 3; ax++) {
         double c = vec_comp(d, ax), inv = c != 0 ? 1.0 / c : 1e30;
+        td->inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
+        td->nearoff[ax] = (td->inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
+        td->faroff[ax] = (td->inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
+    }
+}
+
+static inline void wray_from(wray_t *r, vec3_t o, const trace_dir_t *td)
+{
+    for (int ax = 0; ax < 3; ax++) {
         r->o[ax] = (float)vec_comp(o, ax);
-        r->inv[ax] = (float)(inv > 1e30 ? 1e30 : inv < -1e30 ? -1e30 : inv);
-        r->nearoff[ax] = (r->inv[ax] > 0 ? 0 : 3 * WIDE) + ax * WIDE;
-        r->faroff[ax] = (r->inv[ax] > 0 ? 3 * WIDE : 0) + ax * WIDE;
+        r->inv[ax] = td->inv[ax];
+        r->nearoff[ax] = td->nearoff[ax];
+        r->faroff[ax] = td->faroff[ax];
 #ifdef WIDE_SSE
         r->vo[ax] = _mm_set1_ps(r->o[ax]);
         r->vinv[ax] = _mm_set1_ps(r->inv[ax]);
 #endif
     }
+}
+
+static inline void wray_init(wray_t *r, vec3_t o, vec3_t d)
+{
+    trace_dir_t td;
+    trace_dir_init(&td, d);
+    wray_from(r, o, &td);
 }
 
 /* The children of n that the ray enters within [0, tmax], as bits, with
@@ -1350,19 +1367,26 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
  * triangle of the world's comes before it, where any one will do: the
  * answer trace_closest would give, the same tie rule included, without
  * finding the nearest of all. */
-int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
+int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist)
 {
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
     double dist;
     wray_t r; /* the same ray in both hierarchies */
-    wray_init(&r, o, d);
-    int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, d, maxdist, 0, &dist, &rank);
+    wray_from(&r, o, td);
+    int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, td->d, maxdist, 0, &dist, &rank);
     if (face < 0) return -1;
     hit_test_t h = {.filter = HIT_ALL};
-    if (any_hit_ray(t, &h, &r, o, d, dist, rank)) return -1;
+    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
+}
+
+int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
+{
+    trace_dir_t td;
+    trace_dir_init(&td, d);
+    return trace_sky_dir(t, o, &td, maxdist, hitdist);
 }
 
 int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back)

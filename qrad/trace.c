@@ -917,9 +917,28 @@ void tracer_free(tracer_t *t)
 #include <emmintrin.h>
 #endif
 
+#ifdef WIDE_SSE
+/* The ray as ray_tri2 takes it: o and d, each coordinate in both lanes. */
+typedef struct pray_t {
+    __m128d o[3], d[3];
+} pray_t;
+
+static inline pray_t pray(vec3_t o, vec3_t d)
+{
+    pray_t r;
+    for (int ax = 0; ax < 3; ax++) {
+        r.o[ax] = _mm_set1_pd(vec_comp(o, ax));
+        r.d[ax] = _mm_set1_pd(vec_comp(d, ax));
+    }
+    return r;
+}
+
+#endif
+
 typedef struct wray_t {
 #ifdef WIDE_SSE
     __m128 vo[3], vinv[3]; /* o and inv in every lane */
+    pray_t pr;             /* the same ray for ray_tri2, made once for both hierarchies of trace_sky */
 #endif
     float o[3], inv[3];
     int nearoff[3], faroff[3];
@@ -948,6 +967,9 @@ static inline void wray_from(wray_t *r, vec3_t o, const trace_dir_t *td)
         r->vinv[ax] = _mm_set1_ps(r->inv[ax]);
 #endif
     }
+#ifdef WIDE_SSE
+    r->pr = pray(o, td->d);
+#endif
 }
 
 static inline void wray_init(wray_t *r, vec3_t o, vec3_t d)
@@ -1057,21 +1079,6 @@ static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
 }
 
 #ifdef WIDE_SSE
-/* The ray as ray_tri2 takes it: o and d, each coordinate in both lanes. */
-typedef struct pray_t {
-    __m128d o[3], d[3];
-} pray_t;
-
-static inline pray_t pray(vec3_t o, vec3_t d)
-{
-    pray_t r;
-    for (int ax = 0; ax < 3; ax++) {
-        r.o[ax] = _mm_set1_pd(vec_comp(o, ax));
-        r.d[ax] = _mm_set1_pd(vec_comp(d, ax));
-    }
-    return r;
-}
-
 /* ray_tri on triangles tr and tr + 1 at once, lane by lane: the same
  * double operations in the same order (SSE2's are IEEE's, lane by lane,
  * and nothing is contracted), so each lane's distance is ray_tri's bits.
@@ -1139,7 +1146,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
 {
     const bool all = h->filter == HIT_ALL;
 #ifdef WIDE_SSE
-    const pray_t prv = pray(o, d), *pr = &prv;
+    const pray_t *pr = &r->pr;
 #endif
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
@@ -1289,7 +1296,7 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
                    double maxdist, int mask, double *dist, int *rank)
 {
 #ifdef WIDE_SSE
-    const pray_t pr = pray(o, d);
+    const pray_t *pr = &r->pr;
 #endif
     double best = maxdist;
     float bestf = round_up(best);
@@ -1309,7 +1316,7 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
 #ifdef WIDE_SSE
             for (int i = first; i < first + count; i += 2) {
                 double xs[2];
-                for (int m = ray_tri2(&tris[i], &pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
+                for (int m = ray_tri2(&tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
                     nearest_take(q, &tris[i + low_bit(m)], xs[low_bit(m)], mask, &best, &bestf, &bestface, &bestrank);
             }
 #else
@@ -1334,6 +1341,47 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
             stack[sp] = n->child[ord[j]];
             snear[sp++] = tnear[ord[j]];
         }
+    }
+    *dist = best;
+    *rank = bestrank;
+    return bestface;
+}
+
+/* nearest over the sky's hierarchy, the children taken in lane order: that
+ * hierarchy is small and a ray mostly meets one of its triangles, so
+ * sorting the children costs more than it prunes. The same answer as
+ * nearest (see nearest_take), the same pruning by the best so far. */
+static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, double maxdist, double *dist, int *rank)
+{
+    const bvh_node_t *nodes = t->skynodes;
+    const rtri_t *tris = t->skytris;
+#ifdef WIDE_SSE
+    const pray_t *pr = &r->pr;
+#endif
+    double best = maxdist;
+    float bestf = round_up(best);
+    int bestface = -1, bestrank = -1;
+    int stack[WIDE_STACK], sp = 0;
+    float tnear[WIDE];
+    stack[sp++] = 0;
+    while (sp) {
+        int c = stack[--sp];
+        if (c < 0) {
+            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+#ifdef WIDE_SSE
+            for (int i = first; i < first + count; i += 2) {
+                double xs[2];
+                for (int m = ray_tri2(&tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
+                    nearest_take(NULL, &tris[i + low_bit(m)], xs[low_bit(m)], 0, &best, &bestf, &bestface, &bestrank);
+            }
+#else
+            for (int i = first; i < first + count; i++)
+                nearest_take(NULL, &tris[i], ray_tri(&tris[i], o, d), 0, &best, &bestf, &bestface, &bestrank);
+#endif
+            continue;
+        }
+        const bvh_node_t *n = &nodes[c];
+        for (int m = wide_hits(n, r, bestf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
     }
     *dist = best;
     *rank = bestrank;
@@ -1374,7 +1422,7 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
     double dist;
     wray_t r; /* the same ray in both hierarchies */
     wray_from(&r, o, td);
-    int rank, face = nearest(NULL, t->skynodes, t->skytris, &r, o, td->d, maxdist, 0, &dist, &rank);
+    int rank, face = nearest_sky(t, &r, o, td->d, maxdist, &dist, &rank);
     if (face < 0) return -1;
     hit_test_t h = {.filter = HIT_ALL};
     if (any_hit_ray(t, &h, &r, o, td->d, dist, rank)) return -1;

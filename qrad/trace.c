@@ -1176,8 +1176,14 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        /* the children entered, in lane order */
-        for (int m = wide_hits(n, r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        /* The children entered, in lane order; the room for them is
+         * checked once a node while there is room for all four. */
+        int m = wide_hits(n, r, tmaxf, tnear);
+        if (sp <= WIDE_STACK - WIDE) {
+            for (; m; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        } else {
+            for (; m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        }
     }
     return false;
 }
@@ -1381,7 +1387,12 @@ static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, d
             continue;
         }
         const bvh_node_t *n = &nodes[c];
-        for (int m = wide_hits(n, r, bestf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        int m = wide_hits(n, r, bestf, tnear);
+        if (sp <= WIDE_STACK - WIDE) {
+            for (; m; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        } else {
+            for (; m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        }
     }
     *dist = best;
     *rank = bestrank;

@@ -248,7 +248,7 @@ static inline int count_lines_with(const char *log, const char *a, const char *b
 static inline bool files_equal(const char *a, const char *b)
 {
     char *x = NULL, *y = NULL;
-    uint8_t *dx, *dy;
+    uint8_t *dx = NULL, *dy = NULL;
     size_t nx, ny;
     q2err_t err;
     bool ok = file_read_all(a, 256 << 20, &dx, &nx, &err) && file_read_all(b, 256 << 20, &dy, &ny, &err);

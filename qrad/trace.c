@@ -1061,6 +1061,19 @@ static inline int low_bit(int m)
  * of real maps; a deeper one is traversed partly rather than overrun. */
 #define WIDE_STACK 768
 
+/* Pushes the children of n in mask m, in lane order; the room for them is
+ * checked once a node while there is room for all four. */
+static inline void push_children(int *stack, int *sp, const bvh_node_t *n, int m)
+{
+    int k = *sp;
+    if (k <= WIDE_STACK - WIDE) {
+        for (; m; m &= m - 1) stack[k++] = n->child[low_bit(m)];
+    } else {
+        for (; m && k < WIDE_STACK; m &= m - 1) stack[k++] = n->child[low_bit(m)];
+    }
+    *sp = k;
+}
+
 /* Moller-Trumbore, both sides. Returns the distance or -1. */
 static inline double ray_tri(const rtri_t *tr, vec3_t o, vec3_t d)
 {
@@ -1176,14 +1189,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        /* The children entered, in lane order; the room for them is
-         * checked once a node while there is room for all four. */
-        int m = wide_hits(n, r, tmaxf, tnear);
-        if (sp <= WIDE_STACK - WIDE) {
-            for (; m; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
-        } else {
-            for (; m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
-        }
+        push_children(stack, &sp, n, wide_hits(n, r, tmaxf, tnear));
     }
     return false;
 }
@@ -1298,12 +1304,28 @@ static inline void nearest_take(const qrad_t *q, const rtri_t *tr, double h, int
     }
 }
 
+/* nearest_take over the triangles of leaf c (two at a time on SSE2). */
+static inline void nearest_leaf(const qrad_t *q, const rtri_t *tris, int c, const wray_t *r, vec3_t o, vec3_t d,
+                                int mask, double *best, float *bestf, int *bestface, int *bestrank)
+{
+    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+#ifdef WIDE_SSE
+    (void)o, (void)d;
+    for (int i = first; i < first + count; i += 2) {
+        double xs[2];
+        for (int m = ray_tri2(&tris[i], &r->pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
+            nearest_take(q, &tris[i + low_bit(m)], xs[low_bit(m)], mask, best, bestf, bestface, bestrank);
+    }
+#else
+    (void)r;
+    for (int i = first; i < first + count; i++)
+        nearest_take(q, &tris[i], ray_tri(&tris[i], o, d), mask, best, bestf, bestface, bestrank);
+#endif
+}
+
 static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
                    double maxdist, int mask, double *dist, int *rank)
 {
-#ifdef WIDE_SSE
-    const pray_t *pr = &r->pr;
-#endif
     double best = maxdist;
     float bestf = round_up(best);
     int bestface = -1, bestrank = -1;
@@ -1318,17 +1340,7 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
         if (snear[sp] > bestf) continue;
         int c = stack[sp];
         if (c < 0) {
-            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
-#ifdef WIDE_SSE
-            for (int i = first; i < first + count; i += 2) {
-                double xs[2];
-                for (int m = ray_tri2(&tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
-                    nearest_take(q, &tris[i + low_bit(m)], xs[low_bit(m)], mask, &best, &bestf, &bestface, &bestrank);
-            }
-#else
-            for (int i = first; i < first + count; i++)
-                nearest_take(q, &tris[i], ray_tri(&tris[i], o, d), mask, &best, &bestf, &bestface, &bestrank);
-#endif
+            nearest_leaf(q, tris, c, r, o, d, mask, &best, &bestf, &bestface, &bestrank);
             continue;
         }
         const bvh_node_t *n = &nodes[c];
@@ -1361,9 +1373,6 @@ static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, d
 {
     const bvh_node_t *nodes = t->skynodes;
     const rtri_t *tris = t->skytris;
-#ifdef WIDE_SSE
-    const pray_t *pr = &r->pr;
-#endif
     double best = maxdist;
     float bestf = round_up(best);
     int bestface = -1, bestrank = -1;
@@ -1373,26 +1382,11 @@ static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, d
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
-            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
-#ifdef WIDE_SSE
-            for (int i = first; i < first + count; i += 2) {
-                double xs[2];
-                for (int m = ray_tri2(&tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1); m; m &= m - 1)
-                    nearest_take(NULL, &tris[i + low_bit(m)], xs[low_bit(m)], 0, &best, &bestf, &bestface, &bestrank);
-            }
-#else
-            for (int i = first; i < first + count; i++)
-                nearest_take(NULL, &tris[i], ray_tri(&tris[i], o, d), 0, &best, &bestf, &bestface, &bestrank);
-#endif
+            nearest_leaf(NULL, tris, c, r, o, d, 0, &best, &bestf, &bestface, &bestrank);
             continue;
         }
         const bvh_node_t *n = &nodes[c];
-        int m = wide_hits(n, r, bestf, tnear);
-        if (sp <= WIDE_STACK - WIDE) {
-            for (; m; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
-        } else {
-            for (; m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
-        }
+        push_children(stack, &sp, n, wide_hits(n, r, bestf, tnear));
     }
     *dist = best;
     *rank = bestrank;

@@ -314,20 +314,23 @@ DD_INLINE void table_kernel(dd_t r, dd_t *sinr, dd_t *cosr)
     }
 }
 
-/* Ziv's test: the fast value rounds the same way at both ends of its error
- * bound (2^-63 relative, three times the analysis above: the bracket's
- * four roundings and its sum with the small parts, 2^-64.7; 2^-65.3 is the
- * largest seen against the series on 6 million draws), so it is the
- * correctly rounded one (into *out); else (about one in 600) the full
- * series decides. Either way only IEEE operations: the same bits
- * everywhere. */
-static bool ziv_round(dd_t f, double *out)
+/* Ziv's test: the fast value f rounds the same way at both ends of its
+ * error bound (rel times the value: each fast path gives its own), so it
+ * is the correctly rounded one (into *out); else the slow path decides.
+ * Only IEEE operations (rel is a power of 2): the same bits everywhere. */
+static bool ziv_round_at(dd_t f, double rel, double *out)
 {
-    double e = fabs(f.hi) * 0x1p-63;
+    double e = fabs(f.hi) * rel;
     double lo1 = f.hi + (f.lo + e), lo2 = f.hi + (f.lo - e);
     *out = lo1;
     return lo1 == lo2;
 }
+
+/* The table kernel's test: 2^-63 relative, three times the analysis above
+ * (the bracket's four roundings and its sum with the small parts,
+ * 2^-64.7; 2^-65.3 is the largest seen against the series on 6 million
+ * draws); about one in 600 goes on to the full series. */
+static bool ziv_round(dd_t f, double *out) { return ziv_round_at(f, 0x1p-63, out); }
 
 /* sin (q = 0), cos (1), -sin (2) or -cos (3) of the reduced r, from the
  * fast kernel's pair where it can tell. */
@@ -577,12 +580,11 @@ static double atan2_dd(dd_t y, dd_t x, bool yneg, bool xneg)
      * 90), the series below decides. */
     dd_t f = y.hi <= x.hi ? atan_quadrant_fast(y, x) : dd_sub(DD_PIO2, atan_quadrant_fast(x, y));
     if (xneg) f = dd_sub(DD_PI, f);
-    double e = fabs(f.hi) * 0x1p-60;
-    double v1 = f.hi + (f.lo + e), v2 = f.hi + (f.lo - e);
-    if (v1 == v2) return yneg ? -v1 : v1;
+    double v;
+    if (ziv_round_at(f, 0x1p-60, &v)) return yneg ? -v : v;
     dd_t a = atan2_quadrant(y, x);
     if (xneg) a = dd_sub(DD_PI, a);
-    double v = dd_round(a);
+    v = dd_round(a);
     return yneg ? -v : v;
 }
 
@@ -801,9 +803,8 @@ static CR_NOINLINE double acos_slow(double x)
         /* Ziv's test as in atan2_dd: 2^-63 of the value, eight times the
          * fast angle's bound (pi - f only shrinks its relative error);
          * about one in 700 goes on to the series */
-        double e = fabs(f.hi) * 0x1p-63;
-        double v1 = f.hi + (f.lo + e), v2 = f.hi + (f.lo - e);
-        if (v1 == v2) return v1;
+        double v;
+        if (ziv_round_at(f, 0x1p-63, &v)) return v;
     }
     return atan2_dd(s, ax, false, x < 0);
 }
@@ -817,9 +818,8 @@ double cr_acos(double x)
         /* Ziv's test at 2^-60 of the value, over four times the bound
          * above (pi - f only shrinks the relative error: f <= pi/3 there);
          * about one in 90 goes on to acos_fast */
-        double e = fabs(f.hi) * 0x1p-60;
-        double v1 = f.hi + (f.lo + e), v2 = f.hi + (f.lo - e);
-        if (v1 == v2) return v1;
+        double v;
+        if (ziv_round_at(f, 0x1p-60, &v)) return v;
     }
     return acos_slow(x);
 }

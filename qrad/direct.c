@@ -291,8 +291,6 @@ static vec3_t sub_sample(const rface_t *f, double s, double t)
     return vec_ma(p, SAMPLE_NUDGE, f->normal);
 }
 
-/* vis (may be NULL): per candidate, 0 = trace (and record the answer for
- * surface lights), 1 = known visible, 2 = known blocked. */
 /* A candidate light's point that luxels aim at, and how far it reaches
  * (its range and 2): the same for every luxel of the face, so worked out
  * once a face (light_face). */
@@ -301,6 +299,8 @@ typedef struct cand_target_t {
     double reach;
 } cand_target_t;
 
+/* vis (may be NULL): per candidate, 0 = trace (and record the answer for
+ * surface lights), 1 = known visible, 2 = known blocked. */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
                    const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
@@ -515,15 +515,14 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
     double acc = 0;
     const double sa = q->sun_anglescale;
     /* read once, and the rays counted locally: qrad's own lattice (the
-     * default) then runs a loop without the ring's tests */
-    const vec3_t *dirs = dc->dome_dirs;
+     * default) then runs a loop without the ring's tests; [1] is the
+     * mirrored lower hemisphere of _sunlight3 */
     const trace_dir_t *tdirs = dc->dome_tdirs[lower];
     const int nd = dc->ndome;
     const bool ring = dc->dome_ring;
     long nrays = 0;
     for (int k = 0; k < nd; k++) {
-        vec3_t d = dirs[k];
-        if (lower) d.z = -d.z; /* _sunlight3: the mirrored lower hemisphere */
+        vec3_t d = tdirs[k].d;
         double dot = vec_dot(d, nrm);
         if (ring) {
             if (!ericw_sun_cos(d, nrm, fnrm, true, ERICW_DOME_ANGLE_EPSILON, &dot)) continue;

@@ -907,11 +907,6 @@ void tracer_free(tracer_t *t)
     memset(t, 0, sizeof *t);
 }
 
-/* A ray as the wide boxes meet it: the origin in float, the direction's
- * reciprocals kept finite (an axis the ray runs along gets +-1e30, which
- * the padded slabs it starts in still hold; infinities would meet zeros),
- * and per axis which side of a box the ray enters by (near: the min side
- * where the reciprocal is positive) as offsets into the node's boxes. */
 #if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
 #define WIDE_SSE 1
 #include <emmintrin.h>
@@ -935,6 +930,11 @@ static inline pray_t pray(vec3_t o, vec3_t d)
 
 #endif
 
+/* A ray as the wide boxes meet it: the origin in float, the direction's
+ * reciprocals kept finite (an axis the ray runs along gets +-1e30, which
+ * the padded slabs it starts in still hold; infinities would meet zeros),
+ * and per axis which side of a box the ray enters by (near: the min side
+ * where the reciprocal is positive) as offsets into the node's boxes. */
 typedef struct wray_t {
 #ifdef WIDE_SSE
     __m128 vo[3], vinv[3]; /* o and inv in every lane */
@@ -1285,10 +1285,6 @@ bool trace_occluded_models(const qrad_t *q, vec3_t a, vec3_t b, int recv, int sh
     return any_hit(&q->shadows, &h, a, b);
 }
 
-/* The nearest triangle of one hierarchy along o + x d, x in
- * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
- * distance (maxdist if none) and rank. mask 0: every triangle; else only
- * faces whose keys' _object_channel_mask shares a bit with it. */
 /* A triangle nearest meets at distance h (ray_tri's answer). Equal
  * distances (a shared edge) go to the lower rank so the answer never
  * depends on traversal order. */
@@ -1323,6 +1319,10 @@ static inline void nearest_leaf(const qrad_t *q, const rtri_t *tris, int c, cons
 #endif
 }
 
+/* The nearest triangle of one hierarchy along o + x d, x in
+ * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
+ * distance (maxdist if none) and rank. mask 0: every triangle; else only
+ * faces whose keys' _object_channel_mask shares a bit with it. */
 static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
                    double maxdist, int mask, double *dist, int *rank)
 {
@@ -1912,7 +1912,7 @@ bool trace_filter(const qrad_t *q, vec3_t a, vec3_t b, vec3_t *tint)
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        for (int m = wide_hits(n, &r, tmaxf, tnear); m && sp < WIDE_STACK; m &= m - 1) stack[sp++] = n->child[low_bit(m)];
+        push_children(stack, &sp, n, wide_hits(n, &r, tmaxf, tnear));
     }
     return true;
 }

@@ -510,7 +510,7 @@ static void sun_diffuse(const qrad_t *q, rface_t *f, long *rays)
 /* Sky dome light at p: the weighted share of the fixed directions that
  * reach a sky face, times _sunlight2. */
 static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t nrm, vec3_t fnrm, long *rays,
-                      bool lower)
+                      bool lower, trace_hit_t *seen)
 {
     double acc = 0;
     const double sa = q->sun_anglescale;
@@ -530,7 +530,7 @@ static double dome_at(const qrad_t *q, const direct_ctx_t *dc, vec3_t p, vec3_t 
             continue;
         }
         nrays++;
-        if (trace_sky_dir(&q->tracer, p, &tdirs[k], 2 * WORLD_EXTENT, NULL) < 0) continue;
+        if (trace_sky_dir(&q->tracer, p, &tdirs[k], 2 * WORLD_EXTENT, NULL, &seen[k]) < 0) continue;
         acc += ring ? (1 - sa) + sa * dot : dot;
     }
     *rays += nrays;
@@ -552,6 +552,9 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
     if (!any) return;
     int n = f->w * f->h;
     double *v = q2_malloc(sizeof(double) * n);
+    /* per direction, what blocked the face's last ray of it */
+    trace_hit_t *seen = q2_malloc(sizeof(trace_hit_t) * (size_t)(dc->ndome > 0 ? dc->ndome : 1));
+    for (int k = 0; k < dc->ndome; k++) seen[k].face = -1;
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < f->h; j++)
             for (int i = 0; i < f->w; i++) {
@@ -574,7 +577,7 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
                 }
                 v[idx] = may_see_sky(q, dc, f->clusters[idx])
                              ? dome_at(q, dc, f->samples[idx], f->lnormals ? f->lnormals[idx] : f->normal, f->normal, rays,
-                                       lower)
+                                       lower, seen)
                              : 0;
             }
     vec3_t col = lower ? q->sun.dome3_color : q->sun.dome_color;
@@ -585,6 +588,7 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
         o[1] += (float)(v[k] * col.y);
         o[2] += (float)(v[k] * col.z);
     }
+    free(seen);
     free(v);
 }
 
@@ -710,8 +714,18 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                 static const double offs[4][2] = {{-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
                 for (int k = 0; k < 4; k++) {
                     vec3_t p = sub_sample(f, s0 + offs[k][0] * EXTRA_OFFSET, t0 + offs[k][1] * EXTRA_OFFSET);
-                    if (f->model == 0 && qrad_point_solid(q->bsp, p)) p = f->samples[idx];
-                    int cl = f->model == 0 ? qrad_point_cluster(q->bsp, p) : -1;
+                    /* a sub-sample in solid takes the luxel's own sample,
+                     * whose cluster facegeom.c found the same way */
+                    int cl = -1;
+                    if (f->model == 0) {
+                        int leaf = trace_point_leaf(q, p);
+                        if (leaf >= 0 && (q->bsp->leafs[leaf].contents & CONTENTS_SOLID)) {
+                            p = f->samples[idx];
+                            cl = f->clusters[idx];
+                        } else {
+                            cl = leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
+                        }
+                    }
                     gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
                            f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }

@@ -138,15 +138,21 @@ static vec3_t luxel_normal(const rface_t *f, vec3_t p)
  * are often exactly on a plane and the side decides solid or open. */
 static int qrad3_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bsp, p, true); }
 
-/* A sample's cluster: the world's by qrad's own leaf; a brush model's none
- * (-1: it sees every light), or under qrad3_model_pvs the cluster qrad3
- * finds there (it culls every sample by its PVS, brush models' too). */
-static int sample_cluster(const qrad_t *q, const rface_t *f, vec3_t p)
+/* A sample's cluster: the world's by qrad's own leaf (given: the caller
+ * has it); a brush model's none (-1: it sees every light), or under
+ * qrad3_model_pvs the cluster qrad3 finds there (it culls every sample by
+ * its PVS, brush models' too). */
+static int sample_cluster(const qrad_t *q, const rface_t *f, vec3_t p, int worldleaf)
 {
-    if (f->model == 0) return qrad_point_cluster(q->bsp, p);
+    if (f->model == 0) return worldleaf >= 0 ? q->bsp->leafs[worldleaf].cluster : -1;
     if (!q->opts->qrad3_model_pvs) return -1;
     int leaf = qrad3_leaf(q->bsp, p);
     return leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
+}
+
+static bool leaf_solid(const bsp_t *bsp, int leaf)
+{
+    return leaf >= 0 && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
 }
 
 void qrad_face_samples(const qrad_t *q, rface_t *f)
@@ -165,16 +171,19 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
             p = vec_ma(p, SAMPLE_NUDGE, f->normal);
             /* Still in solid (a face touching a brush it was not clipped
              * against): walk towards the centre, which qbsp guarantees is in
-             * the open for a visible face. */
-            if (f->model == 0 && qrad_point_solid(q->bsp, p)) {
+             * the open for a visible face. One walk down the tree gives both
+             * whether p is solid and, where it is not, its cluster. */
+            int leaf = f->model == 0 ? trace_point_leaf(q, p) : -1;
+            if (leaf_solid(q->bsp, leaf)) {
                 vec3_t start = p;
                 for (int k = 1; k <= 4; k++) {
                     p = vec_lerp(start, safe, k / 4.0);
-                    if (!qrad_point_solid(q->bsp, p)) break;
+                    leaf = trace_point_leaf(q, p);
+                    if (!leaf_solid(q->bsp, leaf)) break;
                 }
             }
             f->samples[j * f->w + i] = p;
-            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p, leaf);
         }
 }
 
@@ -223,7 +232,7 @@ void qrad3_face_samples(const qrad_t *q, rface_t *f)
                 *u = *u > m ? fmax(*u - 8, m) : fmin(*u + 8, m);
             }
             f->samples[j * f->w + i] = p;
-            f->clusters[j * f->w + i] = sample_cluster(q, f, p);
+            f->clusters[j * f->w + i] = sample_cluster(q, f, p, f->model == 0 ? trace_point_leaf(q, p) : -1);
             /* qrad3 has no phong; -smooth after the preset shades by the
              * polygon's point nearest the sample */
             if (f->vnormals) f->lnormals[j * f->w + i] = luxel_normal(f, rface_clamp(f, p));

@@ -293,6 +293,10 @@ typedef struct tracer_t {
     rtri_t *skytris;
     int numskynodes;
     bvh_node_t *skynodes;
+    /* tris' indices face by face: face f's are facetri[facetri_first[f]]
+     * up to facetri[facetri_first[f + 1]] (numfacetri faces) */
+    int numfacetri;
+    int *facetri_first, *facetri;
 } tracer_t;
 
 struct qrad_t;
@@ -486,9 +490,22 @@ typedef struct trace_dir_t {
     int nearoff[3], faroff[3];
 } trace_dir_t;
 void trace_dir_init(trace_dir_t *td, vec3_t dir);
-/* trace_sky along a direction made by trace_dir_init: the same answer. */
-int trace_sky_dir(const tracer_t *t, vec3_t origin, const trace_dir_t *dir, double maxdist, double *hitdist);
+/* The face whose triangle in the world's hierarchy blocked a ray (-1:
+ * none yet): the rays of one direction from a face's luxels are mostly
+ * blocked by the same face, and trying its triangles first spares their
+ * walks. */
+typedef struct trace_hit_t {
+    int face; /* the face of the triangle met */
+} trace_hit_t;
+/* trace_sky along a direction made by trace_dir_init: the same answer.
+ * seen (or NULL): tried first; left holding what blocks this ray, if
+ * something does. */
+int trace_sky_dir(const tracer_t *t, vec3_t origin, const trace_dir_t *dir, double maxdist, double *hitdist,
+                  trace_hit_t *seen);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
+/* qrad_point_leaf over the tracer's copy of the tree (once built): the
+ * same leaf, in a walk that touches one small record per node. */
+int trace_point_leaf(const qrad_t *q, vec3_t p);
 /* The same with the side of a point on a node's plane chosen: the back
  * child when on_plane_back (qrad3's PointInLeafnum), else the front. */
 int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back);

@@ -778,6 +778,21 @@ static bool fan_tri(const rface_t *rf, int f, int k, rtri_t *tri)
  * chunks of this many faces (or triangles). */
 #define BUILD_CHUNK 256
 
+/* tracer_t.facetri: a counting sort of the triangles by face, each face's
+ * in the hierarchy's order. */
+static void index_faces(tracer_t *t, int numfaces)
+{
+    t->numfacetri = numfaces;
+    t->facetri_first = q2_calloc((size_t)numfaces + 1, sizeof(int));
+    t->facetri = q2_malloc(sizeof(int) * (size_t)(t->numtris > 0 ? t->numtris : 1));
+    for (int i = 0; i < t->numtris; i++) t->facetri_first[t->tris[i].face + 1]++;
+    for (int f = 0; f < numfaces; f++) t->facetri_first[f + 1] += t->facetri_first[f];
+    int *fill = q2_malloc(sizeof(int) * (size_t)(numfaces > 0 ? numfaces : 1));
+    memcpy(fill, t->facetri_first, sizeof(int) * (size_t)numfaces);
+    for (int i = 0; i < t->numtris; i++) t->facetri[fill[t->tris[i].face]++] = i;
+    free(fill);
+}
+
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err)
 {
     memset(t, 0, sizeof *t);
@@ -855,6 +870,7 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
     free(order);
     for (int i = 0; i < t->numtris; i++) t->tris[i].rank = i;
     tri_lanes(t->tris, t->numtris);
+    index_faces(t, q->bsp->numfaces);
     (void)err;
     return true;
 }
@@ -904,6 +920,8 @@ void tracer_free(tracer_t *t)
     free(t->nodes);
     free(t->skytris);
     free(t->skynodes);
+    free(t->facetri_first);
+    free(t->facetri);
     memset(t, 0, sizeof *t);
 }
 
@@ -1155,7 +1173,7 @@ static inline bool hit_counts(const hit_test_t *h, const tracer_t *t, int i)
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
  * will do, so the first found ends the walk. */
 static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
-                        int tie_rank)
+                        int tie_rank, trace_hit_t *found)
 {
     const bool all = h->filter == HIT_ALL;
 #ifdef WIDE_SSE
@@ -1176,14 +1194,20 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
                     int k = low_bit(m);
                     if (!all && !hit_counts(h, t, i + k)) continue;
                     double x = xs[k];
-                    if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) return true;
+                    if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) {
+                        if (found) found->face = t->tris[i + k].face;
+                        return true;
+                    }
                 }
             }
 #else
             for (int i = first; i < first + count; i++) {
                 if (!all && !hit_counts(h, t, i)) continue;
                 double x = ray_tri(&t->tris[i], o, d);
-                if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return true;
+                if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) {
+                    if (found) found->face = t->tris[i].face;
+                    return true;
+                }
             }
 #endif
             continue;
@@ -1204,7 +1228,7 @@ static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
     if (len <= 2 * TRACE_EPSILON) return false;
     wray_t r;
     wray_init(&r, a, d);
-    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1);
+    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1, NULL);
 }
 
 bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
@@ -1416,21 +1440,65 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
     return closest(q, t, o, d, maxdist, mask, hitdist);
 }
 
+/* The triangles of the face a ray of the same direction met last (seen)
+ * along this one, by the test any_hit_ray makes of each (ray_tri2's lanes
+ * are independent, so the lane does not matter), into x (-1 where one
+ * misses); returns how many, 0 when the face has none or too many. If one
+ * counts (past TRACE_EPSILON, before the sky), any_hit_ray would find a
+ * hit too, since the boxes never drop a triangle a ray meets
+ * (WIDE_BOX_PAD): the same answer without the walk. */
+#define SEEN_MAX 16
+static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *r, vec3_t o, vec3_t d,
+                      double x[SEEN_MAX], int rank[SEEN_MAX])
+{
+    if (seen->face < 0 || seen->face >= t->numfacetri) return 0;
+    int first = t->facetri_first[seen->face], n = t->facetri_first[seen->face + 1] - first;
+    if (n > SEEN_MAX) return 0;
+    for (int k = 0; k < n; k++) {
+        const int i = t->facetri[first + k];
+        rank[k] = t->tris[i].rank;
+#ifdef WIDE_SSE
+        (void)o, (void)d;
+        double xs[2];
+        x[k] = ray_tri2(&t->tris[i], &r->pr, xs) & 1 ? xs[0] : -1;
+#else
+        (void)r;
+        x[k] = ray_tri(&t->tris[i], o, d);
+#endif
+    }
+    return n;
+}
+
 /* The nearest sky triangle first (its hierarchy is small), then whether any
  * triangle of the world's comes before it, where any one will do: the
  * answer trace_closest would give, the same tie rule included, without
- * finding the nearest of all. */
-int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist)
+ * finding the nearest of all. With seen, the face that blocked the last
+ * ray of this direction is tried first, and seen keeps the one that blocks
+ * this ray. */
+int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist,
+                  trace_hit_t *seen)
 {
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
     double dist;
     wray_t r; /* the same ray in both hierarchies */
     wray_from(&r, o, td);
-    int rank, face = nearest_sky(t, &r, o, td->d, maxdist, &dist, &rank);
+    /* The seen face met at x (its nearest triangle): unless a sky triangle
+     * lies at x or nearer, the ray is blocked (or meets no sky), and
+     * nearest_sky need only look that far; if one does, it is the nearest
+     * of all. */
+    double xs[SEEN_MAX];
+    int ranks[SEEN_MAX], ns = seen ? seen_dists(t, seen, &r, o, td->d, xs, ranks) : 0;
+    double x = INFINITY;
+    for (int k = 0; k < ns; k++)
+        if (xs[k] > TRACE_EPSILON && xs[k] < x) x = xs[k];
+    double reach = x < maxdist ? nextafter(x, INFINITY) : maxdist;
+    int rank, face = nearest_sky(t, &r, o, td->d, reach, &dist, &rank);
     if (face < 0) return -1;
+    for (int k = 0; k < ns; k++)
+        if (xs[k] > TRACE_EPSILON && (xs[k] < dist || (xs[k] == dist && ranks[k] < rank))) return -1;
     hit_test_t h = {.filter = HIT_ALL};
-    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank)) return -1;
+    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
 }
@@ -1439,7 +1507,7 @@ int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hit
 {
     trace_dir_t td;
     trace_dir_init(&td, d);
-    return trace_sky_dir(t, o, &td, maxdist, hitdist);
+    return trace_sky_dir(t, o, &td, maxdist, hitdist, NULL);
 }
 
 int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back)
@@ -1461,6 +1529,7 @@ int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back)
 }
 
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bsp, p, false); }
+
 
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p)
 {
@@ -1602,6 +1671,7 @@ struct tnode_t {
     double n[3], d;
     int type;
     int child[2]; /* >= 0 node; < 0: -1 - (solid ? 1 : 0) */
+    int leaf[2];  /* a leaf child's leaf (-1 past the leafs), for trace_point_leaf */
 };
 
 bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
@@ -1635,12 +1705,33 @@ bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
                 int leaf = -1 - ch;
                 bool solid = leaf < bsp->numleafs && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
                 tn->child[c] = solid ? -2 : -1;
+                tn->leaf[c] = leaf < bsp->numleafs ? leaf : -1;
             }
         }
     }
     t->numtnodes = bsp->numnodes;
     t->headnode = bsp->models[0].headnode < bsp->numnodes ? bsp->models[0].headnode : 0;
     return true;
+}
+
+int trace_point_leaf(const qrad_t *q, vec3_t p)
+{
+    const bsp_t *bsp = q->bsp;
+    const tnode_t *nodes = q->tracer.tnodes;
+    /* the tracer's tree has the bsp's checks done; without it, or with a
+     * head node it had to replace, the bsp's own walk */
+    if (!nodes || bsp->nummodels == 0 || bsp->models[0].headnode != q->tracer.headnode)
+        return qrad_point_leaf(bsp, p);
+    int n = q->tracer.headnode;
+    for (int guard = 0; guard < 100000; guard++) {
+        const tnode_t *tn = &nodes[n];
+        /* the same sum as qrad_point_leaf_side's, on the same values */
+        double d = p.x * tn->n[0] + p.y * tn->n[1] + p.z * tn->n[2] - tn->d;
+        int c = d >= 0 ? 0 : 1;
+        if (tn->child[c] < 0) return tn->leaf[c];
+        n = tn->child[c];
+    }
+    return -1;
 }
 
 /* Does the segment p1-p2 touch a solid leaf below node? Points within

@@ -1,0 +1,212 @@
+/* The tracer's shortcuts give the answers of the walks they spare, on maps
+ * with sky compiled by the qbsp program (tests/data/light/q2_light_sun.map,
+ * tests/data/real/spirit2dm4.map) and on other compilers' bsps
+ * (tests/data/qrad):
+ *
+ * - trace_sky_dir with a seen face (the face that blocked the last ray of
+ *   the same direction, tried first, and the sky looked for only that far)
+ *   answers as trace_sky_dir without one, face and distance, for rays from
+ *   points along lines through the map, as a face's luxels are;
+ * - trace_point_leaf (the tracer's copy of the tree) finds the leaf
+ *   qrad_point_leaf finds, points on the map's planes included. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "qrad.h"
+#include "test_util.h"
+
+TU_SCRATCH_DIR(tmpdir, "q2map_qrad_trace")
+
+typedef struct fixture_t {
+    bsp_t bsp;
+    qrad_opts_t opts;
+    log_t log;
+    qrad_t q;
+} fixture_t;
+
+/* name: a bsp of tests/data/qrad, or a .map (a path under tests/data)
+ * compiled here by the qbsp program */
+static void load(fixture_t *x, const char *name)
+{
+    char path[1024];
+    size_t n = strlen(name);
+    if (n > 4 && strcmp(name + n - 4, ".map") == 0) {
+        const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+        char cmd[4096];
+        snprintf(path, sizeof path, "%s/%.*s.bsp", tmpdir, (int)(strlen(base) - 4), base);
+        snprintf(cmd, sizeof cmd, "cp '%s/%s' '%s/' && '%s/qbsp' -quiet -threads 1 '%s/%s' > /dev/null 2>&1",
+                 Q2MAP_TEST_DATA, name, tmpdir, Q2MAP_BIN_DIR, tmpdir, base);
+        if (system(cmd) != 0) fail_msg("qbsp failed on %s", name);
+    } else {
+        snprintf(path, sizeof path, "%s/qrad/%s", Q2MAP_TEST_DATA, name);
+    }
+    q2err_t err;
+    bsp_init(&x->bsp);
+    if (!bsp_read_file(path, &x->bsp, &err)) fail_msg("%s: %s", path, err.msg);
+    qrad_opts_default(&x->opts);
+    x->opts.threads = 1;
+    log_init(&x->log, LOG_QUIET, stdout, stderr);
+    if (!qrad_begin(&x->q, &x->bsp, &x->opts, NULL, &x->log, &err)) fail_msg("%s: %s", path, err.msg);
+}
+
+static void unload(fixture_t *x)
+{
+    qrad_end(&x->q);
+    bsp_free(&x->bsp);
+}
+
+/* The points the tests cast from: along lines parallel to each axis through
+ * the world model's box, `step` units apart (a face's luxels in turn, for
+ * steps of a luxel or so), the lines `gap` units apart. */
+typedef struct walk_t {
+    vec3_t lo, hi;
+    int axis;
+    double u, v, t, step, gap;
+} walk_t;
+
+static void walk_begin(walk_t *w, const bsp_t *bsp, int axis, double step, double gap)
+{
+    w->step = step;
+    w->gap = gap;
+    const dmodel_t *m = &bsp->models[0];
+    w->lo = vec3(m->mins[0] + 1, m->mins[1] + 1, m->mins[2] + 1);
+    w->hi = vec3(m->maxs[0] - 1, m->maxs[1] - 1, m->maxs[2] - 1);
+    w->axis = axis;
+    w->u = vec_comp(w->lo, (axis + 1) % 3);
+    w->v = vec_comp(w->lo, (axis + 2) % 3);
+    w->t = vec_comp(w->lo, axis);
+}
+
+static bool walk_next(walk_t *w, vec3_t *p)
+{
+    const int a = w->axis, b = (a + 1) % 3, c = (a + 2) % 3;
+    if (w->v > vec_comp(w->hi, c)) return false;
+    vec_set_comp(p, a, w->t);
+    vec_set_comp(p, b, w->u);
+    vec_set_comp(p, c, w->v);
+    w->t += w->step;
+    if (w->t > vec_comp(w->hi, a)) {
+        w->t = vec_comp(w->lo, a);
+        w->u += w->gap;
+        if (w->u > vec_comp(w->hi, b)) {
+            w->u = vec_comp(w->lo, b);
+            w->v += w->gap;
+        }
+    }
+    return true;
+}
+
+static bool open_point(const bsp_t *bsp, vec3_t p)
+{
+    int leaf = qrad_point_leaf(bsp, p);
+    return leaf >= 0 && !(bsp->leafs[leaf].contents & CONTENTS_SOLID);
+}
+
+#define DIRS 24
+
+static void check_sky(const char *name, double step, double gap)
+{
+    fixture_t x;
+    load(&x, name);
+    const tracer_t *t = &x.q.tracer;
+    assert_true(t->numskytris > 0);
+    trace_dir_t td[DIRS];
+    for (int k = 0; k < DIRS; k++) {
+        /* a Fibonacci lattice over the upper hemisphere, as the dome's */
+        double z = 1.0 - (k + 0.5) / DIRS, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
+        trace_dir_init(&td[k], vec3(r * cos(a), r * sin(a), z));
+    }
+    long rays = 0, tried = 0, sky = 0, blocked = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        trace_hit_t seen[DIRS];
+        for (int k = 0; k < DIRS; k++) seen[k].face = -1;
+        walk_t w;
+        walk_begin(&w, &x.bsp, axis, step, gap);
+        vec3_t p;
+        while (walk_next(&w, &p)) {
+            if (!open_point(&x.bsp, p)) continue;
+            for (int k = 0; k < DIRS; k++) {
+                double d0 = -1, d1 = -1;
+                tried += seen[k].face >= 0;
+                int f1 = trace_sky_dir(t, p, &td[k], 2 * WORLD_EXTENT, &d1, &seen[k]);
+                int f0 = trace_sky_dir(t, p, &td[k], 2 * WORLD_EXTENT, &d0, NULL);
+                if (f0 != f1 || memcmp(&d0, &d1, sizeof d0) != 0)
+                    fail_msg("%s: from (%g %g %g) along direction %d: %d at %.17g without the seen face, %d at %.17g "
+                             "with it",
+                             name, p.x, p.y, p.z, k, f0, d0, f1, d1);
+                rays++;
+                if (f0 >= 0) sky++;
+                else blocked++;
+            }
+        }
+    }
+    /* both answers were met, and the seen face was tried many times */
+    assert_true(sky > 100);
+    assert_true(blocked > 100);
+    assert_true(tried > rays / 4);
+    unload(&x);
+}
+
+static void check_leaf(const char *name, double gap)
+{
+    fixture_t x;
+    load(&x, name);
+    assert_non_null(x.q.tracer.tnodes);
+    long points = 0, open = 0;
+    for (int axis = 0; axis < 3; axis++) {
+        walk_t w;
+        walk_begin(&w, &x.bsp, axis, 4, gap);
+        /* whole coordinates: a Quake map's planes mostly lie on them */
+        w.lo = vec3(floor(w.lo.x), floor(w.lo.y), floor(w.lo.z));
+        w.u = floor(w.u);
+        w.v = floor(w.v);
+        w.t = floor(w.t);
+        vec3_t p;
+        while (walk_next(&w, &p)) {
+            int a = qrad_point_leaf(&x.bsp, p), b = trace_point_leaf(&x.q, p);
+            if (a != b) fail_msg("%s: (%g %g %g) in leaf %d, trace_point_leaf says %d", name, p.x, p.y, p.z, a, b);
+            points++;
+            open += a >= 0 && !(x.bsp.leafs[a].contents & CONTENTS_SOLID);
+        }
+    }
+    assert_true(points > 1000);
+    assert_true(open > 100 && open < points);
+    unload(&x);
+}
+
+static void test_sky_seen_face_light_sun(void **state)
+{
+    (void)state;
+    check_sky("light/q2_light_sun.map", 4, 16);
+}
+
+static void test_sky_seen_face_spirit2dm4(void **state)
+{
+    (void)state;
+    check_sky("real/spirit2dm4.map", 8, 96);
+}
+
+static void test_point_leaf(void **state)
+{
+    (void)state;
+    check_leaf("ericw-q2_liquids.bsp", 16);
+    check_leaf("id-q2_light_sun.bsp", 16);
+    check_leaf("q2tools-220-q2_detail.bsp", 16);
+    check_leaf("real/spirit2dm4.map", 64);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sky_seen_face_light_sun),
+        cmocka_unit_test(test_sky_seen_face_spirit2dm4),
+        cmocka_unit_test(test_point_leaf),
+    };
+    return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
+}

@@ -35,7 +35,11 @@
 #include <strings.h>
 
 #include "autominlight.h"
+#include "direct.h"
+#include "keys.h"
+#include "lightgrid.h"
 #include "surflights.h"
+#include "trace.h"
 #include "../common/mem.h"
 
 /* ericw's lightgrid_samples_t: 4 styles. */

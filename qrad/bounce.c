@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounce.h"
+#include "color.h"
+#include "facegeom.h"
+#include "keys.h"
 #include "qrad.h"
+#include "trace.h"
 #include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"

@@ -46,6 +46,8 @@
 #include <strings.h>
 
 #include "bouncelights.h"
+#include "keys.h"
+#include "trace.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/q2defs.h"

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "color.h"
 #include "qrad.h"
 
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3])

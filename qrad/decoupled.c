@@ -21,6 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "decoupled.h"
+#include "color.h"
+#include "facegeom.h"
 #include "qrad.h"
 #include "../common/dist.h"
 #include "../common/log.h"

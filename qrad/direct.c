@@ -9,8 +9,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "direct.h"
+#include "bounce.h"
+#include "decoupled.h"
+#include "dirt.h"
+#include "facegeom.h"
 #include "qrad.h"
 #include "surflights.h"
+#include "trace.h"
 #include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/log.h"

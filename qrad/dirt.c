@@ -22,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirt.h"
+#include "facegeom.h"
+#include "keys.h"
 #include "qrad.h"
+#include "trace.h"
 #include "../common/crmath.h"
 #include "../common/mem.h"
 

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facegeom.h"
 #include "qrad.h"
+#include "trace.h"
 #include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"

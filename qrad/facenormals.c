@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "facenormals.h"
 #include "qrad.h"
 #include "../common/mem.h"
 #include "../formats/bspx.h"

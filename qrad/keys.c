@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "qrad.h"
 
 const entity_t *qrad_worldspawn(const qrad_t *q)

@@ -29,7 +29,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lightgrid.h"
+#include "color.h"
+#include "direct.h"
+#include "facegeom.h"
 #include "qrad.h"
+#include "trace.h"
 #include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"

@@ -16,9 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qrad.h"
-#include "../common/crmath.h"
 #include "lights.h"
+#include "keys.h"
+#include "qrad.h"
+#include "trace.h"
+#include "../common/crmath.h"
 #include "../common/mem.h"
 
 vec3_t qrad_angles_to_vec(double yaw, double pitch)

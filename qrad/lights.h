@@ -1,9 +1,16 @@
-/* lights.c: the entity lights, suns and sky settings (qrad_lights_setup,
- * declared in qrad.h), and what surflights.c, above it, takes from it. */
+/* lights.c: the entity lights, suns and sky settings, and what
+ * surflights.c, above it, takes from it.
+ * Takes: the entities (keys.c), the tracer's tree (each light's cluster).
+ * Gives: q->lights, q->sun and the sky settings. */
 #ifndef Q2M_QRAD_LIGHTS_H
 #define Q2M_QRAD_LIGHTS_H
 
 #include "qrad.h"
+
+bool qrad_lights_setup(qrad_t *q, q2err_t *err);
+void qrad_lights_free(qrad_t *q);
+/* Yaw/pitch (degrees) to a unit vector, as Quake's mangle. */
+vec3_t qrad_angles_to_vec(double yaw, double pitch);
 
 /* A light entity with "_surface": a template that surflights.c copies
  * onto faces; it does not light by itself. */

@@ -4,13 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../common/version.h"
 #include "qrad.h"
 #include "../common/dist.h"
 #include "../common/fileio.h"
 #include "../common/jsonw.h"
 #include "../common/os.h"
 #include "../common/threads.h"
+#include "../common/version.h"
 #include "../formats/bspcheck.h"
 #include "../formats/bspx.h"
 #include "../formats/groupkeys.h"

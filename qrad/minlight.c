@@ -20,7 +20,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "minlight.h"
 #include "autominlight.h"
+#include "keys.h"
 #include "qrad.h"
 #include "../common/crmath.h"
 #include "../common/mem.h"

@@ -24,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "models.h"
+#include "keys.h"
 #include "qrad.h"
 #include "../common/mem.h"
 #include "../formats/bspx.h"

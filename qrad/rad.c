@@ -3,10 +3,22 @@
 #include <string.h>
 
 #include "autominlight.h"
+#include "bounce.h"
 #include "bouncelights.h"
+#include "decoupled.h"
+#include "direct.h"
+#include "dirt.h"
+#include "facegeom.h"
+#include "facenormals.h"
+#include "keys.h"
+#include "lightgrid.h"
+#include "minlight.h"
+#include "models.h"
 #include "qrad.h"
 #include "surflights.h"
 #include "toolkeys.h"
+#include "trace.h"
+#include "write.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 

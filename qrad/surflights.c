@@ -33,9 +33,13 @@
 #include <string.h>
 #include <strings.h>
 
-#include "qrad.h"
-#include "../common/crmath.h"
 #include "surflights.h"
+#include "color.h"
+#include "facegeom.h"
+#include "keys.h"
+#include "qrad.h"
+#include "trace.h"
+#include "../common/crmath.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 

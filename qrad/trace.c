@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "trace.h"
+#include "models.h"
 #include "qrad.h"
 #include "../common/dist.h"
 #include "../common/mem.h"

@@ -11,6 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "write.h"
+#include "bounce.h"
+#include "color.h"
+#include "decoupled.h"
+#include "facegeom.h"
+#include "minlight.h"
 #include "qrad.h"
 #include "surflights.h"
 #include "../common/dist.h"

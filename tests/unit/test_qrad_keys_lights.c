@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qrad.h"
 #include "bspx.h"
+#include "qrad.h"
 #include "test_qrad_util.h"
 #include "test_util.h"
 

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "qrad.h"
-#include "vfs.h"
 #include "test_util.h"
+#include "vfs.h"
 
 #include "test_qrad_maps.h"
 

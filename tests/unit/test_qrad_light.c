@@ -9,8 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounce.h"
+#include "direct.h"
 #include "qrad.h"
 #include "test_qrad_util.h"
+#include "trace.h"
 
 static log_t quiet_log(void)
 {

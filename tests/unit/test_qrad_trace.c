@@ -20,6 +20,7 @@
 
 #include "qrad.h"
 #include "test_util.h"
+#include "trace.h"
 
 TU_SCRATCH_DIR(tmpdir, "q2map_qrad_trace")
 

@@ -6,7 +6,6 @@
 
 #include "qrad.h"
 
-/* color.c: colour helpers under every stage. */
 /* Final byte value of a channel triple after -scale, -ambient, -maxlight. */
 void qrad_final_color(const qrad_opts_t *o, const float in[3], bool style0, uint8_t out[3]);
 /* -dirtdebug: the block of a lit face's style 0 (out, w*h*3 bytes) as its

@@ -8,7 +8,7 @@
 
 #include "qrad.h"
 
-/* decoupled.c: DECOUPLED_LM. setup before the direct pass (every face's
+/* setup before the direct pass (every face's
  * decoupled geometry); in face fi's direct-pass item keep_face (the
  * vanilla luxels' direct light, so the bounce can be told apart) and the
  * decoupled face's own direct light; finish_face after the vanilla face's

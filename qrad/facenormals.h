@@ -6,7 +6,6 @@
 
 #include "qrad.h"
 
-/* facenormals.c: FACENORMALS (the phong normals facegeom.c computed). */
 bool qrad_facenormals(qrad_t *q, q2err_t *err);
 
 #endif

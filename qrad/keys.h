@@ -7,8 +7,6 @@
 
 #include "qrad.h"
 
-/* keys.c: entity keys read with checks; a bad value is a warning naming
- * the entity, key and line, and the default is used. */
 double qrad_key_float(const struct qrad_t *q, const entity_t *e, const char *key, double dflt, double lo, double hi);
 int qrad_key_int(const struct qrad_t *q, const entity_t *e, const char *key, int dflt, int lo, int hi);
 /* "r g b" in 0..255 or 0..1, as 0..1 channels; false (warned if malformed) when absent. */

@@ -7,7 +7,6 @@
 
 #include "qrad.h"
 
-/* lightgrid.c: LIGHTGRID_OCTREE, after the lighting is written. */
 bool qrad_lightgrid(qrad_t *q, q2err_t *err);
 /* ericw-tools' FixLightOnFace for a point of its light grid: p if it is not
  * in the world's solid, else the first of its six moves of 2 units along

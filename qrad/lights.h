@@ -1,6 +1,6 @@
 /* lights.c: the entity lights, suns and sky settings, and what
  * surflights.c, above it, takes from it.
- * Takes: the entities (keys.c), the tracer's tree (each light's cluster).
+ * Takes: the entities (keys.c), the bsp tree (each light's cluster).
  * Gives: q->lights, q->sun and the sky settings. */
 #ifndef Q2M_QRAD_LIGHTS_H
 #define Q2M_QRAD_LIGHTS_H

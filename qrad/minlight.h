@@ -1,6 +1,6 @@
-/* minlight.c: the floors after the bounces (style 0): _minlight, local
- * minlight, _ambient, autominlight (autominlight.c), the negative lights;
- * then _lightignore, _maxlight, -soft and _gamma on every style.
+/* minlight.c: after the bounces, the floors on style 0 (_ambient, local
+ * minlight, _minlight, autominlight (autominlight.c), the negative lights),
+ * then on every style _lightignore, _maxlight, -soft and _gamma.
  * Takes: each face's light after the bounces. Gives: it floored, face by
  * face or all at once. */
 #ifndef Q2M_QRAD_MINLIGHT_H
@@ -8,7 +8,7 @@
 
 #include "qrad.h"
 
-/* minlight.c: after direct and bounce, style 0 only. */
+/* Every face, after the bounces. */
 void qrad_minlight(struct qrad_t *q);
 /* The same face by face: qrad_minlight_begin reads the keys (false: there
  * is nothing to do), qrad_minlight_face does one face. */

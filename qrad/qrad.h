@@ -299,8 +299,9 @@ typedef struct tracer_t {
     rtri_t *skytris;
     int numskynodes;
     bvh_node_t *skynodes;
-    /* tris' indices face by face: face f's are facetri[facetri_first[f]]
-     * up to facetri[facetri_first[f + 1]] (numfacetri faces) */
+    /* the world tracer's tris' indices face by face (the dome's seen
+     * faces): face f's are facetri[facetri_first[f]] up to
+     * facetri[facetri_first[f + 1]] (numfacetri faces; 0 elsewhere) */
     int numfacetri;
     int *facetri_first, *facetri;
 } tracer_t;

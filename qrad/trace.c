@@ -726,6 +726,7 @@ static bool face_casts_model_shadow(const qrad_t *q, int f)
 }
 
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err);
+static void index_faces(tracer_t *t, int numfaces);
 
 static void build_sky(tracer_t *t, const qrad_t *q);
 
@@ -733,6 +734,8 @@ bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
     if (!build_over(t, q, face_blocks_light, err)) return false;
     build_sky(t, q);
+    /* the dome's seen faces (trace_sky_dir) are the world's */
+    if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
     return true;
 }
 
@@ -872,7 +875,6 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
     free(order);
     for (int i = 0; i < t->numtris; i++) t->tris[i].rank = i;
     tri_lanes(t->tris, t->numtris);
-    index_faces(t, q->bsp->numfaces);
     (void)err;
     return true;
 }
@@ -1531,7 +1533,6 @@ int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back)
 }
 
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bsp, p, false); }
-
 
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p)
 {

@@ -75,17 +75,17 @@ typedef struct trace_hit_t {
     int face; /* the face of the triangle met */
 } trace_hit_t;
 /* trace_sky along a direction made by trace_dir_init: the same answer.
- * seen (or NULL): tried first; left holding what blocks this ray, if
- * something does. */
+ * seen (or NULL): tried first; where the walk then finds what blocks this
+ * ray, seen is left holding it. */
 int trace_sky_dir(const tracer_t *t, vec3_t origin, const trace_dir_t *dir, double maxdist, double *hitdist,
                   trace_hit_t *seen);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);
-/* qrad_point_leaf over the tracer's copy of the tree (once built): the
- * same leaf, in a walk that touches one small record per node. */
-int trace_point_leaf(const qrad_t *q, vec3_t p);
 /* The same with the side of a point on a node's plane chosen: the back
  * child when on_plane_back (qrad3's PointInLeafnum), else the front. */
 int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back);
+/* qrad_point_leaf over the tracer's copy of the tree (once built): the
+ * same leaf, in a walk that touches one small record per node. */
+int trace_point_leaf(const qrad_t *q, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err);

@@ -1,8 +1,9 @@
-/* write.c: the lighting lump, the faces' styles and offsets in face
- * order, on rank 0.
- * Takes: every face's finished light (after bounces and floors, on the
- * rank that lit it, or everywhere with q->full_exchange). Gives: the bsp's
- * lighting lump. */
+/* write.c: each face finished and turned into bytes, then the lighting
+ * lump with the faces' styles and offsets in face order.
+ * Takes: every face's light after the bounces (qrad_finish, on the rank
+ * that lit the face, gathers the patch bounces and applies the floors
+ * there; with q->full_exchange the driver has done both). Gives: the
+ * bytes, gathered on rank 0, which alone writes the lump. */
 #ifndef Q2M_QRAD_WRITE_H
 #define Q2M_QRAD_WRITE_H
 

@@ -7,6 +7,10 @@
  *   the same direction, tried first, and the sky looked for only that far)
  *   answers as trace_sky_dir without one, face and distance, for rays from
  *   points along lines through the map, as a face's luxels are;
+ * - the same at an exact tie: a sky face and a wall face on the same
+ *   corners, so every ray meets both at one distance, where the lower rank
+ *   wins; built in both orders, so that the sky wins in one and the wall in
+ *   the other, with the wall as the seen face;
  * - trace_point_leaf (the tracer's copy of the tree) finds the leaf
  *   qrad_point_leaf finds, points on the map's planes included. */
 #include <setjmp.h>
@@ -19,6 +23,7 @@
 #include <string.h>
 
 #include "qrad.h"
+#include "test_qrad_util.h"
 #include "test_util.h"
 #include "trace.h"
 
@@ -181,6 +186,61 @@ static void check_leaf(const char *name, double gap)
     unload(&x);
 }
 
+/* The tie: a sky room, and under its ceiling a wall face and a sky face on
+ * the same corners (wall_first: the wall is made first). Returns what
+ * trace_sky_dir says of a ray from below through both, without a seen face,
+ * after checking that with the wall as the seen face it says the same. */
+static int tie_answer(bool wall_first)
+{
+    tb_t b;
+    tb_init(&b);
+    vec3_t lo = vec3(-256, -256, 0), hi = vec3(256, 256, 256);
+    tb_axial(&b, 2, 0, +1, lo, hi, 0, 0, NULL);
+    tb_axial(&b, 2, 256, -1, lo, hi, SURF_SKY, 0, "test/sky");
+    for (int ax = 0; ax < 2; ax++) {
+        tb_axial(&b, ax, vec_comp(lo, ax), +1, lo, hi, 0, 0, NULL);
+        tb_axial(&b, ax, vec_comp(hi, ax), -1, lo, hi, 0, 0, NULL);
+    }
+    vec3_t plo = vec3(-64, -64, 0), phi = vec3(64, 64, 0);
+    int wall = -1;
+    for (int k = 0; k < 2; k++) {
+        bool is_wall = (k == 0) == wall_first;
+        int f = tb_axial(&b, 2, 128, -1, plo, phi, is_wall ? 0 : SURF_SKY, 0, is_wall ? "test/wall" : "test/sky");
+        if (is_wall) wall = f;
+    }
+    tb_room_tree(&b, lo, hi);
+    tb_entities(&b, "{\n\"classname\" \"worldspawn\"\n}\n");
+    qrad_opts_t o;
+    qrad_opts_default(&o);
+    o.threads = 1;
+    log_t log;
+    log_init(&log, LOG_QUIET, stdout, stderr);
+    qrad_t q;
+    q2err_t err;
+    if (!qrad_begin(&q, &b.bsp, &o, NULL, &log, &err)) fail_msg("qrad_begin: %s", err.msg);
+    trace_dir_t td;
+    trace_dir_init(&td, vec_normalize(vec3(0.1, 0.05, 1), NULL));
+    vec3_t p = vec3(3.25, -7.5, 20);
+    double d0 = -1, d1 = -1;
+    int plain = trace_sky_dir(&q.tracer, p, &td, 2 * WORLD_EXTENT, &d0, NULL);
+    trace_hit_t seen = {.face = wall};
+    int with = trace_sky_dir(&q.tracer, p, &td, 2 * WORLD_EXTENT, &d1, &seen);
+    if (plain != with || memcmp(&d0, &d1, sizeof d0) != 0)
+        fail_msg("tie (wall %s): %d at %.17g without the seen face, %d at %.17g with the wall as it",
+                 wall_first ? "first" : "second", plain, d0, with, d1);
+    qrad_end(&q);
+    tb_free(&b);
+    return plain;
+}
+
+static void test_sky_seen_face_tie(void **state)
+{
+    (void)state;
+    int a = tie_answer(true), b = tie_answer(false);
+    /* one order lets the sky face win the tie, the other the wall */
+    assert_true((a < 0) != (b < 0));
+}
+
 static void test_sky_seen_face_light_sun(void **state)
 {
     (void)state;
@@ -207,6 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sky_seen_face_light_sun),
         cmocka_unit_test(test_sky_seen_face_spirit2dm4),
+        cmocka_unit_test(test_sky_seen_face_tie),
         cmocka_unit_test(test_point_leaf),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);

@@ -725,11 +725,11 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                     int cl = -1;
                     if (f->model == 0) {
                         int leaf = trace_point_leaf(q, p);
-                        if (leaf >= 0 && (q->bsp->leafs[leaf].contents & CONTENTS_SOLID)) {
+                        if (qrad_leaf_solid(q->bsp, leaf)) {
                             p = f->samples[idx];
                             cl = f->clusters[idx];
                         } else {
-                            cl = leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
+                            cl = qrad_leaf_cluster(q->bsp, leaf);
                         }
                     }
                     gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,

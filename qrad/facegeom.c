@@ -146,15 +146,9 @@ static int qrad3_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(
  * its PVS, brush models' too). */
 static int sample_cluster(const qrad_t *q, const rface_t *f, vec3_t p, int worldleaf)
 {
-    if (f->model == 0) return worldleaf >= 0 ? q->bsp->leafs[worldleaf].cluster : -1;
+    if (f->model == 0) return qrad_leaf_cluster(q->bsp, worldleaf);
     if (!q->opts->qrad3_model_pvs) return -1;
-    int leaf = qrad3_leaf(q->bsp, p);
-    return leaf >= 0 ? q->bsp->leafs[leaf].cluster : -1;
-}
-
-static bool leaf_solid(const bsp_t *bsp, int leaf)
-{
-    return leaf >= 0 && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
+    return qrad_leaf_cluster(q->bsp, qrad3_leaf(q->bsp, p));
 }
 
 void qrad_face_samples(const qrad_t *q, rface_t *f)
@@ -176,12 +170,12 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
              * the open for a visible face. One walk down the tree gives both
              * whether p is solid and, where it is not, its cluster. */
             int leaf = f->model == 0 ? trace_point_leaf(q, p) : -1;
-            if (leaf_solid(q->bsp, leaf)) {
+            if (qrad_leaf_solid(q->bsp, leaf)) {
                 vec3_t start = p;
                 for (int k = 1; k <= 4; k++) {
                     p = vec_lerp(start, safe, k / 4.0);
                     leaf = trace_point_leaf(q, p);
-                    if (!leaf_solid(q->bsp, leaf)) break;
+                    if (!qrad_leaf_solid(q->bsp, leaf)) break;
                 }
             }
             f->samples[j * f->w + i] = p;

@@ -1458,15 +1458,18 @@ static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *
     if (seen->face < 0 || seen->face >= t->numfacetri) return 0;
     int first = t->facetri_first[seen->face], n = t->facetri_first[seen->face + 1] - first;
     if (n > SEEN_MAX) return 0;
+#ifdef WIDE_SSE
+    (void)o, (void)d;
+#else
+    (void)r;
+#endif
     for (int k = 0; k < n; k++) {
         const int i = t->facetri[first + k];
         rank[k] = t->tris[i].rank;
 #ifdef WIDE_SSE
-        (void)o, (void)d;
         double xs[2];
         x[k] = ray_tri2(&t->tris[i], &r->pr, xs) & 1 ? xs[0] : -1;
 #else
-        (void)r;
         x[k] = ray_tri(&t->tris[i], o, d);
 #endif
     }
@@ -1536,14 +1539,12 @@ int qrad_point_leaf(const bsp_t *bsp, vec3_t p) { return qrad_point_leaf_side(bs
 
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p)
 {
-    int l = qrad_point_leaf(bsp, p);
-    return l >= 0 && (bsp->leafs[l].contents & CONTENTS_SOLID);
+    return qrad_leaf_solid(bsp, qrad_point_leaf(bsp, p));
 }
 
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p)
 {
-    int l = qrad_point_leaf(bsp, p);
-    return l >= 0 ? bsp->leafs[l].cluster : -1;
+    return qrad_leaf_cluster(bsp, qrad_point_leaf(bsp, p));
 }
 
 /* Two leaf boxes within this many units of each other are taken to touch

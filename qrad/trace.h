@@ -88,6 +88,13 @@ int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back);
 int trace_point_leaf(const qrad_t *q, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);
 int qrad_point_cluster(const bsp_t *bsp, vec3_t p);
+/* What the point functions say of a leaf they found (-1: none): solid, its
+ * cluster (-1 without one). */
+static inline bool qrad_leaf_solid(const bsp_t *bsp, int leaf)
+{
+    return leaf >= 0 && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
+}
+static inline int qrad_leaf_cluster(const bsp_t *bsp, int leaf) { return leaf >= 0 ? bsp->leafs[leaf].cluster : -1; }
 bool qrad_pvs_setup(qrad_t *q, q2err_t *err);
 /* Whether the world shades a light of this _shadow_channel_mask between a
  * and b: the world is on channel 1, and a func_group's faces on the

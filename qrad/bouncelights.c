@@ -334,6 +334,8 @@ static long gather_face(bl_pass_t *x, int fi)
     uint8_t *traced = NULL;
     vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
+    /* the world's tree alone decides the world's part (no channels) */
+    const bool witnesses = q->tracer.tnodes && !q->world_channels;
     /* First the bound of make_reach, a few operations that drop most pairs
      * before the tests below decide exactly: over every light at once, in
      * a loop without branches that runs on vector registers (no value is
@@ -469,6 +471,8 @@ static long gather_face(bl_pass_t *x, int fi)
             traced_pos = b->pos;
             keep = traced;
         }
+        /* the solid leaf that blocked this pair's last blocked ray */
+        int wit = -1;
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
             int idx = lo->idx;
@@ -482,8 +486,21 @@ static long gather_face(bl_pass_t *x, int fi)
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
-                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
-                               (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                bool blocked;
+                if (witnesses) {
+                    /* most rays of a pair that are blocked are blocked by
+                     * the solid leaf that blocked the last one */
+                    if (wit >= 0 && trace_witness_blocks(q, start, wit, s, b->pos)) {
+                        blocked = true;
+                    } else {
+                        int hit = trace_blocking_leaf_from(q, start, s, b->pos);
+                        if (hit >= 0) wit = hit;
+                        blocked = hit >= 0 || (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                    }
+                } else {
+                    blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
+                              (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                }
                 vis[idx] = blocked ? 2 : 1;
                 if (keep) keep[idx] = vis[idx];
             }

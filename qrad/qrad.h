@@ -304,6 +304,13 @@ typedef struct tracer_t {
      * facetri[facetri_first[f + 1]] (numfacetri faces; 0 elsewhere) */
     int numfacetri;
     int *facetri_first, *facetri;
+    /* each solid leaf's way from the head node (trace_witness_blocks):
+     * leaf l's are solidpath[solidpath_first[l]] up to [l + 1], as node *
+     * 2 + child; NULL where the tree is not a plain tree */
+    int numsolidpathleafs;
+    int *solidpath_first, *solidpath;
+    double *solidplanes; /* their planes, leaf by leaf: x, y, z, dist */
+    int *tdepth;         /* a node's depth below the head (-1: no solid leaf below it) */
 } tracer_t;
 
 struct qrad_t;

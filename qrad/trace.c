@@ -926,6 +926,10 @@ void tracer_free(tracer_t *t)
     free(t->skynodes);
     free(t->facetri_first);
     free(t->facetri);
+    free(t->solidpath_first);
+    free(t->solidpath);
+    free(t->solidplanes);
+    free(t->tdepth);
     memset(t, 0, sizeof *t);
 }
 
@@ -1674,9 +1678,113 @@ bool qrad_pvs_setup(qrad_t *q, q2err_t *err)
 struct tnode_t {
     double n[3], d;
     int type;
-    int child[2]; /* >= 0 node; < 0: -1 - (solid ? 1 : 0) */
+    int child[2]; /* >= 0 node; -1 an empty leaf; -2 - leaf a solid leaf */
     int leaf[2];  /* a leaf child's leaf (-1 past the leafs), for trace_point_leaf */
 };
+
+/* A solid leaf's way down from the world's head node, as node * 2 +
+ * child, for trace_witness_blocks. Made only where the tree is a tree no
+ * deeper than line_solid_r's guard (every leaf and node reached once from
+ * the head, depth at most SOLID_PATH_MAX): otherwise there are none and
+ * no witness is ever taken. */
+#define SOLID_PATH_MAX 1000
+
+static void solid_paths(tracer_t *t, int numleafs)
+{
+    t->solidpath_first = NULL;
+    t->solidpath = NULL;
+    t->solidplanes = NULL;
+    t->tdepth = NULL;
+    if (numleafs <= 0) return;
+    int *first = q2_calloc((size_t)numleafs + 1, sizeof(int)), *len = q2_calloc((size_t)numleafs, sizeof(int));
+    uint8_t *seen = q2_calloc((size_t)t->numtnodes, 1), *leafseen = q2_calloc((size_t)numleafs, 1);
+    int *stack = q2_malloc(sizeof(int) * (SOLID_PATH_MAX + 1) * 2), *way = q2_malloc(sizeof(int) * (SOLID_PATH_MAX + 1));
+    int *path = NULL;
+    bool ok = true;
+    /* two walks: the first measures each solid leaf's way, the second writes it */
+    for (int pass = 0; pass < 2 && ok; pass++) {
+        memset(seen, 0, (size_t)t->numtnodes);
+        memset(leafseen, 0, (size_t)numleafs);
+        /* (node, next child to take) per level */
+        int sp = 0;
+        stack[0] = t->headnode;
+        stack[1] = 0;
+        seen[t->headnode] = 1;
+        while (sp >= 0 && ok) {
+            int node = stack[2 * sp], c = stack[2 * sp + 1];
+            if (c == 2) {
+                sp--;
+                continue;
+            }
+            stack[2 * sp + 1] = c + 1;
+            way[sp] = node * 2 + c;
+            int ch = t->tnodes[node].child[c];
+            if (ch >= 0) {
+                if (seen[ch] || sp + 1 > SOLID_PATH_MAX) {
+                    ok = false;
+                    break;
+                }
+                seen[ch] = 1;
+                sp++;
+                stack[2 * sp] = ch;
+                stack[2 * sp + 1] = 0;
+            } else if (ch <= -2) {
+                int leaf = -2 - ch;
+                if (leafseen[leaf]) {
+                    ok = false;
+                    break;
+                }
+                leafseen[leaf] = 1;
+                if (pass == 0)
+                    len[leaf] = sp + 1;
+                else
+                    memcpy(path + first[leaf], way, sizeof(int) * (size_t)(sp + 1));
+            }
+        }
+        if (pass == 0 && ok) {
+            for (int l = 0; l < numleafs; l++) first[l + 1] = first[l] + len[l];
+            path = q2_malloc(sizeof(int) * (size_t)(first[numleafs] > 0 ? first[numleafs] : 1));
+        }
+    }
+    free(len);
+    free(seen);
+    free(leafseen);
+    free(stack);
+    free(way);
+    if (!ok) {
+        free(first);
+        free(path);
+        return;
+    }
+    /* the planes, turned so that a leaf's side is d > 0, component by
+     * component per leaf; each node's depth below the head */
+    int total = first[numleafs] + numleafs;
+    double *planes = q2_malloc(sizeof(double) * 4 * (size_t)total);
+    int *depth = q2_malloc(sizeof(int) * (size_t)t->numtnodes);
+    for (int i = 0; i < t->numtnodes; i++) depth[i] = -1;
+    for (int l = 0; l < numleafs; l++) {
+        int nw = first[l + 1] - first[l];
+        double *px = planes + 4 * (size_t)(first[l] + l), *py = px + nw + 1, *pz = py + nw + 1, *pd = pz + nw + 1;
+        for (int k = 0; k < nw; k++) {
+            int node = path[first[l] + k] >> 1;
+            const tnode_t *n = &t->tnodes[node];
+            double sg = path[first[l] + k] & 1 ? -1.0 : 1.0;
+            px[k] = sg * n->n[0];
+            py[k] = sg * n->n[1];
+            pz[k] = sg * n->n[2];
+            pd[k] = sg * n->d;
+            depth[node] = k;
+        }
+        /* every point is inside this one */
+        px[nw] = py[nw] = pz[nw] = 0;
+        pd[nw] = -1e30;
+    }
+    t->numsolidpathleafs = numleafs;
+    t->solidpath_first = first;
+    t->solidpath = path;
+    t->solidplanes = planes;
+    t->tdepth = depth;
+}
 
 bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
 {
@@ -1708,13 +1816,14 @@ bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
             } else {
                 int leaf = -1 - ch;
                 bool solid = leaf < bsp->numleafs && (bsp->leafs[leaf].contents & CONTENTS_SOLID);
-                tn->child[c] = solid ? -2 : -1;
+                tn->child[c] = solid ? -2 - leaf : -1;
                 tn->leaf[c] = leaf < bsp->numleafs ? leaf : -1;
             }
         }
     }
     t->numtnodes = bsp->numnodes;
     t->headnode = bsp->models[0].headnode < bsp->numnodes ? bsp->models[0].headnode : 0;
+    solid_paths(t, bsp->numleafs);
     return true;
 }
 
@@ -1740,12 +1849,13 @@ int trace_point_leaf(const qrad_t *q, vec3_t p)
 
 /* Does the segment p1-p2 touch a solid leaf below node? Points within
  * ON_EPSILON of a plane count as on its front, as qrad3's TestLine does, so
- * a segment running along a wall's surface is not blocked by that wall. */
-static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth)
+ * a segment running along a wall's surface is not blocked by that wall.
+ * Returns the first solid leaf it meets (near p1 first), or -1. */
+static int line_solid_leaf_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth)
 {
     double p1[3] = {p1in[0], p1in[1], p1in[2]};
     while (node >= 0) {
-        if (depth > 1024) return false;
+        if (depth > 1024) return -1;
         const tnode_t *n = &nodes[node];
         double d1, d2;
         if (n->type < 3) {
@@ -1766,14 +1876,97 @@ static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, con
         int side = d1 < 0;
         double frac = d1 / (d1 - d2);
         double mid[3] = {p1[0] + frac * (p2[0] - p1[0]), p1[1] + frac * (p2[1] - p1[1]), p1[2] + frac * (p2[2] - p1[2])};
-        if (line_solid_r(nodes, n->child[side], p1, mid, depth + 1)) return true;
+        int hit = line_solid_leaf_r(nodes, n->child[side], p1, mid, depth + 1);
+        if (hit >= 0) return hit;
         node = n->child[!side];
         p1[0] = mid[0];
         p1[1] = mid[1];
         p1[2] = mid[2];
         depth++;
     }
-    return node == -2;
+    return node <= -2 ? -2 - node : -1;
+}
+
+static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, const double *p2, int depth)
+{
+    return line_solid_leaf_r(nodes, node, p1in, p2, depth) >= 0;
+}
+
+/* How far inside each plane of a witness's way a point of the segment
+ * must lie: twice ON_EPSILON, so that after any rounding of the sums here
+ * (1e-9 at most for map coordinates) the point is more than ON_EPSILON
+ * from every plane, on the witness's side. */
+#define WITNESS_MARGIN (2 * ON_EPSILON)
+
+/* Why a witness's answer is line_solid_r's: let x be a point of a-b more
+ * than ON_EPSILON inside every plane on the way to solid leaf w. Start
+ * line_solid_r at any node on that way (the head, or a start node above
+ * w). At each node the piece of the segment that holds x goes to x's
+ * child: a piece sent whole to one child has both ends within ON_EPSILON
+ * of that side, and so has x, which lies between them; a piece that is
+ * cut has x in the part of the end on x's side (the cut is on the plane,
+ * x is not near it). So the piece holding x reaches w, which is solid,
+ * unless the walk met another solid leaf first: either way it answers
+ * blocked (its depth guard never bites, the way being shorter than it). */
+bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b)
+{
+    const tracer_t *t = &q->tracer;
+    if (!t->solidpath_first || leaf < 0 || leaf >= t->numsolidpathleafs || start < 0) return false;
+    const int first = t->solidpath_first[leaf], nw = t->solidpath_first[leaf + 1] - first, from = t->tdepth[start];
+    /* only the planes below start: the walk begins there */
+    if (from < 0 || from >= nw || t->solidpath[first + from] >> 1 != start) return false;
+    /* (each leaf's block holds nw + 1 planes: one more that every point
+     * is inside, so the loop below may take planes two at a time) */
+    const double *px = t->solidplanes + 4 * (size_t)(first + leaf), *py = px + nw + 1, *pz = py + nw + 1,
+                 *pd = pz + nw + 1;
+    /* the part of the segment, a + s (b - a) for s in (s0, s1), inside
+     * every plane by the margin */
+#ifdef WIDE_SSE
+    const __m128d ax = _mm_set1_pd(a.x), ay = _mm_set1_pd(a.y), az = _mm_set1_pd(a.z);
+    const __m128d bx = _mm_set1_pd(b.x), by = _mm_set1_pd(b.y), bz = _mm_set1_pd(b.z);
+    const __m128d m = _mm_set1_pd(WITNESS_MARGIN), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
+    __m128d s0 = zero, s1 = one;
+    for (int k = from; k < nw; k += 2) {
+        __m128d nx = _mm_loadu_pd(px + k), ny = _mm_loadu_pd(py + k), nz = _mm_loadu_pd(pz + k),
+                dd = _mm_add_pd(_mm_loadu_pd(pd + k), m);
+        __m128d da = _mm_sub_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(ax, nx), _mm_mul_pd(ay, ny)), _mm_mul_pd(az, nz)), dd);
+        __m128d db = _mm_sub_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(bx, nx), _mm_mul_pd(by, ny)), _mm_mul_pd(bz, nz)), dd);
+        __m128d ina = _mm_cmpgt_pd(da, zero), inb = _mm_cmpgt_pd(db, zero);
+        /* a plane both ends are outside of */
+        if (_mm_movemask_pd(_mm_or_pd(ina, inb)) != 3) return false;
+        /* exactly one end inside: where the segment crosses (da - db is
+         * not 0 there); elsewhere a quotient that changes nothing */
+        __m128d one_in = _mm_xor_pd(ina, inb);
+        __m128d c = _mm_div_pd(da, _mm_or_pd(_mm_and_pd(one_in, _mm_sub_pd(da, db)), _mm_andnot_pd(one_in, one)));
+        __m128d leaves = _mm_andnot_pd(inb, ina), enters = _mm_andnot_pd(ina, inb);
+        s1 = _mm_min_pd(s1, _mm_or_pd(_mm_and_pd(leaves, c), _mm_andnot_pd(leaves, one)));
+        s0 = _mm_max_pd(s0, _mm_and_pd(enters, c));
+    }
+    s0 = _mm_max_sd(s0, _mm_unpackhi_pd(s0, s0));
+    s1 = _mm_min_sd(s1, _mm_unpackhi_pd(s1, s1));
+    return _mm_comilt_sd(s0, s1);
+#else
+    double s0 = 0, s1 = 1;
+    for (int k = from; k < nw; k++) {
+        double da = a.x * px[k] + a.y * py[k] + a.z * pz[k] - (pd[k] + WITNESS_MARGIN);
+        double db = b.x * px[k] + b.y * py[k] + b.z * pz[k] - (pd[k] + WITNESS_MARGIN);
+        if (da <= 0 && db <= 0) return false;
+        if (da > 0 && db > 0) continue;
+        double c = da / (da - db);
+        if (da > 0) {
+            if (c < s1) s1 = c;
+        } else if (c > s0) {
+            s0 = c;
+        }
+    }
+    return s0 < s1;
+#endif
+}
+
+int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
+{
+    double p1[3] = {a.x, a.y, a.z}, p2[3] = {b.x, b.y, b.z};
+    return line_solid_leaf_r(q->tracer.tnodes, start, p1, p2, 0);
 }
 
 /* The node below which every segment from a point in box to b runs

@@ -107,6 +107,13 @@ bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mas
 int trace_start_node(const qrad_t *q, aabb_t box, vec3_t b);
 bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
 bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask);
+/* trace_occluded_from's walk, giving the solid leaf that blocked a-b (the
+ * first it met) or -1 for a clear line. Such a leaf is a witness for the
+ * segments of other points: trace_witness_blocks says whether one of
+ * them surely runs through it (then trace_occluded_from answers blocked;
+ * false says nothing). For the world's tree alone, without channels. */
+int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
+bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

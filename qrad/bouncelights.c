@@ -91,6 +91,11 @@ typedef struct bl_pass_t {
      * through, less and plus the face's radius (make_reach) */
     double *reach_cull, *reach_near;
     double *lpos; /* the lights' places, x of every light, then y, then z */
+    /* per light, where its cluster's bit lies in a face's row of seen
+     * clusters (gather_face's sees): the byte and the bit's mask; a light
+     * the PVS never culls points at the row's last byte, all ones */
+    int *lbyte;
+    uint8_t *lmask;
 } bl_pass_t;
 
 static bool face_may_emit(const qrad_t *q, int fi, const bool *surface_lit)
@@ -261,6 +266,9 @@ static void make_reach(bl_pass_t *x)
     x->reach_cull = q2_malloc(sizeof(double) * (size_t)x->nlights);
     x->reach_near = q2_malloc(sizeof(double) * (size_t)x->nlights);
     x->lpos = q2_malloc(sizeof(double) * 3 * (size_t)x->nlights);
+    x->lbyte = q2_malloc(sizeof(int) * (size_t)(x->nlights > 0 ? x->nlights : 1));
+    x->lmask = q2_malloc((size_t)(x->nlights > 0 ? x->nlights : 1));
+    const int rowbytes = x->q->pvs_rowbytes > 0 ? x->q->pvs_rowbytes : 0;
     for (int li = 0; li < x->nlights; li++) {
         const blight_t *b = &x->lights[li];
         double cmax = fmax(b->color.x, fmax(b->color.y, b->color.z));
@@ -269,6 +277,9 @@ static void make_reach(bl_pass_t *x)
         x->lpos[li] = b->pos.x;
         x->lpos[x->nlights + li] = b->pos.y;
         x->lpos[2 * x->nlights + li] = b->pos.z;
+        bool culls = b->cluster >= 0 && (b->cluster >> 3) < rowbytes;
+        x->lbyte[li] = culls ? b->cluster >> 3 : rowbytes;
+        x->lmask[li] = culls ? (uint8_t)(1u << (b->cluster & 7)) : 0xff;
     }
 }
 
@@ -296,7 +307,9 @@ static long gather_face(bl_pass_t *x, int fi)
     int ncl = 0;
     uint8_t *sees = NULL;
     if (q->pvs) {
-        sees = q2_calloc((size_t)(q->pvs_rowbytes > 0 ? q->pvs_rowbytes : 1), 1);
+        /* (one more byte, all ones, for the lights the PVS never culls) */
+        sees = q2_calloc((size_t)(q->pvs_rowbytes > 0 ? q->pvs_rowbytes : 0) + 1, 1);
+        sees[q->pvs_rowbytes > 0 ? q->pvs_rowbytes : 0] = 0xff;
         int last = -1;
         for (int k = 0; k < n; k++) {
             int c = f->clusters[k];
@@ -357,17 +370,24 @@ static long gather_face(bl_pass_t *x, int fi)
             ne[li] = keep ? 1.0 : 0.0;
         }
     }
+    /* then the PVS (a face's luxels see none of the light's cluster) */
     int ncand = 0;
-    for (int li = 0; li < nl; li++) {
-        cand[ncand] = li;
-        ncand += near_enough[li] > 0;
+    if (sees && ncl > 0) {
+        const int *restrict lbyte = x->lbyte;
+        const uint8_t *restrict lmask = x->lmask;
+        for (int li = 0; li < nl; li++) {
+            cand[ncand] = li;
+            ncand += (near_enough[li] > 0) & ((sees[lbyte[li]] & lmask[li]) != 0);
+        }
+    } else {
+        for (int li = 0; li < nl; li++) {
+            cand[ncand] = li;
+            ncand += near_enough[li] > 0;
+        }
     }
     for (int ci = 0; ci < ncand; ci++) {
         const int li = cand[ci];
         const blight_t *b = &x->lights[li];
-        if (sees && b->cluster >= 0 && ncl > 0 && (b->cluster >> 3) < q->pvs_rowbytes &&
-            !((sees[b->cluster >> 3] >> (b->cluster & 7)) & 1))
-            continue;
         double far = max_finite((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
         double whole = b->strength * x->cull_scale / (far * far);
         if (b->color.x * whole <= BOUNCE_GATE && b->color.y * whole <= BOUNCE_GATE && b->color.z * whole <= BOUNCE_GATE)
@@ -646,7 +666,7 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
             break;
         }
         memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
-        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL};
+        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL, NULL, NULL};
         make_reach(&x);
         static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
         dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
@@ -656,6 +676,8 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
         free(x.reach_cull);
         free(x.reach_near);
         free(x.lpos);
+        free(x.lbyte);
+        free(x.lmask);
         /* a face no rank changed received nothing in this pass */
         for (int fi = 0; fi < nf; fi++)
             if (!changed[fi]) recv[fi].n = 0;

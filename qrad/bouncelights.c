@@ -96,6 +96,7 @@ typedef struct bl_pass_t {
      * the PVS never culls points at the row's last byte, all ones */
     int *lbyte;
     uint8_t *lmask;
+    bool avx2; /* luxel_values_avx2 may run here */
 } bl_pass_t;
 
 static bool face_may_emit(const qrad_t *q, int fi, const bool *surface_lit)
@@ -283,6 +284,55 @@ static void make_reach(bl_pass_t *x)
     }
 }
 
+/* What luxel_values reads: the face's luxels component by component and
+ * one light's place, normal and factors. */
+typedef struct val_args_t {
+    const double *sx, *sy, *sz, *nx, *ny, *nz;
+    double px, py, pz, bx, by, bz, k, sd2, clamp2, eps2, cmax;
+} val_args_t;
+
+/* Each luxel's light from a light it does not stand at (none where the
+ * cosines or the gate drop it): every value computed and the answer
+ * selected, without branches, so the loop vectorises (an operation or
+ * comparison under a condition, which could trap, keeps gcc from it; no
+ * divisor is below 1e-4). The cosines' signs and the epsilon test are
+ * compared squared (no square root), the falloff taken from the squared
+ * distance. Written once and compiled twice where the compiler can (for
+ * SSE2 and for AVX2): the same operations on each luxel, so the same bits. */
+#define LUXEL_VALUES_BODY                                                                                              \
+    const double *restrict sx = a->sx, *restrict sy = a->sy, *restrict sz = a->sz, *restrict nx = a->nx,              \
+                           *restrict ny = a->ny, *restrict nz = a->nz;                                                 \
+    const double px = a->px, py = a->py, pz = a->pz, bx = a->bx, by = a->by, bz = a->bz, k = a->k, sd2 = a->sd2,      \
+                 clamp2 = a->clamp2, eps2 = a->eps2, cmax = a->cmax;                                                   \
+    for (int idx = 0; idx < n; idx++) {                                                                               \
+        double dx = sx[idx] - px, dy = sy[idx] - py, dz = sz[idx] - pz;                                               \
+        double len2 = dx * dx + dy * dy + dz * dz;                                                                    \
+        /* the cosines times the distance */                                                                          \
+        double a1 = bx * dx + by * dy + bz * dz, a2 = -(dx * nx[idx] + dy * ny[idx] + dz * nz[idx]);                  \
+        double e = eps2 * len2;                                                                                       \
+        int behind = ((a1 < 0) & (a1 * a1 > e)) | ((a2 < 0) & (a2 * a2 > e));                                         \
+        double prod = a1 * a2;                                                                                        \
+        double d2 = len2 < 1e-4 ? 1e-4 : len2;                                                                        \
+        double t = d2 * sd2;                                                                                          \
+        double f2 = t > clamp2 ? t : clamp2;                                                                          \
+        double v = k * prod / (d2 * f2);                                                                              \
+        double lum = cmax * v;                                                                                        \
+        int keep = !behind & (prod > 0) & !(lum <= BOUNCE_GATE);                                                      \
+        val[idx] = keep ? v : 0.0;                                                                                    \
+    }
+
+static void luxel_values(const val_args_t *a, double *restrict val, int n) { LUXEL_VALUES_BODY }
+
+/* (gcc and clang on x86-64; -ffp-contract=off keeps a * b + c unfused in
+ * both, and AVX2 without FMA has no other rounding) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(Q2MAP_WIDE_PORTABLE)
+#define BL_VAL_AVX2 1
+__attribute__((target("avx2"))) static void luxel_values_avx2(const val_args_t *a, double *restrict val, int n)
+{
+    LUXEL_VALUES_BODY
+}
+#endif
+
 /* fmax for values that are never NaN (every one in gather_face's culls):
  * a compare and select, where fmax is a library call (the same value; a
  * zero's sign may differ, which only ever meets a square or a compare). */
@@ -431,22 +481,13 @@ static long gather_face(bl_pass_t *x, int fi)
         bool inside = px >= box.mins.x - m && px <= box.maxs.x + m && py >= box.mins.y - m && py <= box.maxs.y + m &&
                       pz >= box.mins.z - m && pz <= box.maxs.z + m;
         if (!inside) {
-            for (int idx = 0; idx < n; idx++) {
-                double dx = sx[idx] - px, dy = sy[idx] - py, dz = sz[idx] - pz;
-                double len2 = dx * dx + dy * dy + dz * dz;
-                /* the cosines times the distance */
-                double a1 = bx * dx + by * dy + bz * dz, a2 = -(dx * nx[idx] + dy * ny[idx] + dz * nz[idx]);
-                double e = eps2 * len2;
-                int behind = ((a1 < 0) & (a1 * a1 > e)) | ((a2 < 0) & (a2 * a2 > e));
-                double prod = a1 * a2;
-                double d2 = len2 < 1e-4 ? 1e-4 : len2;
-                double t = d2 * sd2;
-                double f2 = t > clamp2 ? t : clamp2;
-                double v = k * prod / (d2 * f2);
-                double lum = cmax * v;
-                int keep = !behind & (prod > 0) & !(lum <= BOUNCE_GATE);
-                val[idx] = keep ? v : 0.0;
-            }
+            const val_args_t va = {sx, sy, sz, nx, ny, nz, px, py, pz, bx, by, bz, k, sd2, clamp2, eps2, cmax};
+#ifdef BL_VAL_AVX2
+            if (x->avx2)
+                luxel_values_avx2(&va, val, n);
+            else
+#endif
+                luxel_values(&va, val, n);
         } else {
             for (int idx = 0; idx < n; idx++) {
                 double dx = sx[idx] - px, dy = sy[idx] - py, dz = sz[idx] - pz;
@@ -666,8 +707,11 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
             break;
         }
         memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
-        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL, NULL, NULL};
+        bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL, NULL, NULL, false};
         make_reach(&x);
+#ifdef BL_VAL_AVX2
+        x.avx2 = __builtin_cpu_supports("avx2");
+#endif
         static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
         dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)

@@ -324,8 +324,10 @@ typedef struct val_args_t {
 static void luxel_values(const val_args_t *a, double *restrict val, int n) { LUXEL_VALUES_BODY }
 
 /* (gcc and clang on x86-64; -ffp-contract=off keeps a * b + c unfused in
- * both, and AVX2 without FMA has no other rounding) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(Q2MAP_WIDE_PORTABLE)
+ * both, and AVX2 without FMA has no other rounding. Not on Windows: gcc
+ * for Win64 may spill 32-byte registers with aligned stores to a stack
+ * Windows aligns to 16 only, GCC bug 54412, which wine does not show.) */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(Q2MAP_WIDE_PORTABLE) && !defined(_WIN32)
 #define BL_VAL_AVX2 1
 __attribute__((target("avx2"))) static void luxel_values_avx2(const val_args_t *a, double *restrict val, int n)
 {

@@ -1688,6 +1688,9 @@ struct tnode_t {
  * the head, depth at most SOLID_PATH_MAX): otherwise there are none and
  * no witness is ever taken. */
 #define SOLID_PATH_MAX 1000
+/* At most this many planes over all solid leaves' ways (36 bytes each):
+ * past it a map gets no witnesses, which only makes it slower. */
+#define SOLID_PATH_PLANES (4 << 20)
 
 static void solid_paths(tracer_t *t, int numleafs)
 {
@@ -1742,6 +1745,12 @@ static void solid_paths(tracer_t *t, int numleafs)
             }
         }
         if (pass == 0 && ok) {
+            long long sum = 0;
+            for (int l = 0; l < numleafs; l++) sum += len[l];
+            if (sum + numleafs > SOLID_PATH_PLANES) {
+                ok = false;
+                break;
+            }
             for (int l = 0; l < numleafs; l++) first[l + 1] = first[l] + len[l];
             path = q2_malloc(sizeof(int) * (size_t)(first[numleafs] > 0 ? first[numleafs] : 1));
         }
@@ -1769,9 +1778,12 @@ static void solid_paths(tracer_t *t, int numleafs)
             int node = path[first[l] + k] >> 1;
             const tnode_t *n = &t->tnodes[node];
             double sg = path[first[l] + k] & 1 ? -1.0 : 1.0;
-            px[k] = sg * n->n[0];
-            py[k] = sg * n->n[1];
-            pz[k] = sg * n->n[2];
+            /* the plane the walk tests: an axial one by its coordinate
+             * alone, whatever small parts its stored normal has */
+            for (int c = 0; c < 3; c++) {
+                double nc = n->type < 3 ? (c == n->type ? 1.0 : 0.0) : n->n[c];
+                (c == 0 ? px : c == 1 ? py : pz)[k] = sg * nc;
+            }
             pd[k] = sg * n->d;
             depth[node] = k;
         }
@@ -1907,11 +1919,15 @@ static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, con
  * cut has x in the part of the end on x's side (the cut is on the plane,
  * x is not near it). So the piece holding x reaches w, which is solid,
  * unless the walk met another solid leaf first: either way it answers
- * blocked (its depth guard never bites, the way being shorter than it). */
+ * blocked (its depth guard never bites, the way being shorter than it).
+ * The cut points are rounded, so the pieces lie off the line a-b by a few
+ * ulps of the map's coordinates times the depth (about 1e-9): the margin's
+ * second ON_EPSILON covers that, and the rounding of the test itself. */
 bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b)
 {
     const tracer_t *t = &q->tracer;
-    if (!t->solidpath_first || leaf < 0 || leaf >= t->numsolidpathleafs || start < 0) return false;
+    if (!t->solidpath_first || leaf < 0 || leaf >= t->numsolidpathleafs || start < 0 || start >= t->numtnodes)
+        return false;
     const int first = t->solidpath_first[leaf], nw = t->solidpath_first[leaf + 1] - first, from = t->tdepth[start];
     /* only the planes below start: the walk begins there */
     if (from < 0 || from >= nw || t->solidpath[first + from] >> 1 != start) return false;
@@ -1950,7 +1966,8 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
     for (int k = from; k < nw; k++) {
         double da = a.x * px[k] + a.y * py[k] + a.z * pz[k] - (pd[k] + WITNESS_MARGIN);
         double db = b.x * px[k] + b.y * py[k] + b.z * pz[k] - (pd[k] + WITNESS_MARGIN);
-        if (da <= 0 && db <= 0) return false;
+        /* (a NaN is outside, as on SSE2) */
+        if (!(da > 0) && !(db > 0)) return false;
         if (da > 0 && db > 0) continue;
         double c = da / (da - db);
         if (da > 0) {
@@ -1965,6 +1982,8 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
 
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
 {
+    /* (as trace_occluded_from without a tree; the leaf is unknown) */
+    if (start == INT_MIN) return trace_occluded(q, a, b) ? INT_MAX : -1;
     double p1[3] = {a.x, a.y, a.z}, p2[3] = {b.x, b.y, b.z};
     return line_solid_leaf_r(q->tracer.tnodes, start, p1, p2, 0);
 }

@@ -108,7 +108,7 @@ int trace_start_node(const qrad_t *q, aabb_t box, vec3_t b);
 bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
 bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask);
 /* trace_occluded_from's walk, giving the solid leaf that blocked a-b (the
- * first it met) or -1 for a clear line. Such a leaf is a witness for the
+ * first it met; INT_MAX without a tree) or -1 for a clear line. Such a leaf is a witness for the
  * segments of other points: trace_witness_blocks says whether one of
  * them surely runs through it (then trace_occluded_from answers blocked;
  * false says nothing). For the world's tree alone, without channels. */

@@ -265,8 +265,9 @@ static void check_witness(const char *name, double gap, double off)
                     while (walk_next(&w, &p)) {
                         /* every third point a little off the whole
                          * coordinates, in turn into and out of the walls */
-                        if (k++ % 3 == 1) p = vec_add(p, vec3(off, -off, off));
-                        if (k % 3 == 2) p = vec_add(p, vec3(-off, off, -off));
+                        int third = k++ % 3;
+                        if (third == 1) p = vec_add(p, vec3(off, -off, off));
+                        if (third == 2) p = vec_add(p, vec3(-off, off, -off));
                         aabb_t box = aabb_empty();
                         aabb_add_point(&box, p);
                         int start = k % 2 ? trace_start_node(q, box, light) : q->tracer.headnode;

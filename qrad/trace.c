@@ -1803,7 +1803,7 @@ static void solid_paths(tracer_t *t, int numleafs)
     t->solidpath = path;
     t->solidplanes = planes;
     t->tdepth = depth;
-#if defined(WIDE_SSE) && defined(__x86_64__) && defined(__GNUC__) && !defined(_WIN32)
+#if defined(WIDE_SSE) && defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
     t->avx2 = __builtin_cpu_supports("avx2");
 #endif
 }
@@ -1933,41 +1933,61 @@ static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, con
  * The cut points are rounded, so the pieces lie off the line a-b by a few
  * ulps of the map's coordinates times the depth (about 1e-9): the margin's
  * second ON_EPSILON covers that, and the rounding of the test itself. */
-#if defined(WIDE_SSE) && defined(__x86_64__) && defined(__GNUC__) && !defined(_WIN32)
-/* Four planes at a time where the CPU has AVX2 (not on Windows: see
+#ifdef WIDE_SSE
+/* The test W planes at a time on x86's vectors, written once over the
+ * operations P##add_pd and so on of SSE2 (P _mm_, W 2) and AVX2 (P
+ * _mm256_, W 4). The part of the segment, a + s (b - a) for s in (s0, s1),
+ * inside every plane by the margin: a plane both ends are outside of ends
+ * it; where exactly one end is inside, the segment crosses (da - db is
+ * not 0 there), elsewhere the quotient is by 1 and changes nothing. */
+#define WITNESS_SEL(P, mask, x, y) P##or_pd(P##and_pd(mask, x), P##andnot_pd(mask, y))
+#define WITNESS_BODY(V, P, GT, W)                                                                                      \
+    const V ax = P##set1_pd(a.x), ay = P##set1_pd(a.y), az = P##set1_pd(a.z);                                          \
+    const V bx = P##set1_pd(b.x), by = P##set1_pd(b.y), bz = P##set1_pd(b.z);                                          \
+    const V m = P##set1_pd(WITNESS_MARGIN), zero = P##setzero_pd(), one = P##set1_pd(1.0);                             \
+    V s0 = zero, s1 = one;                                                                                             \
+    for (int k = from; k < nw; k += W) {                                                                               \
+        V nx = P##loadu_pd(px + k), ny = P##loadu_pd(py + k), nz = P##loadu_pd(pz + k),                                \
+          dd = P##add_pd(P##loadu_pd(pd + k), m);                                                                      \
+        V da = P##sub_pd(P##add_pd(P##add_pd(P##mul_pd(ax, nx), P##mul_pd(ay, ny)), P##mul_pd(az, nz)), dd);           \
+        V db = P##sub_pd(P##add_pd(P##add_pd(P##mul_pd(bx, nx), P##mul_pd(by, ny)), P##mul_pd(bz, nz)), dd);           \
+        V ina = GT(da, zero), inb = GT(db, zero);                                                                      \
+        if (P##movemask_pd(P##or_pd(ina, inb)) != (1 << W) - 1) return false;                                          \
+        V cross = P##xor_pd(ina, inb);                                                                                 \
+        V c = P##div_pd(da, WITNESS_SEL(P, cross, P##sub_pd(da, db), one));                                           \
+        V leaves = P##andnot_pd(inb, ina), enters = P##andnot_pd(ina, inb);                                            \
+        s1 = P##min_pd(s1, WITNESS_SEL(P, leaves, c, one));                                                            \
+        s0 = P##max_pd(s0, P##and_pd(enters, c));                                                                      \
+    }                                                                                                                  \
+    double lo[W], hi[W];                                                                                               \
+    P##storeu_pd(lo, s0);                                                                                              \
+    P##storeu_pd(hi, s1);                                                                                              \
+    for (int j = 1; j < W; j++) {                                                                                      \
+        lo[0] = lo[j] > lo[0] ? lo[j] : lo[0];                                                                         \
+        hi[0] = hi[j] < hi[0] ? hi[j] : hi[0];                                                                         \
+    }                                                                                                                  \
+    return lo[0] < hi[0];
+
+#define WITNESS_GT2(x, y) _mm_cmpgt_pd(x, y)
+static inline bool witness_2(const double *px, const double *py, const double *pz, const double *pd, int from, int nw,
+                             vec3_t a, vec3_t b)
+{
+    WITNESS_BODY(__m128d, _mm_, WITNESS_GT2, 2)
+}
+
+/* Four at a time where the CPU has AVX2 (not on Windows: see
  * bouncelights.c's luxel_values_avx2). Only speed depends on which runs:
  * each says blocked only where the proof above holds. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(_WIN32)
 #define WITNESS_AVX2 1
 #include <immintrin.h>
-__attribute__((target("avx2"))) static bool witness_avx2(const double *px, const double *py, const double *pz,
-                                                         const double *pd, int from, int nw, vec3_t a, vec3_t b)
+#define WITNESS_GT4(x, y) _mm256_cmp_pd(x, y, _CMP_GT_OQ)
+__attribute__((target("avx2"))) static bool witness_4(const double *px, const double *py, const double *pz,
+                                                      const double *pd, int from, int nw, vec3_t a, vec3_t b)
 {
-    const __m256d ax = _mm256_set1_pd(a.x), ay = _mm256_set1_pd(a.y), az = _mm256_set1_pd(a.z);
-    const __m256d bx = _mm256_set1_pd(b.x), by = _mm256_set1_pd(b.y), bz = _mm256_set1_pd(b.z);
-    const __m256d m = _mm256_set1_pd(WITNESS_MARGIN), zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1.0);
-    __m256d s0 = zero, s1 = one;
-    for (int k = from; k < nw; k += 4) {
-        __m256d nx = _mm256_loadu_pd(px + k), ny = _mm256_loadu_pd(py + k), nz = _mm256_loadu_pd(pz + k),
-                dd = _mm256_add_pd(_mm256_loadu_pd(pd + k), m);
-        __m256d da = _mm256_sub_pd(
-            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ax, nx), _mm256_mul_pd(ay, ny)), _mm256_mul_pd(az, nz)), dd);
-        __m256d db = _mm256_sub_pd(
-            _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(bx, nx), _mm256_mul_pd(by, ny)), _mm256_mul_pd(bz, nz)), dd);
-        __m256d ina = _mm256_cmp_pd(da, zero, _CMP_GT_OQ), inb = _mm256_cmp_pd(db, zero, _CMP_GT_OQ);
-        if (_mm256_movemask_pd(_mm256_or_pd(ina, inb)) != 15) return false;
-        __m256d one_in = _mm256_xor_pd(ina, inb);
-        __m256d c = _mm256_div_pd(da, _mm256_blendv_pd(one, _mm256_sub_pd(da, db), one_in));
-        __m256d leaves = _mm256_andnot_pd(inb, ina), enters = _mm256_andnot_pd(ina, inb);
-        s1 = _mm256_min_pd(s1, _mm256_blendv_pd(one, c, leaves));
-        s0 = _mm256_max_pd(s0, _mm256_and_pd(enters, c));
-    }
-    __m128d lo0 = _mm256_castpd256_pd128(s0), hi0 = _mm256_extractf128_pd(s0, 1);
-    __m128d lo1 = _mm256_castpd256_pd128(s1), hi1 = _mm256_extractf128_pd(s1, 1);
-    __m128d v0 = _mm_max_pd(lo0, hi0), v1 = _mm_min_pd(lo1, hi1);
-    v0 = _mm_max_sd(v0, _mm_unpackhi_pd(v0, v0));
-    v1 = _mm_min_sd(v1, _mm_unpackhi_pd(v1, v1));
-    return _mm_comilt_sd(v0, v1);
+    WITNESS_BODY(__m256d, _mm256_, WITNESS_GT4, 4)
 }
+#endif
 #endif
 
 bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b)
@@ -1982,34 +2002,10 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
     const double *px = t->solidplanes + 4 * (size_t)(first + WITNESS_PAD * leaf), *py = px + nb, *pz = py + nb,
                  *pd = pz + nb;
 #ifdef WITNESS_AVX2
-    if (t->avx2) return witness_avx2(px, py, pz, pd, from, nw, a, b);
+    if (t->avx2) return witness_4(px, py, pz, pd, from, nw, a, b);
 #endif
-    /* the part of the segment, a + s (b - a) for s in (s0, s1), inside
-     * every plane by the margin */
 #ifdef WIDE_SSE
-    const __m128d ax = _mm_set1_pd(a.x), ay = _mm_set1_pd(a.y), az = _mm_set1_pd(a.z);
-    const __m128d bx = _mm_set1_pd(b.x), by = _mm_set1_pd(b.y), bz = _mm_set1_pd(b.z);
-    const __m128d m = _mm_set1_pd(WITNESS_MARGIN), zero = _mm_setzero_pd(), one = _mm_set1_pd(1.0);
-    __m128d s0 = zero, s1 = one;
-    for (int k = from; k < nw; k += 2) {
-        __m128d nx = _mm_loadu_pd(px + k), ny = _mm_loadu_pd(py + k), nz = _mm_loadu_pd(pz + k),
-                dd = _mm_add_pd(_mm_loadu_pd(pd + k), m);
-        __m128d da = _mm_sub_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(ax, nx), _mm_mul_pd(ay, ny)), _mm_mul_pd(az, nz)), dd);
-        __m128d db = _mm_sub_pd(_mm_add_pd(_mm_add_pd(_mm_mul_pd(bx, nx), _mm_mul_pd(by, ny)), _mm_mul_pd(bz, nz)), dd);
-        __m128d ina = _mm_cmpgt_pd(da, zero), inb = _mm_cmpgt_pd(db, zero);
-        /* a plane both ends are outside of */
-        if (_mm_movemask_pd(_mm_or_pd(ina, inb)) != 3) return false;
-        /* exactly one end inside: where the segment crosses (da - db is
-         * not 0 there); elsewhere a quotient that changes nothing */
-        __m128d one_in = _mm_xor_pd(ina, inb);
-        __m128d c = _mm_div_pd(da, _mm_or_pd(_mm_and_pd(one_in, _mm_sub_pd(da, db)), _mm_andnot_pd(one_in, one)));
-        __m128d leaves = _mm_andnot_pd(inb, ina), enters = _mm_andnot_pd(ina, inb);
-        s1 = _mm_min_pd(s1, _mm_or_pd(_mm_and_pd(leaves, c), _mm_andnot_pd(leaves, one)));
-        s0 = _mm_max_pd(s0, _mm_and_pd(enters, c));
-    }
-    s0 = _mm_max_sd(s0, _mm_unpackhi_pd(s0, s0));
-    s1 = _mm_min_sd(s1, _mm_unpackhi_pd(s1, s1));
-    return _mm_comilt_sd(s0, s1);
+    return witness_2(px, py, pz, pd, from, nw, a, b);
 #else
     double s0 = 0, s1 = 1;
     for (int k = from; k < nw; k++) {

@@ -306,11 +306,13 @@ typedef struct cand_target_t {
 } cand_target_t;
 
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
- * surface lights), 1 = known visible, 2 = known blocked. */
+ * surface lights), 1 = known visible, 2 = known blocked. wit: per
+ * candidate, the solid leaf that blocked the face's last ray to it (-1
+ * none), tried first (trace_occluded_channels_wit). */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
                    const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
-                   int idx, long *rays, uint8_t *vis, const float *dirt, float *localmin, float *nobounce,
+                   int idx, long *rays, uint8_t *vis, int *wit, const float *dirt, float *localmin, float *nobounce,
                    float *negative)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
@@ -380,7 +382,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis[c] == 2) continue;
         } else {
             nrays++;
-            bool blocked = trace_occluded_channels(q, p, target, l->shadow_mask);
+            bool blocked = trace_occluded_channels_wit(q, p, target, l->shadow_mask, &wit[c]);
             if (!blocked && model_shadows) blocked = trace_occluded_models(q, p, target, model, l->shadow_mask);
             if (vis && surface) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;
@@ -674,6 +676,8 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
     if (q->any_localmin) f->localmin = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_bouncescale) f->nobounce = q2_calloc((size_t)n * 3, sizeof(float));
     if (q->any_negative) f->negative = q2_calloc((size_t)n * 3, sizeof(float));
+    int *wit = q2_malloc(sizeof(int) * (size_t)(ncand > 0 ? ncand : 1));
+    for (int c = 0; c < ncand; c++) wit[c] = -1;
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -708,7 +712,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                      * leaf without a cluster, and it gathers nothing */
                     if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
                     gather(q, dc, f, cand, ct, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
-                           idx, rays, v, f->dirtmap, f->localmin, f->nobounce, f->negative);
+                           idx, rays, v, wit, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
         free(vis);
         free(scand);
@@ -732,11 +736,12 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                             cl = qrad_leaf_cluster(q->bsp, leaf);
                         }
                     }
-                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL,
+                    gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL, wit,
                            f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
             }
     }
+    free(wit);
     free(cand);
     free(slot);
     free(ct);

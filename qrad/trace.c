@@ -2025,6 +2025,18 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
 #endif
 }
 
+bool trace_occluded_channels_wit(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask, int *wit)
+{
+    /* as trace_occluded_channels, where the world's tree alone decides */
+    if (q->world_channels || !q->tracer.tnodes || !(shadow_mask & 1))
+        return trace_occluded_channels(q, a, b, shadow_mask);
+    const int head = q->tracer.headnode;
+    if (*wit >= 0 && trace_witness_blocks(q, head, *wit, a, b)) return true;
+    int hit = trace_blocking_leaf_from(q, head, a, b);
+    if (hit >= 0) *wit = hit;
+    return hit >= 0;
+}
+
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
 {
     /* (as trace_occluded_from without a tree; the leaf is unknown) */

@@ -114,6 +114,9 @@ bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b
  * false says nothing). For the world's tree alone, without channels. */
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
 bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b);
+/* trace_occluded_channels, trying the witness *wit first (-1 none) and
+ * keeping the leaf that blocked a-b there: the same answers. */
+bool trace_occluded_channels_wit(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask, int *wit);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

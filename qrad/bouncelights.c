@@ -48,6 +48,7 @@
 #include "bouncelights.h"
 #include "keys.h"
 #include "trace.h"
+#include "../common/cpu.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/q2defs.h"
@@ -323,12 +324,8 @@ typedef struct val_args_t {
 
 static void luxel_values(const val_args_t *a, double *restrict val, int n) { LUXEL_VALUES_BODY }
 
-/* (gcc and clang on x86-64; -ffp-contract=off keeps a * b + c unfused in
- * both, and AVX2 without FMA has no other rounding. Not on Windows: gcc
- * for Win64 may spill 32-byte registers with aligned stores to a stack
- * Windows aligns to 16 only, GCC bug 54412, which wine does not show.) */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(Q2MAP_WIDE_PORTABLE) && !defined(_WIN32)
-#define BL_VAL_AVX2 1
+/* (where common/cpu.h says the AVX2 forms are built) */
+#ifdef Q2_AVX2_FORMS
 __attribute__((target("avx2"))) static void luxel_values_avx2(const val_args_t *a, double *restrict val, int n)
 {
     LUXEL_VALUES_BODY
@@ -399,8 +396,6 @@ static long gather_face(bl_pass_t *x, int fi)
     uint8_t *traced = NULL;
     vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
-    /* the world's tree alone decides the world's part (no channels) */
-    const bool witnesses = q->tracer.tnodes && !q->world_channels;
     /* First the bound of make_reach, a few operations that drop most pairs
      * before the tests below decide exactly: over every light at once, in
      * a loop without branches that runs on vector registers (no value is
@@ -484,7 +479,7 @@ static long gather_face(bl_pass_t *x, int fi)
                       pz >= box.mins.z - m && pz <= box.maxs.z + m;
         if (!inside) {
             const val_args_t va = {sx, sy, sz, nx, ny, nz, px, py, pz, bx, by, bz, k, sd2, clamp2, eps2, cmax};
-#ifdef BL_VAL_AVX2
+#ifdef Q2_AVX2_FORMS
             if (x->avx2)
                 luxel_values_avx2(&va, val, n);
             else
@@ -534,7 +529,8 @@ static long gather_face(bl_pass_t *x, int fi)
             traced_pos = b->pos;
             keep = traced;
         }
-        /* the solid leaf that blocked this pair's last blocked ray */
+        /* the solid leaf that blocked this pair's last blocked ray: most
+         * of its blocked rays are blocked by the one before's */
         int wit = -1;
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
@@ -549,21 +545,8 @@ static long gather_face(bl_pass_t *x, int fi)
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
-                bool blocked;
-                if (witnesses) {
-                    /* most rays of a pair that are blocked are blocked by
-                     * the solid leaf that blocked the last one */
-                    if (wit >= 0 && trace_witness_blocks(q, start, wit, s, b->pos)) {
-                        blocked = true;
-                    } else {
-                        int hit = trace_blocking_leaf_from(q, start, s, b->pos);
-                        if (hit >= 0) wit = hit;
-                        blocked = hit >= 0 || (models && trace_occluded_models(q, s, b->pos, f->model, 1));
-                    }
-                } else {
-                    blocked = trace_occluded_channels_from(q, start, s, b->pos, 1) ||
-                              (models && trace_occluded_models(q, s, b->pos, f->model, 1));
-                }
+                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, &wit) ||
+                               (models && trace_occluded_models(q, s, b->pos, f->model, 1));
                 vis[idx] = blocked ? 2 : 1;
                 if (keep) keep[idx] = vis[idx];
             }
@@ -711,9 +694,7 @@ bool qrad_bouncelights(qrad_t *q, q2err_t *err)
         memset(changed, 0, sizeof(bool) * (size_t)(nf > 0 ? nf : 1));
         bl_pass_t x = {q, lights, nl, recv, changed, q->bouncescale, cull, q->world_light_keys.dist, NULL, NULL, NULL, NULL, NULL, false};
         make_reach(&x);
-#ifdef BL_VAL_AVX2
-        x.avx2 = __builtin_cpu_supports("avx2");
-#endif
+        x.avx2 = cpu_has_avx2();
         static const dist_codec_t codec = {bl_size, bl_pack, bl_unpack, false};
         dist_loop_t *dl = dist_loop_begin(q->opts->dist, nf, &codec, &x);
 #pragma omp parallel num_threads(q->opts->threads) reduction(+ : rays)

@@ -308,7 +308,7 @@ typedef struct cand_target_t {
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
  * surface lights), 1 = known visible, 2 = known blocked. wit: per
  * candidate, the solid leaf that blocked the face's last ray to it (-1
- * none), tried first (trace_occluded_channels_wit). */
+ * none), tried first (trace_occluded_channels_from). */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
                    const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
@@ -322,7 +322,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
      * to *rays would otherwise make every luxel's every light load these
      * again (base1-test: about 150M instructions at default settings). */
     const bool twosided = f->twosided, filter = q->filter.numnodes > 0, model_shadows = qrad_any_model_shadows(q);
-    const int model = f->model;
+    const int model = f->model, head = trace_head_node(q);
     long nrays = 0;
     for (int c = 0; c < ncand; c++) {
         const light_t *l = &q->lights[cand[c]];
@@ -382,7 +382,7 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
             if (vis[c] == 2) continue;
         } else {
             nrays++;
-            bool blocked = trace_occluded_channels_wit(q, p, target, l->shadow_mask, &wit[c]);
+            bool blocked = trace_occluded_channels_from(q, head, p, target, l->shadow_mask, &wit[c]);
             if (!blocked && model_shadows) blocked = trace_occluded_models(q, p, target, model, l->shadow_mask);
             if (vis && surface) vis[c] = blocked ? 2 : 1;
             if (blocked) continue;

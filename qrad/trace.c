@@ -17,6 +17,7 @@
 #include "trace.h"
 #include "models.h"
 #include "qrad.h"
+#include "../common/cpu.h"
 #include "../common/dist.h"
 #include "../common/mem.h"
 #include "../formats/visrle.h"
@@ -1803,9 +1804,7 @@ static void solid_paths(tracer_t *t, int numleafs)
     t->solidpath = path;
     t->solidplanes = planes;
     t->tdepth = depth;
-#if defined(WIDE_SSE) && defined(__GNUC__) && defined(__x86_64__) && !defined(_WIN32)
-    t->avx2 = __builtin_cpu_supports("avx2");
-#endif
+    t->avx2 = cpu_has_avx2();
 }
 
 bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
@@ -1975,10 +1974,10 @@ static inline bool witness_2(const double *px, const double *py, const double *p
     WITNESS_BODY(__m128d, _mm_, WITNESS_GT2, 2)
 }
 
-/* Four at a time where the CPU has AVX2 (not on Windows: see
- * bouncelights.c's luxel_values_avx2). Only speed depends on which runs:
- * each says blocked only where the proof above holds. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(_WIN32)
+/* Four at a time where the CPU has AVX2 (common/cpu.h). Only speed
+ * depends on which runs: each says blocked only where the proof above
+ * holds. */
+#ifdef Q2_AVX2_FORMS
 #define WITNESS_AVX2 1
 #include <immintrin.h>
 #define WITNESS_GT4(x, y) _mm256_cmp_pd(x, y, _CMP_GT_OQ)
@@ -2023,18 +2022,6 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
     }
     return s0 < s1;
 #endif
-}
-
-bool trace_occluded_channels_wit(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask, int *wit)
-{
-    /* as trace_occluded_channels, where the world's tree alone decides */
-    if (q->world_channels || !q->tracer.tnodes || !(shadow_mask & 1))
-        return trace_occluded_channels(q, a, b, shadow_mask);
-    const int head = q->tracer.headnode;
-    if (*wit >= 0 && trace_witness_blocks(q, head, *wit, a, b)) return true;
-    int hit = trace_blocking_leaf_from(q, head, a, b);
-    if (hit >= 0) *wit = hit;
-    return hit >= 0;
 }
 
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
@@ -2095,9 +2082,17 @@ bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
     return line_solid_r(q->tracer.tnodes, start, p1, p2, 0);
 }
 
-bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask)
+bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask, int *wit)
 {
-    /* as trace_occluded_channels */
+    /* as trace_occluded_channels; where the world's tree alone decides (no
+     * channels), the witness first, and the leaf that blocks kept there */
+    if (!q->world_channels && wit && start != INT_MIN) {
+        if (!(shadow_mask & 1)) return false;
+        if (*wit >= 0 && trace_witness_blocks(q, start, *wit, a, b)) return true;
+        int hit = trace_blocking_leaf_from(q, start, a, b);
+        if (hit >= 0) *wit = hit;
+        return hit >= 0;
+    }
     if (!q->world_channels) return (shadow_mask & 1) && trace_occluded_from(q, start, a, b);
     return trace_occluded_from(q, start, a, b) && faces_on_channels(q, a, b, shadow_mask);
 }

@@ -7,6 +7,8 @@
 #ifndef Q2M_QRAD_TRACE_H
 #define Q2M_QRAD_TRACE_H
 
+#include <limits.h>
+
 #include "qrad.h"
 
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err);
@@ -103,20 +105,24 @@ bool trace_occluded_channels(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mas
 /* The world tree's node from which every segment from a point of box to b
  * runs as from the top (INT_MIN without a tree), and the tests that start
  * there: the same answers as trace_occluded and trace_occluded_channels
- * for such segments, without the nodes they all pass alike. */
+ * for such segments, without the nodes they all pass alike.
+ * trace_head_node: the node every segment starts from (INT_MIN without a
+ * tree). */
 int trace_start_node(const qrad_t *q, aabb_t box, vec3_t b);
+static inline int trace_head_node(const qrad_t *q) { return q->tracer.tnodes ? q->tracer.headnode : INT_MIN; }
 bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
-bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask);
+/* wit (NULL for none): the solid leaf that blocked an earlier segment of
+ * the caller's (-1 none yet), tried first where the world's tree alone
+ * decides, and replaced by the leaf that blocks a-b; the same answers. */
+bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask, int *wit);
 /* trace_occluded_from's walk, giving the solid leaf that blocked a-b (the
- * first it met; INT_MAX without a tree) or -1 for a clear line. Such a leaf is a witness for the
- * segments of other points: trace_witness_blocks says whether one of
- * them surely runs through it (then trace_occluded_from answers blocked;
- * false says nothing). For the world's tree alone, without channels. */
+ * first it met; INT_MAX without a tree) or -1 for a clear line. Such a
+ * leaf is a witness for the segments of other points:
+ * trace_witness_blocks says whether one of them surely runs through it
+ * (then trace_occluded_from answers blocked; false says nothing). For the
+ * world's tree alone, without channels. */
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
 bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b);
-/* trace_occluded_channels, trying the witness *wit first (-1 none) and
- * keeping the leaf that blocked a-b there: the same answers. */
-bool trace_occluded_channels_wit(const qrad_t *q, vec3_t a, vec3_t b, int shadow_mask, int *wit);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {
     if (!q->pvs || from < 0 || to < 0) return true;

@@ -304,6 +304,10 @@ typedef struct tracer_t {
      * facetri[facetri_first[f + 1]] (numfacetri faces; 0 elsewhere) */
     int numfacetri;
     int *facetri_first, *facetri;
+    /* the world tracer's wide nodes' parents (-1 at the root) and, per
+     * triangle, the wide node whose child its leaf is: where the next ray
+     * of a direction looks first (trace_sky_dir); NULL elsewhere */
+    int *wparent, *trinode;
     /* each solid leaf's way from the head node (trace_witness_blocks):
      * leaf l's are solidpath[solidpath_first[l]] up to [l + 1], as node *
      * 2 + child; NULL where the tree is not a plain tree */

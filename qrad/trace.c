@@ -730,13 +730,15 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
 static void index_faces(tracer_t *t, int numfaces);
 
 static void build_sky(tracer_t *t, const qrad_t *q);
+static void link_nodes(tracer_t *t);
 
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
     if (!build_over(t, q, face_blocks_light, err)) return false;
     build_sky(t, q);
-    /* the dome's seen faces (trace_sky_dir) are the world's */
+    /* the dome's seen faces and nodes (trace_sky_dir) are the world's */
     if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
+    if (t->numskytris > 0) link_nodes(t);
     return true;
 }
 
@@ -927,6 +929,8 @@ void tracer_free(tracer_t *t)
     free(t->skynodes);
     free(t->facetri_first);
     free(t->facetri);
+    free(t->wparent);
+    free(t->trinode);
     free(t->solidpath_first);
     free(t->solidpath);
     free(t->solidplanes);
@@ -1178,11 +1182,45 @@ static inline bool hit_counts(const hit_test_t *h, const tracer_t *t, int i)
     }
 }
 
+static void link_nodes(tracer_t *t)
+{
+    t->wparent = q2_malloc(sizeof(int) * (size_t)t->numnodes);
+    t->trinode = q2_malloc(sizeof(int) * (size_t)t->numtris);
+    t->wparent[0] = -1;
+    for (int w = 0; w < t->numnodes; w++)
+        for (int k = 0; k < t->nodes[w].nchild; k++) {
+            int c = t->nodes[w].child[k];
+            if (c >= 0) {
+                t->wparent[c] = w;
+                continue;
+            }
+            for (int i = WIDE_LEAF_FIRST(c); i < WIDE_LEAF_FIRST(c) + WIDE_LEAF_COUNT(c); i++) t->trinode[i] = w;
+        }
+}
+
+/* How far above a blocking triangle's leaf the next ray of its direction
+ * starts looking: two wide nodes up, up to 64 triangles around it. The
+ * blockers of neighbouring luxels' rays are mostly near each other, not
+ * on one face (what seen's face alone catches); one level or two gain
+ * alike on spirit2dm4 (3% of qrad's CPU, two a little more). */
+#define SEEN_NODE_UP 2
+
+static inline int seen_node(const tracer_t *t, int tri)
+{
+    if (!t->trinode) return -1;
+    int w = t->trinode[tri];
+    for (int k = 0; k < SEEN_NODE_UP && w > 0; k++) w = t->wparent[w];
+    return w;
+}
+
 /* Whether a triangle that h counts lies along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
- * will do, so the first found ends the walk. */
+ * will do, so the first found ends the walk. The walk covers the part of
+ * the hierarchy under start (0: all of it) without the node skip (-1:
+ * none), and found, where given, gets the face and the node to search
+ * first next time. */
 static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
-                        int tie_rank, trace_hit_t *found)
+                        int tie_rank, trace_hit_t *found, int start, int skip)
 {
     const bool all = h->filter == HIT_ALL;
 #ifdef WIDE_SSE
@@ -1190,7 +1228,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
 #endif
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
-    stack[sp++] = 0;
+    stack[sp++] = start;
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
@@ -1204,7 +1242,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
                     if (!all && !hit_counts(h, t, i + k)) continue;
                     double x = xs[k];
                     if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) {
-                        if (found) found->face = t->tris[i + k].face;
+                        if (found) *found = (trace_hit_t){t->tris[i + k].face, seen_node(t, i + k)};
                         return true;
                     }
                 }
@@ -1214,7 +1252,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
                 if (!all && !hit_counts(h, t, i)) continue;
                 double x = ray_tri(&t->tris[i], o, d);
                 if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) {
-                    if (found) found->face = t->tris[i].face;
+                    if (found) *found = (trace_hit_t){t->tris[i].face, seen_node(t, i)};
                     return true;
                 }
             }
@@ -1222,7 +1260,11 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
             continue;
         }
         const bvh_node_t *n = &t->nodes[c];
-        push_children(stack, &sp, n, wide_hits(n, r, tmaxf, tnear));
+        int m = wide_hits(n, r, tmaxf, tnear);
+        if (skip >= 0)
+            for (int k = 0; k < n->nchild; k++)
+                if (n->child[k] == skip) m &= ~(1 << k);
+        push_children(stack, &sp, n, m);
     }
     return false;
 }
@@ -1237,7 +1279,7 @@ static bool any_hit(const tracer_t *t, const hit_test_t *h, vec3_t a, vec3_t b)
     if (len <= 2 * TRACE_EPSILON) return false;
     wray_t r;
     wray_init(&r, a, d);
-    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1, NULL);
+    return any_hit_ray(t, h, &r, a, d, len - TRACE_EPSILON, -1, NULL, 0, -1);
 }
 
 bool trace_occluded_faces(const tracer_t *t, vec3_t a, vec3_t b)
@@ -1485,8 +1527,8 @@ static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *
  * triangle of the world's comes before it, where any one will do: the
  * answer trace_closest would give, the same tie rule included, without
  * finding the nearest of all. With seen, the face that blocked the last
- * ray of this direction is tried first, and seen keeps the one that blocks
- * this ray. */
+ * ray of this direction is tried first, then the hierarchy's part around
+ * it, and seen keeps what blocks this ray. */
 int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist,
                   trace_hit_t *seen)
 {
@@ -1509,8 +1551,12 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
     if (face < 0) return -1;
     for (int k = 0; k < ns; k++)
         if (xs[k] > TRACE_EPSILON && (xs[k] < dist || (xs[k] == dist && ranks[k] < rank))) return -1;
+    /* then the part of the hierarchy around the last blocker, then the
+     * rest: a hit in either is one the whole walk would find */
     hit_test_t h = {.filter = HIT_ALL};
-    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen)) return -1;
+    int near = seen ? seen->node : -1;
+    if (near > 0 && any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, near, -1)) return -1;
+    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, 0, near > 0 ? near : -1)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
 }

@@ -5,7 +5,8 @@
  *
  * - trace_sky_dir with a seen face (the face that blocked the last ray of
  *   the same direction, tried first, and the sky looked for only that far)
- *   answers as trace_sky_dir without one, face and distance, for rays from
+ *   and its node (the part of the hierarchy around it, walked before the
+ *   rest) answers as trace_sky_dir without them, face and distance, for rays from
  *   points along lines through the map, as a face's luxels are;
  * - the same at an exact tie: a sky face and a wall face on the same
  *   corners, so every ray meets both at one distance, where the lower rank
@@ -144,10 +145,10 @@ static void check_sky(const char *name, double step, double gap)
         double z = 1.0 - (k + 0.5) / DIRS, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
         trace_dir_init(&td[k], vec3(r * cos(a), r * sin(a), z));
     }
-    long rays = 0, tried = 0, sky = 0, blocked = 0;
+    long rays = 0, tried = 0, near = 0, sky = 0, blocked = 0;
     for (int axis = 0; axis < 3; axis++) {
         trace_hit_t seen[DIRS];
-        for (int k = 0; k < DIRS; k++) seen[k].face = -1;
+        for (int k = 0; k < DIRS; k++) seen[k] = (trace_hit_t){-1, -1};
         walk_t w;
         walk_begin(&w, &x.bsp, axis, step, gap);
         vec3_t p;
@@ -156,6 +157,7 @@ static void check_sky(const char *name, double step, double gap)
             for (int k = 0; k < DIRS; k++) {
                 double d0 = -1, d1 = -1;
                 tried += seen[k].face >= 0;
+                near += seen[k].node > 0;
                 int f1 = trace_sky_dir(t, p, &td[k], 2 * WORLD_EXTENT, &d1, &seen[k]);
                 int f0 = trace_sky_dir(t, p, &td[k], 2 * WORLD_EXTENT, &d0, NULL);
                 if (f0 != f1 || memcmp(&d0, &d1, sizeof d0) != 0)
@@ -168,10 +170,12 @@ static void check_sky(const char *name, double step, double gap)
             }
         }
     }
-    /* both answers were met, and the seen face was tried many times */
+    /* both answers were met, and the seen face and the part of the
+     * hierarchy around it were tried many times */
     assert_true(sky > 100);
     assert_true(blocked > 100);
     assert_true(tried > rays / 4);
+    assert_true(near > rays / 4);
     unload(&x);
 }
 

@@ -34,6 +34,29 @@ void *q2_malloc(size_t size)
     return p;
 }
 
+/* The block as malloc gave it is kept just before the aligned start (C11's
+ * aligned_alloc is missing from the Windows C runtime). */
+void *q2_aligned_alloc(size_t align, size_t size)
+{
+    size_t extra = align + sizeof(void *);
+    if (size > (size_t)-1 - extra) out_of_memory(size);
+    char *base = malloc(size + extra);
+    if (!base) out_of_memory(size + extra);
+    uintptr_t a = ((uintptr_t)(base + sizeof(void *)) + (align - 1)) & ~(uintptr_t)(align - 1);
+    char *p = (char *)a;
+    memcpy(p - sizeof(void *), &base, sizeof base);
+    hint_huge(p, size);
+    return p;
+}
+
+void q2_aligned_free(void *p)
+{
+    if (!p) return;
+    void *base;
+    memcpy(&base, (char *)p - sizeof(void *), sizeof base);
+    free(base);
+}
+
 void *q2_calloc(size_t count, size_t size)
 {
     void *p = calloc(count ? count : 1, size ? size : 1);

@@ -701,7 +701,11 @@ static bvh_node_t *collapse_tree(const bin_node_t *bin, int numbin, int *numwide
     }
     free(stack);
     *numwide_out = nw;
-    return w;
+    /* on cache lines: a node is two */
+    bvh_node_t *out = q2_aligned_alloc(64, sizeof *out * (size_t)(nw > 0 ? nw : 1));
+    memcpy(out, w, sizeof *out * (size_t)nw);
+    free(w);
+    return out;
 }
 
 static bool face_blocks_light(const qrad_t *q, int f)
@@ -922,11 +926,11 @@ static void build_sky(tracer_t *t, const qrad_t *q)
 
 void tracer_free(tracer_t *t)
 {
-    free(t->tnodes);
+    q2_aligned_free(t->tnodes);
     free(t->tris);
-    free(t->nodes);
+    q2_aligned_free(t->nodes);
     free(t->skytris);
-    free(t->skynodes);
+    q2_aligned_free(t->skynodes);
     free(t->facetri_first);
     free(t->facetri);
     free(t->wparent);
@@ -1727,7 +1731,9 @@ struct tnode_t {
     int type;
     int child[2]; /* >= 0 node; -1 an empty leaf; -2 - leaf a solid leaf */
     int leaf[2];  /* a leaf child's leaf (-1 past the leafs), for trace_point_leaf */
+    int pad_[3];  /* to 64 bytes: with the array on a line's start, a node is one cache line */
 };
+_Static_assert(sizeof(tnode_t) == 64, "a tree node fills one cache line");
 
 /* A solid leaf's way down from the world's head node, as node * 2 +
  * child, for trace_witness_blocks. Made only where the tree is a tree no
@@ -1858,11 +1864,11 @@ bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
     t->tnodes = NULL;
     t->numtnodes = 0;
     if (bsp->numnodes == 0 || bsp->nummodels == 0 || bsp->models[0].headnode < 0) return true;
-    t->tnodes = q2_malloc(sizeof(tnode_t) * bsp->numnodes);
+    t->tnodes = q2_aligned_alloc(64, sizeof(tnode_t) * (size_t)bsp->numnodes);
     for (int i = 0; i < bsp->numnodes; i++) {
         const dnode_t *dn = &bsp->nodes[i];
         if (dn->planenum < 0 || dn->planenum >= bsp->numplanes) {
-            free(t->tnodes);
+            q2_aligned_free(t->tnodes);
             t->tnodes = NULL;
             return q2err_set(err, NULL, 0, 0, "node %d: plane %d out of range", i, dn->planenum);
         }
@@ -1875,7 +1881,7 @@ bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
             int ch = dn->children[c];
             if (ch >= 0) {
                 if (ch >= bsp->numnodes) {
-                    free(t->tnodes);
+                    q2_aligned_free(t->tnodes);
                     t->tnodes = NULL;
                     return q2err_set(err, NULL, 0, 0, "node %d: child %d out of range", i, ch);
                 }

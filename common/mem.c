@@ -38,6 +38,11 @@ void *q2_malloc(size_t size)
  * aligned_alloc is missing from the Windows C runtime). */
 void *q2_aligned_alloc(size_t align, size_t size)
 {
+    if (align == 0 || (align & (align - 1))) {
+        /* a caller's mistake, not the input's: as out of memory, no way on */
+        fprintf(stderr, "q2_aligned_alloc: alignment %zu is not a power of two\n", align);
+        abort();
+    }
     size_t extra = align + sizeof(void *);
     if (size > (size_t)-1 - extra) out_of_memory(size);
     char *base = malloc(size + extra);

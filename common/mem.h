@@ -18,8 +18,9 @@ void *q2_malloc(size_t size);
 void *q2_calloc(size_t count, size_t size);
 void *q2_realloc(void *p, size_t size);
 char *q2_strdup(const char *s);
-/* Memory starting on a multiple of align (a power of two, at most 4096),
- * for arrays walked in cache lines; freed by q2_aligned_free only. */
+/* Memory starting on a multiple of align (a power of two; anything else
+ * aborts, as a caller's mistake), for arrays walked in cache lines; freed
+ * by q2_aligned_free only. */
 void *q2_aligned_alloc(size_t align, size_t size);
 void q2_aligned_free(void *p);
 

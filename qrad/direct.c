@@ -562,7 +562,7 @@ static void dome_face(const qrad_t *q, const direct_ctx_t *dc, rface_t *f, long 
     double *v = q2_malloc(sizeof(double) * n);
     /* per direction, what blocked the face's last ray of it */
     trace_hit_t *seen = q2_malloc(sizeof(trace_hit_t) * (size_t)(dc->ndome > 0 ? dc->ndome : 1));
-    for (int k = 0; k < dc->ndome; k++) seen[k] = (trace_hit_t){-1, -1};
+    for (int k = 0; k < dc->ndome; k++) seen[k] = (trace_hit_t){-1, -1, 0};
     for (int pass = 0; pass < 2; pass++)
         for (int j = 0; j < f->h; j++)
             for (int i = 0; i < f->w; i++) {

@@ -1202,11 +1202,14 @@ static void link_nodes(tracer_t *t)
         }
 }
 
-/* How far above a blocking triangle's leaf the next ray of its direction
- * starts looking: two wide nodes up, up to 64 triangles around it. The
- * blockers of neighbouring luxels' rays are mostly near each other, not
- * on one face (what seen's face alone catches); one level or two gain
- * alike on spirit2dm4 (3% of qrad's CPU, two a little more). */
+/* Where the next ray of a blocked ray's direction starts looking: this
+ * many wide nodes above the one whose child the blocking triangle's leaf
+ * is (the part under it is usually a few hundred triangles, a few
+ * thousand where the leaf hangs high in the tree). The blockers of
+ * neighbouring luxels' rays are mostly near each other, not on one face
+ * (what seen's face alone catches); one level or two gain alike on
+ * spirit2dm4 with ericw-tools' sun keys (3% of qrad's CPU, two a little
+ * more). */
 #define SEEN_NODE_UP 2
 
 static inline int seen_node(const tracer_t *t, int tri)
@@ -1246,7 +1249,10 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
                     if (!all && !hit_counts(h, t, i + k)) continue;
                     double x = xs[k];
                     if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) {
-                        if (found) *found = (trace_hit_t){t->tris[i + k].face, seen_node(t, i + k)};
+                        if (found) {
+                            found->face = t->tris[i + k].face;
+                            found->node = seen_node(t, i + k);
+                        }
                         return true;
                     }
                 }
@@ -1256,7 +1262,10 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
                 if (!all && !hit_counts(h, t, i)) continue;
                 double x = ray_tri(&t->tris[i], o, d);
                 if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) {
-                    if (found) *found = (trace_hit_t){t->tris[i].face, seen_node(t, i)};
+                    if (found) {
+                        found->face = t->tris[i].face;
+                        found->node = seen_node(t, i);
+                    }
                     return true;
                 }
             }
@@ -1559,7 +1568,10 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
      * rest: a hit in either is one the whole walk would find */
     hit_test_t h = {.filter = HIT_ALL};
     int near = seen ? seen->node : -1;
-    if (near > 0 && any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, near, -1)) return -1;
+    if (near > 0 && any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, near, -1)) {
+        seen->nearhits++;
+        return -1;
+    }
     if (any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, 0, near > 0 ? near : -1)) return -1;
     if (hitdist) *hitdist = dist;
     return face;

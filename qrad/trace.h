@@ -76,11 +76,12 @@ void trace_dir_init(trace_dir_t *td, vec3_t dir);
 typedef struct trace_hit_t {
     int face; /* the face of the triangle met */
     int node; /* the world hierarchy's node above it that is searched first (-1: none) */
+    long nearhits; /* rays the search under node found blocked (a count, for tests) */
 } trace_hit_t;
 /* trace_sky along a direction made by trace_dir_init: the same answer.
  * seen (or NULL): its face is tried first, then the part of the world's
  * hierarchy under its node; where a walk then finds what blocks this ray,
- * seen is left holding it. Start with face and node -1. */
+ * seen is left holding it. Start with face and node -1, nearhits 0. */
 int trace_sky_dir(const tracer_t *t, vec3_t origin, const trace_dir_t *dir, double maxdist, double *hitdist,
                   trace_hit_t *seen);
 int qrad_point_leaf(const bsp_t *bsp, vec3_t p);

@@ -6,7 +6,8 @@
  * - trace_sky_dir with a seen face (the face that blocked the last ray of
  *   the same direction, tried first, and the sky looked for only that far)
  *   and its node (the part of the hierarchy around it, walked before the
- *   rest) answers as trace_sky_dir without them, face and distance, for rays from
+ *   rest, and seen finding blockers there) answers as trace_sky_dir without
+ *   them, face and distance, for rays from
  *   points along lines through the map, as a face's luxels are;
  * - the same at an exact tie: a sky face and a wall face on the same
  *   corners, so every ray meets both at one distance, where the lower rank
@@ -145,10 +146,10 @@ static void check_sky(const char *name, double step, double gap)
         double z = 1.0 - (k + 0.5) / DIRS, r = sqrt(1 - z * z), a = k * 2.39996322972865332;
         trace_dir_init(&td[k], vec3(r * cos(a), r * sin(a), z));
     }
-    long rays = 0, tried = 0, near = 0, sky = 0, blocked = 0;
+    long rays = 0, tried = 0, near = 0, nearhits = 0, sky = 0, blocked = 0;
     for (int axis = 0; axis < 3; axis++) {
         trace_hit_t seen[DIRS];
-        for (int k = 0; k < DIRS; k++) seen[k] = (trace_hit_t){-1, -1};
+        for (int k = 0; k < DIRS; k++) seen[k] = (trace_hit_t){-1, -1, 0};
         walk_t w;
         walk_begin(&w, &x.bsp, axis, step, gap);
         vec3_t p;
@@ -169,13 +170,16 @@ static void check_sky(const char *name, double step, double gap)
                 else blocked++;
             }
         }
+        for (int k = 0; k < DIRS; k++) nearhits += seen[k].nearhits;
     }
-    /* both answers were met, and the seen face and the part of the
-     * hierarchy around it were tried many times */
+    /* both answers were met, the seen face was tried many times, and so
+     * was the part of the hierarchy around it, which found many blockers */
     assert_true(sky > 100);
     assert_true(blocked > 100);
     assert_true(tried > rays / 4);
     assert_true(near > rays / 4);
+    assert_true(nearhits > 100);
+    print_message("%s: %ld rays, %ld with a node to search first, %ld blocked there\n", name, rays, near, nearhits);
     unload(&x);
 }
 

@@ -1220,61 +1220,64 @@ static inline int seen_node(const tracer_t *t, int tri)
     return w;
 }
 
+/* The first triangle of leaf c that h counts along o + x d for x in
+ * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: its index,
+ * or -1. */
+static inline int leaf_any_hit(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, int c,
+                               double tmax, int tie_rank)
+{
+    const bool all = h->filter == HIT_ALL;
+    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+#ifdef WIDE_SSE
+    (void)o, (void)d;
+    for (int i = first; i < first + count; i += 2) {
+        double xs[2];
+        int m = ray_tri2(&t->tris[i], &r->pr, xs) & (i + 1 < first + count ? 3 : 1);
+        for (; m; m &= m - 1) {
+            int k = low_bit(m);
+            if (!all && !hit_counts(h, t, i + k)) continue;
+            double x = xs[k];
+            if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) return i + k;
+        }
+    }
+#else
+    (void)r;
+    for (int i = first; i < first + count; i++) {
+        if (!all && !hit_counts(h, t, i)) continue;
+        double x = ray_tri(&t->tris[i], o, d);
+        if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return i;
+    }
+#endif
+    return -1;
+}
+
 /* Whether a triangle that h counts lies along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
  * will do, so the first found ends the walk. The walk covers the part of
  * the hierarchy under start (0: all of it) without the node skip (-1:
- * none), and found, where given, gets the face and the node to search
- * first next time. */
+ * none; its parent's lane for it is dropped), and found, where given,
+ * gets the face and the node to search first next time. */
 static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
                         int tie_rank, trace_hit_t *found, int start, int skip)
 {
-    const bool all = h->filter == HIT_ALL;
-#ifdef WIDE_SSE
-    const pray_t *pr = &r->pr;
-#endif
+    const int skip_parent = skip > 0 ? t->wparent[skip] : -1;
     float tmaxf = round_up(tmax), tnear[WIDE];
     int stack[WIDE_STACK], sp = 0;
     stack[sp++] = start;
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
-            int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
-#ifdef WIDE_SSE
-            for (int i = first; i < first + count; i += 2) {
-                double xs[2];
-                int m = ray_tri2(&t->tris[i], pr, xs) & (i + 1 < first + count ? 3 : 1);
-                for (; m; m &= m - 1) {
-                    int k = low_bit(m);
-                    if (!all && !hit_counts(h, t, i + k)) continue;
-                    double x = xs[k];
-                    if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) {
-                        if (found) {
-                            found->face = t->tris[i + k].face;
-                            found->node = seen_node(t, i + k);
-                        }
-                        return true;
-                    }
-                }
+            int i = leaf_any_hit(t, h, r, o, d, c, tmax, tie_rank);
+            if (i < 0) continue;
+            if (found) {
+                found->face = t->tris[i].face;
+                found->node = seen_node(t, i);
             }
-#else
-            for (int i = first; i < first + count; i++) {
-                if (!all && !hit_counts(h, t, i)) continue;
-                double x = ray_tri(&t->tris[i], o, d);
-                if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) {
-                    if (found) {
-                        found->face = t->tris[i].face;
-                        found->node = seen_node(t, i);
-                    }
-                    return true;
-                }
-            }
-#endif
-            continue;
+            return true;
         }
         const bvh_node_t *n = &t->nodes[c];
         int m = wide_hits(n, r, tmaxf, tnear);
-        if (skip >= 0)
+        if (c == skip_parent)
             for (int k = 0; k < n->nchild; k++)
                 if (n->child[k] == skip) m &= ~(1 << k);
         push_children(stack, &sp, n, m);

@@ -447,6 +447,12 @@ static long gather_face(bl_pass_t *x, int fi)
     uint8_t *traced = NULL;
     vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
+    /* The solid leaf that blocked the last blocked ray of this face, tried
+     * first by the next ray (trace_occluded_channels_from): most of a
+     * pair's blocked rays are blocked by the one before's, and a pair's
+     * first by the face's blocker for the light before (by what stands
+     * around the face). Only which walks are spared depends on it. */
+    int wit = -1;
     /* First the bound of make_reach, a few operations that drop most pairs
      * before the tests below decide exactly: over every light at once, in
      * a loop without branches that runs on vector registers (no value is
@@ -605,9 +611,6 @@ static long gather_face(bl_pass_t *x, int fi)
             traced_pos = b->pos;
             keep = traced;
         }
-        /* the solid leaf that blocked this pair's last blocked ray: most
-         * of its blocked rays are blocked by the one before's */
-        int wit = -1;
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
             int idx = lo->idx;

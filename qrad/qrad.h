@@ -304,6 +304,11 @@ typedef struct tracer_t {
      * facetri[facetri_first[f + 1]] (numfacetri faces; 0 elsewhere) */
     int numfacetri;
     int *facetri_first, *facetri;
+    /* the same triangles two to a record, lane 1 the next of the face's
+     * (the last repeated), for ray_tri2: face f's are
+     * facepairs[facepair_first[f]] up to [f + 1] */
+    rtri_t *facepairs;
+    int *facepair_first;
     /* the world tracer's wide nodes' parents (-1 at the root) and, per
      * triangle, the wide node whose child its leaf is: where the next ray
      * of a direction looks first (trace_sky_dir); NULL elsewhere */

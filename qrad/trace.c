@@ -803,6 +803,28 @@ static void index_faces(tracer_t *t, int numfaces)
     memcpy(fill, t->facetri_first, sizeof(int) * (size_t)numfaces);
     for (int i = 0; i < t->numtris; i++) t->facetri[fill[t->tris[i].face]++] = i;
     free(fill);
+    t->facepair_first = q2_malloc(sizeof(int) * ((size_t)numfaces + 1));
+    int np = 0;
+    for (int f = 0; f < numfaces; f++) {
+        t->facepair_first[f] = np;
+        np += (t->facetri_first[f + 1] - t->facetri_first[f] + 1) / 2;
+    }
+    t->facepair_first[numfaces] = np;
+    t->facepairs = q2_malloc(sizeof(rtri_t) * (size_t)(np > 0 ? np : 1));
+    for (int f = 0; f < numfaces; f++) {
+        const int first = t->facetri_first[f], n = t->facetri_first[f + 1] - first;
+        for (int j = 0; 2 * j < n; j++) {
+            const rtri_t *a = &t->tris[t->facetri[first + 2 * j]];
+            const rtri_t *b = 2 * j + 1 < n ? &t->tris[t->facetri[first + 2 * j + 1]] : a;
+            rtri_t *pp = &t->facepairs[t->facepair_first[f] + j];
+            for (int k = 0; k < 9; k++) {
+                pp->c[k][0] = a->c[k][0];
+                pp->c[k][1] = b->c[k][0];
+            }
+            pp->face = a->face;
+            pp->rank = a->rank;
+        }
+    }
 }
 
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err)
@@ -933,6 +955,8 @@ void tracer_free(tracer_t *t)
     q2_aligned_free(t->skynodes);
     free(t->facetri_first);
     free(t->facetri);
+    free(t->facepair_first);
+    free(t->facepairs);
     free(t->wparent);
     free(t->trinode);
     free(t->solidpath_first);
@@ -1521,21 +1545,21 @@ static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *
     if (seen->face < 0 || seen->face >= t->numfacetri) return 0;
     int first = t->facetri_first[seen->face], n = t->facetri_first[seen->face + 1] - first;
     if (n > SEEN_MAX) return 0;
+    for (int k = 0; k < n; k++) rank[k] = t->tris[t->facetri[first + k]].rank;
 #ifdef WIDE_SSE
     (void)o, (void)d;
+    /* two of the face's triangles a test (facepairs) */
+    const rtri_t *pp = t->facepairs + t->facepair_first[seen->face];
+    for (int k = 0; k < n; k += 2) {
+        double xs[2];
+        int m = ray_tri2(&pp[k / 2], &r->pr, xs);
+        x[k] = m & 1 ? xs[0] : -1;
+        if (k + 1 < n) x[k + 1] = m & 2 ? xs[1] : -1;
+    }
 #else
     (void)r;
+    for (int k = 0; k < n; k++) x[k] = ray_tri(&t->tris[t->facetri[first + k]], o, d);
 #endif
-    for (int k = 0; k < n; k++) {
-        const int i = t->facetri[first + k];
-        rank[k] = t->tris[i].rank;
-#ifdef WIDE_SSE
-        double xs[2];
-        x[k] = ray_tri2(&t->tris[i], &r->pr, xs) & 1 ? xs[0] : -1;
-#else
-        x[k] = ray_tri(&t->tris[i], o, d);
-#endif
-    }
     return n;
 }
 

@@ -1540,12 +1540,11 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
  * (WIDE_BOX_PAD): the same answer without the walk. */
 #define SEEN_MAX 16
 static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *r, vec3_t o, vec3_t d,
-                      double x[SEEN_MAX], int rank[SEEN_MAX])
+                      double x[SEEN_MAX])
 {
     if (seen->face < 0 || seen->face >= t->numfacetri) return 0;
     int first = t->facetri_first[seen->face], n = t->facetri_first[seen->face + 1] - first;
     if (n > SEEN_MAX) return 0;
-    for (int k = 0; k < n; k++) rank[k] = t->tris[t->facetri[first + k]].rank;
 #ifdef WIDE_SSE
     (void)o, (void)d;
     /* two of the face's triangles a test (facepairs) */
@@ -1582,7 +1581,7 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
      * nearest_sky need only look that far; if one does, it is the nearest
      * of all. */
     double xs[SEEN_MAX];
-    int ranks[SEEN_MAX], ns = seen ? seen_dists(t, seen, &r, o, td->d, xs, ranks) : 0;
+    int ns = seen ? seen_dists(t, seen, &r, o, td->d, xs) : 0;
     double x = INFINITY;
     for (int k = 0; k < ns; k++)
         if (xs[k] > TRACE_EPSILON && xs[k] < x) x = xs[k];
@@ -1590,7 +1589,10 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
     int rank, face = nearest_sky(t, &r, o, td->d, reach, &dist, &rank);
     if (face < 0) return -1;
     for (int k = 0; k < ns; k++)
-        if (xs[k] > TRACE_EPSILON && (xs[k] < dist || (xs[k] == dist && ranks[k] < rank))) return -1;
+        if (xs[k] > TRACE_EPSILON &&
+            (xs[k] < dist ||
+             (xs[k] == dist && t->tris[t->facetri[t->facetri_first[seen->face] + k]].rank < rank)))
+            return -1;
     /* then the part of the hierarchy around the last blocker, then the
      * rest: a hit in either is one the whole walk would find */
     hit_test_t h = {.filter = HIT_ALL};

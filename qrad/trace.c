@@ -735,6 +735,7 @@ static void index_faces(tracer_t *t, int numfaces);
 
 static void build_sky(tracer_t *t, const qrad_t *q);
 static void link_nodes(tracer_t *t);
+static void pair_faces(tracer_t *t);
 
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
@@ -742,7 +743,10 @@ bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
     build_sky(t, q);
     /* the dome's seen faces and nodes (trace_sky_dir) are the world's */
     if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
-    if (t->numskytris > 0) link_nodes(t);
+    if (t->numskytris > 0) {
+        link_nodes(t);
+        if (t->numtris > 0) pair_faces(t);
+    }
     return true;
 }
 
@@ -803,6 +807,12 @@ static void index_faces(tracer_t *t, int numfaces)
     memcpy(fill, t->facetri_first, sizeof(int) * (size_t)numfaces);
     for (int i = 0; i < t->numtris; i++) t->facetri[fill[t->tris[i].face]++] = i;
     free(fill);
+}
+
+/* tracer_t.facepairs, for the dome's seen faces (a map with sky). */
+static void pair_faces(tracer_t *t)
+{
+    const int numfaces = t->numfacetri;
     t->facepair_first = q2_malloc(sizeof(int) * ((size_t)numfaces + 1));
     int np = 0;
     for (int f = 0; f < numfaces; f++) {

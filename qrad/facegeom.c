@@ -158,6 +158,9 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
     f->clusters = q2_malloc(sizeof(int) * n);
     f->lnormals = f->vnormals ? q2_malloc(sizeof(vec3_t) * n) : NULL;
     vec3_t safe = vec_ma(f->centroid, SAMPLE_NUDGE, f->normal);
+    /* the points first, then their leaves from the node below which the
+     * walks of all of them agree */
+    aabb_t box = aabb_empty();
     for (int j = 0; j < f->h; j++)
         for (int i = 0; i < f->w; i++) {
             double s = f->ext.texturemins[0] + i * LIGHTMAP_SCALE, t = f->ext.texturemins[1] + j * LIGHTMAP_SCALE;
@@ -165,15 +168,22 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
             p = pull_inside(f, rface_clamp(f, p));
             if (f->vnormals) f->lnormals[j * f->w + i] = luxel_normal(f, p);
             p = vec_ma(p, SAMPLE_NUDGE, f->normal);
+            f->samples[j * f->w + i] = p;
+            aabb_add_point(&box, p);
+        }
+    const int start = f->model == 0 ? trace_point_start(q, box) : -1;
+    for (int j = 0; j < f->h; j++)
+        for (int i = 0; i < f->w; i++) {
+            vec3_t p = f->samples[j * f->w + i];
             /* Still in solid (a face touching a brush it was not clipped
              * against): walk towards the centre, which qbsp guarantees is in
              * the open for a visible face. One walk down the tree gives both
              * whether p is solid and, where it is not, its cluster. */
-            int leaf = f->model == 0 ? trace_point_leaf(q, p) : -1;
+            int leaf = f->model == 0 ? trace_point_leaf_from(q, start, p) : -1;
             if (qrad_leaf_solid(q->bsp, leaf)) {
-                vec3_t start = p;
+                vec3_t from = p;
                 for (int k = 1; k <= 4; k++) {
-                    p = vec_lerp(start, safe, k / 4.0);
+                    p = vec_lerp(from, safe, k / 4.0);
                     leaf = trace_point_leaf(q, p);
                     if (!qrad_leaf_solid(q->bsp, leaf)) break;
                 }

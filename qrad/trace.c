@@ -1951,6 +1951,53 @@ bool tracer_build_tree(tracer_t *t, const bsp_t *bsp, q2err_t *err)
     return true;
 }
 
+/* How far a box's extreme corner must lie from a plane for every point
+ * of the box to take that side in trace_point_leaf: far above the
+ * rounding of its sum over map coordinates (~1e-10). */
+#define POINT_START_MARGIN 1e-6
+
+int trace_point_start(const qrad_t *q, aabb_t box)
+{
+    const bsp_t *bsp = q->bsp;
+    const tnode_t *nodes = q->tracer.tnodes;
+    if (!nodes || bsp->nummodels == 0 || bsp->models[0].headnode != q->tracer.headnode || aabb_is_empty(&box))
+        return -1;
+    const double lo[3] = {box.mins.x, box.mins.y, box.mins.z}, hi[3] = {box.maxs.x, box.maxs.y, box.maxs.z};
+    int n = q->tracer.headnode;
+    for (int guard = 0; guard < 100000; guard++) {
+        const tnode_t *tn = &nodes[n];
+        double dmin = -tn->d, dmax = -tn->d;
+        for (int k = 0; k < 3; k++) {
+            dmin += tn->n[k] * (tn->n[k] >= 0 ? lo[k] : hi[k]);
+            dmax += tn->n[k] * (tn->n[k] >= 0 ? hi[k] : lo[k]);
+        }
+        int c;
+        if (dmin >= POINT_START_MARGIN) c = 0;
+        else if (dmax <= -POINT_START_MARGIN) c = 1;
+        else return n;
+        /* a leaf below: the walk from here is one step */
+        if (tn->child[c] < 0) return n;
+        n = tn->child[c];
+    }
+    return -1;
+}
+
+int trace_point_leaf_from(const qrad_t *q, int start, vec3_t p)
+{
+    if (start < 0) return trace_point_leaf(q, p);
+    const tnode_t *nodes = q->tracer.tnodes;
+    int n = start;
+    for (int guard = 0; guard < 100000; guard++) {
+        const tnode_t *tn = &nodes[n];
+        /* the same sum as trace_point_leaf's */
+        double d = p.x * tn->n[0] + p.y * tn->n[1] + p.z * tn->n[2] - tn->d;
+        int c = d >= 0 ? 0 : 1;
+        if (tn->child[c] < 0) return tn->leaf[c];
+        n = tn->child[c];
+    }
+    return -1;
+}
+
 int trace_point_leaf(const qrad_t *q, vec3_t p)
 {
     const bsp_t *bsp = q->bsp;

@@ -14,7 +14,10 @@
  *   wins; built in both orders, so that the sky wins in one and the wall in
  *   the other, with the wall as the seen face;
  * - trace_point_leaf (the tracer's copy of the tree) finds the leaf
- *   qrad_point_leaf finds, points on the map's planes included;
+ *   qrad_point_leaf finds, points on the map's planes included, and
+ *   trace_point_leaf_from the node trace_point_start gives for a box
+ *   finds it for the box's points, corners on the planes and 1e-7 off
+ *   them included (seen failing with the margin turned on either side);
  * - a witness (the solid leaf that blocked the last segment to a point)
  *   never calls a segment blocked that the walk calls clear: segments from
  *   points along lines to fixed points, as bounce lights' rays, on whole
@@ -188,7 +191,7 @@ static void check_leaf(const char *name, double gap)
     fixture_t x;
     load(&x, name);
     assert_non_null(x.q.tracer.tnodes);
-    long points = 0, open = 0;
+    long points = 0, open = 0, deep = 0;
     for (int axis = 0; axis < 3; axis++) {
         walk_t w;
         walk_begin(&w, &x.bsp, axis, 4, gap);
@@ -203,10 +206,31 @@ static void check_leaf(const char *name, double gap)
             if (a != b) fail_msg("%s: (%g %g %g) in leaf %d, trace_point_leaf says %d", name, p.x, p.y, p.z, a, b);
             points++;
             open += a >= 0 && !(x.bsp.leafs[a].contents & CONTENTS_SOLID);
+            /* from the start node of boxes around p (their corners on the
+             * planes too, when p is, or just off them): p and the corners
+             * in the leaves the walk from the top finds */
+            static const double radii[] = {0, 1e-7, 0.5, 8, 64};
+            for (int r = 0; r < 5; r++) {
+                vec3_t h = vec3(radii[r], radii[r], radii[r]);
+                aabb_t box = {vec_sub(p, h), vec_add(p, h)};
+                int start = trace_point_start(&x.q, box);
+                deep += start >= 0 && start != x.q.tracer.headnode;
+                for (int c = 0; c < 9; c++) {
+                    vec3_t pt = c == 8 ? p
+                                       : vec3(c & 1 ? box.maxs.x : box.mins.x, c & 2 ? box.maxs.y : box.mins.y,
+                                              c & 4 ? box.maxs.z : box.mins.z);
+                    int want = trace_point_leaf(&x.q, pt), got = trace_point_leaf_from(&x.q, start, pt);
+                    if (want != got)
+                        fail_msg("%s: (%g %g %g) in leaf %d, from node %d of its box (radius %g) in leaf %d", name,
+                                 pt.x, pt.y, pt.z, want, start, radii[r], got);
+                }
+            }
         }
     }
     assert_true(points > 1000);
     assert_true(open > 100 && open < points);
+    /* most boxes start below the head */
+    assert_true(deep > points);
     unload(&x);
 }
 

@@ -1990,20 +1990,23 @@ int trace_point_start(const qrad_t *q, aabb_t box)
     return -1;
 }
 
-int trace_point_leaf_from(const qrad_t *q, int start, vec3_t p)
+/* The leaf of p below node n of the tracer's tree. */
+static int point_leaf_below(const tnode_t *nodes, int n, vec3_t p)
 {
-    if (start < 0) return trace_point_leaf(q, p);
-    const tnode_t *nodes = q->tracer.tnodes;
-    int n = start;
     for (int guard = 0; guard < 100000; guard++) {
         const tnode_t *tn = &nodes[n];
-        /* the same sum as trace_point_leaf's */
+        /* the same sum as qrad_point_leaf_side's, on the same values */
         double d = p.x * tn->n[0] + p.y * tn->n[1] + p.z * tn->n[2] - tn->d;
         int c = d >= 0 ? 0 : 1;
         if (tn->child[c] < 0) return tn->leaf[c];
         n = tn->child[c];
     }
     return -1;
+}
+
+int trace_point_leaf_from(const qrad_t *q, int start, vec3_t p)
+{
+    return start < 0 ? trace_point_leaf(q, p) : point_leaf_below(q->tracer.tnodes, start, p);
 }
 
 int trace_point_leaf(const qrad_t *q, vec3_t p)
@@ -2014,16 +2017,7 @@ int trace_point_leaf(const qrad_t *q, vec3_t p)
      * head node it had to replace, the bsp's own walk */
     if (!nodes || bsp->nummodels == 0 || bsp->models[0].headnode != q->tracer.headnode)
         return qrad_point_leaf(bsp, p);
-    int n = q->tracer.headnode;
-    for (int guard = 0; guard < 100000; guard++) {
-        const tnode_t *tn = &nodes[n];
-        /* the same sum as qrad_point_leaf_side's, on the same values */
-        double d = p.x * tn->n[0] + p.y * tn->n[1] + p.z * tn->n[2] - tn->d;
-        int c = d >= 0 ? 0 : 1;
-        if (tn->child[c] < 0) return tn->leaf[c];
-        n = tn->child[c];
-    }
-    return -1;
+    return point_leaf_below(nodes, q->tracer.headnode, p);
 }
 
 /* Does the segment p1-p2 touch a solid leaf below node? Points within

@@ -346,9 +346,9 @@ typedef struct facing_args_t {
     const double *lx, *ly, *lz, *nx, *ny, *nz;
 } facing_args_t;
 
-/* ok[c] = 1 where light cand[c] is in front of some corner of the face's
- * box (its cosine there above 0) and, for a flat face, some corner has
- * the light in front of the face; else 0. The tests gather_face made
+/* ok[c] = 1 where some corner of the face's box is in front of light
+ * cand[c] (the light's cosine there above 0) and, for a flat face, the
+ * light is in front of the face's plane through some corner; else 0. The tests gather_face made
  * corner by corner until both held, on the same values (d = corner -
  * place, then each dot product in vec_dot's order), for every corner and
  * without a branch, so the loop runs on vector registers: the same
@@ -511,7 +511,8 @@ static long gather_face(bl_pass_t *x, int fi)
         fa.nx = x->lnrm;
         fa.ny = x->lnrm + nl;
         fa.nz = x->lnrm + 2 * nl;
-        unsigned char *ok = q2_malloc((size_t)(ncand > 0 ? ncand : 1));
+        /* (near_enough, done with, holds nl >= ncand doubles) */
+        unsigned char *ok = (unsigned char *)near_enough;
 #ifdef Q2_AVX2_FORMS
         if (x->avx2)
             facing_mask_avx2(&fa, cand, ok, ncand);
@@ -524,7 +525,6 @@ static long gather_face(bl_pass_t *x, int fi)
             m += ok[ci];
         }
         ncand = m;
-        free(ok);
     }
     for (int ci = 0; ci < ncand; ci++) {
         const int li = cand[ci];

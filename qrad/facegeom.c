@@ -158,8 +158,8 @@ void qrad_face_samples(const qrad_t *q, rface_t *f)
     f->clusters = q2_malloc(sizeof(int) * n);
     f->lnormals = f->vnormals ? q2_malloc(sizeof(vec3_t) * n) : NULL;
     vec3_t safe = vec_ma(f->centroid, SAMPLE_NUDGE, f->normal);
-    /* the points first, then their leaves from the node below which the
-     * walks of all of them agree */
+    /* the points first, then their leaves from the deepest node all of
+     * their walks pass through (trace_point_start) */
     aabb_t box = aabb_empty();
     for (int j = 0; j < f->h; j++)
         for (int i = 0; i < f->w; i++) {

@@ -306,7 +306,8 @@ typedef struct tracer_t {
     int *facetri_first, *facetri;
     /* the same triangles two to a record, lane 1 the next of the face's
      * (the last repeated), for ray_tri2: face f's are
-     * facepairs[facepair_first[f]] up to [f + 1] */
+     * facepairs[facepair_first[f]] up to [f + 1]; NULL without sky, on
+     * the portable build, and in tracers other than the world's */
     rtri_t *facepairs;
     int *facepair_first;
     /* the world tracer's wide nodes' parents (-1 at the root) and, per

@@ -22,6 +22,17 @@
 #include "../common/mem.h"
 #include "../formats/visrle.h"
 
+/* The hierarchies' tests on SSE2 vectors where x86-64 has them (and not
+ * in the build that compares the plain forms). */
+#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
+#define WIDE_SSE 1
+#include <emmintrin.h>
+#endif
+
+/* A dome ray's seen face is tried only with this many triangles or fewer
+ * (seen_dists). */
+#define SEEN_MAX 16
+
 /* A triangle's corner v0 and edges e1, e2, coordinate by coordinate
  * (c[0..2] v0, c[3..5] e1, c[6..8] e2), each in lane 0 beside the same
  * coordinate of the next triangle of its array in lane 1 (its own again
@@ -753,7 +764,9 @@ bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
     if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
     if (t->numskytris > 0) {
         link_nodes(t);
+#ifdef WIDE_SSE
         if (t->numtris > 0) pair_faces(t);
+#endif
     }
     return true;
 }
@@ -817,7 +830,9 @@ static void index_faces(tracer_t *t, int numfaces)
     free(fill);
 }
 
-/* tracer_t.facepairs, for the dome's seen faces (a map with sky). */
+/* tracer_t.facepairs, for the dome's seen faces (a map with sky, on SSE2):
+ * none for a face past SEEN_MAX triangles, which seen_dists never tries.
+ * A pair's face and rank are not set: seen_dists reads the corners alone. */
 static void pair_faces(tracer_t *t)
 {
     const int numfaces = t->numfacetri;
@@ -825,22 +840,23 @@ static void pair_faces(tracer_t *t)
     int np = 0;
     for (int f = 0; f < numfaces; f++) {
         t->facepair_first[f] = np;
-        np += (t->facetri_first[f + 1] - t->facetri_first[f] + 1) / 2;
+        int n = t->facetri_first[f + 1] - t->facetri_first[f];
+        if (n <= SEEN_MAX) np += (n + 1) / 2;
     }
     t->facepair_first[numfaces] = np;
     t->facepairs = q2_malloc(sizeof(rtri_t) * (size_t)(np > 0 ? np : 1));
     for (int f = 0; f < numfaces; f++) {
         const int first = t->facetri_first[f], n = t->facetri_first[f + 1] - first;
+        if (n > SEEN_MAX) continue;
         for (int j = 0; 2 * j < n; j++) {
             const rtri_t *a = &t->tris[t->facetri[first + 2 * j]];
             const rtri_t *b = 2 * j + 1 < n ? &t->tris[t->facetri[first + 2 * j + 1]] : a;
             rtri_t *pp = &t->facepairs[t->facepair_first[f] + j];
+            memset(pp, 0, sizeof *pp);
             for (int k = 0; k < 9; k++) {
                 pp->c[k][0] = a->c[k][0];
                 pp->c[k][1] = b->c[k][0];
             }
-            pp->face = a->face;
-            pp->rank = a->rank;
         }
     }
 }
@@ -984,10 +1000,6 @@ void tracer_free(tracer_t *t)
     memset(t, 0, sizeof *t);
 }
 
-#if defined(__SSE2__) && !defined(Q2MAP_WIDE_PORTABLE)
-#define WIDE_SSE 1
-#include <emmintrin.h>
-#endif
 
 #ifdef WIDE_SSE
 /* The ray as ray_tri2 takes it: o and d, each coordinate in both lanes. */
@@ -1556,7 +1568,6 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
  * counts (past TRACE_EPSILON, before the sky), any_hit_ray would find a
  * hit too, since the boxes never drop a triangle a ray meets
  * (WIDE_BOX_PAD): the same answer without the walk. */
-#define SEEN_MAX 16
 static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *r, vec3_t o, vec3_t d,
                       double x[SEEN_MAX])
 {

@@ -91,10 +91,12 @@ int qrad_point_leaf_side(const bsp_t *bsp, vec3_t p, bool on_plane_back);
 /* qrad_point_leaf over the tracer's copy of the tree (once built): the
  * same leaf, in a walk that touches one small record per node. */
 int trace_point_leaf(const qrad_t *q, vec3_t p);
-/* The node of the tracer's tree below which trace_point_leaf takes every
- * point of box (-1 without the tree or where the bsp's own walk would be
- * taken), and trace_point_leaf's walk from there: the same leaf for a
- * point of the box, without the nodes they all pass alike. */
+/* The deepest node of the tracer's tree that trace_point_leaf's walk of
+ * every point of box passes through (found going down while a node's plane
+ * has the whole box on one side by a margin; -1 without the tree or where
+ * the bsp's own walk would be taken), and trace_point_leaf's walk from
+ * there: the same leaf for a point of the box, without the nodes they all
+ * pass alike. */
 int trace_point_start(const qrad_t *q, aabb_t box);
 int trace_point_leaf_from(const qrad_t *q, int start, vec3_t p);
 bool qrad_point_solid(const bsp_t *bsp, vec3_t p);

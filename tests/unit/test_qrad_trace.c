@@ -17,7 +17,10 @@
  *   qrad_point_leaf finds, points on the map's planes included, and
  *   trace_point_leaf_from the node trace_point_start gives for a box
  *   finds it for the box's points, corners on the planes and 1e-7 off
- *   them included (seen failing with the margin turned on either side);
+ *   them included, and points put on the sloped planes off whole
+ *   coordinates (seen failing with the margin at -1e-12 and -1e-6 and with
+ *   the back test given +margin; it passes with the margin at 0: none of
+ *   its points has sums that round across 0);
  * - a witness (the solid leaf that blocked the last segment to a point)
  *   never calls a segment blocked that the walk calls clear: segments from
  *   points along lines to fixed points, as bounce lights' rays, on whole
@@ -186,7 +189,8 @@ static void check_sky(const char *name, double step, double gap)
     unload(&x);
 }
 
-static void check_leaf(const char *name, double gap)
+/* Returns how many points on sloped planes it checked. */
+static long check_leaf(const char *name, double gap)
 {
     fixture_t x;
     load(&x, name);
@@ -231,7 +235,42 @@ static void check_leaf(const char *name, double gap)
     assert_true(open > 100 && open < points);
     /* most boxes start below the head */
     assert_true(deep > points);
+    /* Points put on the map's sloped planes, off whole coordinates, where
+     * a box's sums and a point's (added in other orders) round apart: the
+     * margin must cover that. */
+    long onplane = 0;
+    for (int i = 0; i < x.bsp.numnodes; i++) {
+        const dplane_t *pl = &x.bsp.planes[x.bsp.nodes[i].planenum];
+        if (pl->type < 3) continue;
+        vec3_t n = vec3(pl->normal[0], pl->normal[1], pl->normal[2]);
+        double dist = pl->dist;
+        vec3_t u = vec_normalize(vec_cross(n, fabs(n.z) < 0.9 ? vec3(0, 0, 1) : vec3(1, 0, 0)), NULL);
+        vec3_t v = vec_cross(n, u);
+        static const double offs[][2] = {{0.37, 1.91}, {13.3, -7.7}, {-101.1, 55.5}, {257.25, 31.125}};
+        for (int k = 0; k < 4; k++) {
+            vec3_t p = vec_add(vec_scale(n, dist), vec_add(vec_scale(u, offs[k][0]), vec_scale(v, offs[k][1])));
+            p = vec_ma(p, -(vec_dot(n, p) - dist), n);
+            static const double radii[] = {0, 1e-9, 1e-3};
+            for (int r = 0; r < 3; r++) {
+                vec3_t h = vec3(radii[r], radii[r], radii[r]);
+                aabb_t box = {vec_sub(p, h), vec_add(p, h)};
+                int start = trace_point_start(&x.q, box);
+                for (int c = 0; c < 9; c++) {
+                    vec3_t pt = c == 8 ? p
+                                       : vec3(c & 1 ? box.maxs.x : box.mins.x, c & 2 ? box.maxs.y : box.mins.y,
+                                              c & 4 ? box.maxs.z : box.mins.z);
+                    int want = trace_point_leaf(&x.q, pt), got = trace_point_leaf_from(&x.q, start, pt);
+                    if (want != got)
+                        fail_msg("%s: (%.17g %.17g %.17g) on node %d's plane in leaf %d, from node %d of its box "
+                                 "(radius %g) in leaf %d",
+                                 name, pt.x, pt.y, pt.z, i, want, start, radii[r], got);
+                    onplane++;
+                }
+            }
+        }
+    }
     unload(&x);
+    return onplane;
 }
 
 /* A blocked segment p-light moved sideways (p alone, along a direction
@@ -430,7 +469,8 @@ static void test_point_leaf(void **state)
     check_leaf("ericw-q2_liquids.bsp", 16);
     check_leaf("id-q2_light_sun.bsp", 16);
     check_leaf("q2tools-220-q2_detail.bsp", 16);
-    check_leaf("real/spirit2dm4.map", 64);
+    /* (the small maps have few sloped planes; this one many) */
+    assert_true(check_leaf("real/spirit2dm4.map", 64) > 1000);
 }
 
 int main(void)

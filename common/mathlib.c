@@ -40,12 +40,6 @@ aabb_t aabb_empty(void)
     return (aabb_t){{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 }
 
-void aabb_add_point(aabb_t *b, vec3_t p)
-{
-    b->mins = vec_min(b->mins, p);
-    b->maxs = vec_max(b->maxs, p);
-}
-
 bool aabb_is_empty(const aabb_t *b)
 {
     return !(b->mins.x <= b->maxs.x && b->mins.y <= b->maxs.y && b->mins.z <= b->maxs.z);

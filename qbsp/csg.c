@@ -164,20 +164,9 @@ int brush_list_count(const bspbrush_t *list)
     return n;
 }
 
-/* aabb_add_point for every point, with plain comparisons: bounds are
- * taken for every fragment a split makes, and the libm calls behind
- * vec_min/vec_max were a tenth of the tree build. Points are finite. */
 static void bound_winding(aabb_t *b, const winding_t *w)
 {
-    for (int j = 0; j < w->numpoints; j++) {
-        const vec3_t p = w->p[j];
-        if (p.x < b->mins.x) b->mins.x = p.x;
-        if (p.x > b->maxs.x) b->maxs.x = p.x;
-        if (p.y < b->mins.y) b->mins.y = p.y;
-        if (p.y > b->maxs.y) b->maxs.y = p.y;
-        if (p.z < b->mins.z) b->mins.z = p.z;
-        if (p.z > b->maxs.z) b->maxs.z = p.z;
-    }
+    for (int j = 0; j < w->numpoints; j++) aabb_add_point(b, w->p[j]);
 }
 
 void brush_bound(bspbrush_t *b)

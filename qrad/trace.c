@@ -82,21 +82,6 @@ typedef struct builder_t {
     int numnodes, cap;
 } builder_t;
 
-/* The build's boxes grow by compares, kept inline, where vec_min and
- * vec_max call the library's fmin and fmax (a fifth of the build's time).
- * The values are fmin's and fmax's but for a NaN (the bsp's check lets
- * none through) and a zero's sign, which nothing here reads: a box gives
- * only its size and its corners rounded outwards to floats, the same for
- * either zero. */
-static inline double min_d(double a, double b) { return a < b ? a : b; }
-static inline double max_d(double a, double b) { return a > b ? a : b; }
-
-static inline void box_grow(aabb_t *a, vec3_t lo, vec3_t hi)
-{
-    a->mins = (vec3_t){min_d(a->mins.x, lo.x), min_d(a->mins.y, lo.y), min_d(a->mins.z, lo.z)};
-    a->maxs = (vec3_t){max_d(a->maxs.x, hi.x), max_d(a->maxs.y, hi.y), max_d(a->maxs.z, hi.z)};
-}
-
 static double aabb_area(const aabb_t *b)
 {
     vec3_t d = vec_sub(b->maxs, b->mins);
@@ -134,8 +119,9 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     aabb_t box = aabb_empty(), cbox = aabb_empty();
     for (int k = first; k < first + count; k++) {
         const build_item_t *it = &ps->items[node_item(ps, paxis, k)];
-        box_grow(&box, it->b.mins, it->b.maxs);
-        box_grow(&cbox, it->c, it->c);
+        box.mins = vec_min(box.mins, it->b.mins);
+        box.maxs = vec_max(box.maxs, it->b.maxs);
+        aabb_add_point(&cbox, it->c);
     }
     for (int ax = 0; ax < 3; ax++) {
         node->mins[ax] = nextafterf((float)vec_comp(box.mins, ax), -INFINITY);
@@ -155,7 +141,8 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     aabb_t acc = aabb_empty();
     for (int i = count - 1; i > 0; i--) {
         const build_item_t *it = &ps->items[la[first + i]];
-        box_grow(&acc, it->b.mins, it->b.maxs);
+        acc.mins = vec_min(acc.mins, it->b.mins);
+        acc.maxs = vec_max(acc.maxs, it->b.maxs);
         right[i] = aabb_area(&acc) * (count - i);
     }
     acc = aabb_empty();
@@ -163,7 +150,8 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     int split = count / 2;
     for (int i = 1; i < count; i++) {
         const build_item_t *it = &ps->items[la[first + i - 1]];
-        box_grow(&acc, it->b.mins, it->b.maxs);
+        acc.mins = vec_min(acc.mins, it->b.mins);
+        acc.maxs = vec_max(acc.maxs, it->b.maxs);
         double cost = aabb_area(&acc) * i + right[i];
         if (cost < best) {
             best = cost;
@@ -191,7 +179,11 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
 #define BVH_PAR_SPLIT 2048
 #define BVH_PAR_CHUNKS 64
 
-static inline void box_add(aabb_t *a, const aabb_t *b) { box_grow(a, b->mins, b->maxs); }
+static inline void box_add(aabb_t *a, const aabb_t *b)
+{
+    a->mins = vec_min(a->mins, b->mins);
+    a->maxs = vec_max(a->maxs, b->maxs);
+}
 
 typedef struct par_split_t {
     int count;
@@ -217,7 +209,7 @@ static int split_node_par(presort_t *ps, bin_node_t *node, int first, int count,
         for (int k = chunk_lo(x, c); k < chunk_lo(x, c + 1); k++) {
             const build_item_t *it = &ps->items[node_item(ps, paxis, first + k)];
             box_add(&b, &it->b);
-            box_grow(&cb, it->c, it->c);
+            aabb_add_point(&cb, it->c);
         }
         x->box[c] = b;
         x->cbox[c] = cb;
@@ -904,9 +896,9 @@ static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *
                 t->tris[i] = tri;
                 vec3_t a = tri_vec(tr, 0), b = vec_add(a, tri_vec(tr, 1)), cc = vec_add(a, tri_vec(tr, 2));
                 items[i].b = aabb_empty();
-                box_grow(&items[i].b, a, a);
-                box_grow(&items[i].b, b, b);
-                box_grow(&items[i].b, cc, cc);
+                aabb_add_point(&items[i].b, a);
+                aabb_add_point(&items[i].b, b);
+                aabb_add_point(&items[i].b, cc);
                 items[i].c = vec_scale(vec_add(vec_add(a, b), cc), 1.0 / 3.0);
                 items[i].tri = i;
                 i++;
@@ -958,9 +950,9 @@ static void build_sky(tracer_t *t, const qrad_t *q)
         vec3_t a = tri_vec(tr, 0), b = vec_add(a, tri_vec(tr, 1)), c = vec_add(a, tri_vec(tr, 2));
         tris[n] = *tr;
         items[n].b = aabb_empty();
-        box_grow(&items[n].b, a, a);
-        box_grow(&items[n].b, b, b);
-        box_grow(&items[n].b, c, c);
+        aabb_add_point(&items[n].b, a);
+        aabb_add_point(&items[n].b, b);
+        aabb_add_point(&items[n].b, c);
         items[n].c = vec_scale(vec_add(vec_add(a, b), c), 1.0 / 3.0);
         items[n].tri = n;
         n++;
@@ -999,7 +991,6 @@ void tracer_free(tracer_t *t)
     free(t->tdepth);
     memset(t, 0, sizeof *t);
 }
-
 
 #ifdef WIDE_SSE
 /* The ray as ray_tri2 takes it: o and d, each coordinate in both lanes. */

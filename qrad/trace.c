@@ -28,6 +28,12 @@
 #define WIDE_SSE 1
 #include <emmintrin.h>
 #endif
+/* The sky's rays also in AVX2 forms where the CPU has them (common/cpu.h):
+ * eight box lanes in one test, four triangles in one (trace_sky_dir). */
+#if defined(WIDE_SSE) && defined(Q2_AVX2_FORMS)
+#define TRACE_AVX2 1
+#include <immintrin.h>
+#endif
 
 /* A dome ray's seen face is tried only with this many triangles or fewer
  * (seen_dists). */
@@ -757,6 +763,7 @@ static void pair_faces(tracer_t *t);
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
     if (!build_over(t, q, face_blocks_light, err)) return false;
+    t->avx2 = cpu_has_avx2();
     build_sky(t, q);
     /* the dome's seen faces and nodes (trace_sky_dir) are the world's */
     if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
@@ -1134,6 +1141,28 @@ static inline int wide_hits(const bvh_node_t *n, const wray_t *r, float tmax, fl
 }
 #endif
 
+#ifdef TRACE_AVX2
+/* wide_hits with all eight lanes in one vector: the same operations lane
+ * by lane (vmaxps and vminps pick as maxps and minps do), so the same
+ * bits and entry distances. */
+__attribute__((target("avx2"))) static inline int wide_hits_avx2(const bvh_node_t *n, const wray_t *r, float tmax,
+                                                                 float tnear[WIDE])
+{
+    const float *b = n->bmin[0];
+    __m256 lo = _mm256_setzero_ps(), hi = _mm256_set1_ps(tmax);
+    for (int ax = 0; ax < 3; ax++) {
+        __m256 o = _mm256_set1_ps(r->o[ax]), inv = _mm256_set1_ps(r->inv[ax]);
+        __m256 t0 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(b + r->nearoff[ax]), o), inv);
+        __m256 t1 = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(b + r->faroff[ax]), o), inv);
+        lo = _mm256_max_ps(lo, t0);
+        hi = _mm256_min_ps(hi, t1);
+    }
+    _mm256_storeu_ps(tnear, lo);
+    return _mm256_movemask_ps(_mm256_cmp_ps(lo, hi, _CMP_LE_OQ));
+}
+_Static_assert(WIDE == 8, "wide_hits_avx2 takes eight lanes");
+#endif
+
 /* The lowest set bit's index of a nonzero mask. */
 #if defined(__GNUC__)
 static inline int low_bit(int m) { return __builtin_ctz((unsigned)m); }
@@ -1222,6 +1251,56 @@ static inline int ray_tri2(const rtri_t *tr, const pray_t *r, double x[2])
 }
 #endif
 
+#ifdef TRACE_AVX2
+/* ray_tri2 on two records at once: lanes 0 and 1 are lo's pair, 2 and 3
+ * hi's, the same double operations lane by lane, so each lane's distance
+ * is ray_tri's bits. Returns the lanes below count (1 to 4) that ray_tri
+ * would not reject, their distances in x. */
+__attribute__((target("avx2"))) static inline int ray_tri4(const rtri_t *lo, const rtri_t *hi, int count,
+                                                           const pray_t *r, double x[4])
+{
+    const double(*c)[2] = lo->c, (*c2)[2] = hi->c;
+#define LD(k) _mm256_loadu2_m128d(c2[k], c[k])
+#define BC(v) _mm256_broadcastsd_pd(v)
+    const __m256d dx = BC(r->d[0]), dy = BC(r->d[1]), dz = BC(r->d[2]);
+    __m256d e2x = LD(6), e2y = LD(7), e2z = LD(8);
+    /* p = d x e2 */
+    __m256d px = _mm256_sub_pd(_mm256_mul_pd(dy, e2z), _mm256_mul_pd(dz, e2y));
+    __m256d py = _mm256_sub_pd(_mm256_mul_pd(dz, e2x), _mm256_mul_pd(dx, e2z));
+    __m256d pz = _mm256_sub_pd(_mm256_mul_pd(dx, e2y), _mm256_mul_pd(dy, e2x));
+    __m256d e1x = LD(3), e1y = LD(4), e1z = LD(5);
+    __m256d det = _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e1x, px), _mm256_mul_pd(e1y, py)), _mm256_mul_pd(e1z, pz));
+    __m256d absdet = _mm256_andnot_pd(_mm256_set1_pd(-0.0), det);
+    __m256d ok = _mm256_cmp_pd(absdet, _mm256_set1_pd(1e-12), _CMP_NLT_UQ);
+    if (!_mm256_movemask_pd(ok)) return 0;
+    __m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), det);
+    __m256d sx = _mm256_sub_pd(BC(r->o[0]), LD(0)), sy = _mm256_sub_pd(BC(r->o[1]), LD(1)),
+            sz = _mm256_sub_pd(BC(r->o[2]), LD(2));
+    __m256d u = _mm256_mul_pd(
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(sx, px), _mm256_mul_pd(sy, py)), _mm256_mul_pd(sz, pz)), inv);
+    ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(u, _mm256_setzero_pd(), _CMP_NLT_UQ),
+                                         _mm256_cmp_pd(u, _mm256_set1_pd(1.0), _CMP_NGT_UQ)));
+    if (!_mm256_movemask_pd(ok)) return 0;
+    /* qv = s x e1 */
+    __m256d qx = _mm256_sub_pd(_mm256_mul_pd(sy, e1z), _mm256_mul_pd(sz, e1y));
+    __m256d qy = _mm256_sub_pd(_mm256_mul_pd(sz, e1x), _mm256_mul_pd(sx, e1z));
+    __m256d qz = _mm256_sub_pd(_mm256_mul_pd(sx, e1y), _mm256_mul_pd(sy, e1x));
+    __m256d v = _mm256_mul_pd(
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(dx, qx), _mm256_mul_pd(dy, qy)), _mm256_mul_pd(dz, qz)), inv);
+    ok = _mm256_and_pd(ok, _mm256_and_pd(_mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_NLT_UQ),
+                                         _mm256_cmp_pd(_mm256_add_pd(u, v), _mm256_set1_pd(1.0), _CMP_NGT_UQ)));
+    int m = _mm256_movemask_pd(ok) & ((1 << count) - 1);
+    if (!m) return 0;
+    __m256d t = _mm256_mul_pd(
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(e2x, qx), _mm256_mul_pd(e2y, qy)), _mm256_mul_pd(e2z, qz)), inv);
+#undef LD
+#undef BC
+    _mm256_storeu_pd(x, t);
+    return m;
+}
+_Static_assert(BVH_LEAF_MAX <= 4, "ray_tri4 takes a whole leaf");
+#endif
+
 /* Which triangles an occlusion test counts. */
 typedef enum { HIT_ALL, HIT_CHANNELS, HIT_MODELS } hit_filter_t;
 
@@ -1306,14 +1385,61 @@ static inline int leaf_any_hit(const tracer_t *t, const hit_test_t *h, const wra
     return -1;
 }
 
+#ifdef TRACE_AVX2
+/* leaf_any_hit by ray_tri4: the same triangle. */
+__attribute__((target("avx2"))) static inline int leaf_any_hit_avx2(const tracer_t *t, const hit_test_t *h,
+                                                                    const wray_t *r, int c, double tmax, int tie_rank)
+{
+    const bool all = h->filter == HIT_ALL;
+    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+    double xs[4];
+    const rtri_t *tr = &t->tris[first];
+    for (int m = ray_tri4(tr, count > 2 ? tr + 2 : tr, count, &r->pr, xs); m; m &= m - 1) {
+        int k = low_bit(m);
+        if (!all && !hit_counts(h, t, first + k)) continue;
+        double x = xs[k];
+        if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[first + k].rank < tie_rank))) return first + k;
+    }
+    return -1;
+}
+#endif
+
+/* The box test and a leaf's triangles in the SSE2 and portable forms, or
+ * (avx) the AVX2 ones; the walks below are written once over them and
+ * compiled for each (the AVX2 forms under target("avx2") wrappers). */
+static inline __attribute__((always_inline)) int wide_hits_as(const bvh_node_t *n, const wray_t *r, float tmax,
+                                                              float tnear[WIDE], bool avx)
+{
+#ifdef TRACE_AVX2
+    if (avx) return wide_hits_avx2(n, r, tmax, tnear);
+#else
+    (void)avx;
+#endif
+    return wide_hits(n, r, tmax, tnear);
+}
+
+static inline __attribute__((always_inline)) int leaf_any_hit_as(const tracer_t *t, const hit_test_t *h,
+                                                                 const wray_t *r, vec3_t o, vec3_t d, int c,
+                                                                 double tmax, int tie_rank, bool avx)
+{
+#ifdef TRACE_AVX2
+    if (avx) return leaf_any_hit_avx2(t, h, r, c, tmax, tie_rank);
+#else
+    (void)avx;
+#endif
+    return leaf_any_hit(t, h, r, o, d, c, tmax, tie_rank);
+}
+
 /* Whether a triangle that h counts lies along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: any one
  * will do, so the first found ends the walk. The walk covers the part of
  * the hierarchy under start (0: all of it) without the node skip (-1:
  * none; its parent's lane for it is dropped), and found, where given,
  * gets the face and the node to search first next time. */
-static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
-                        int tie_rank, trace_hit_t *found, int start, int skip)
+static inline __attribute__((always_inline)) bool any_hit_walk(const tracer_t *t, const hit_test_t *h,
+                                                               const wray_t *r, vec3_t o, vec3_t d, double tmax,
+                                                               int tie_rank, trace_hit_t *found, int start, int skip,
+                                                               bool avx)
 {
     const int skip_parent = skip > 0 ? t->wparent[skip] : -1;
     float tmaxf = round_up(tmax), tnear[WIDE];
@@ -1322,7 +1448,7 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
-            int i = leaf_any_hit(t, h, r, o, d, c, tmax, tie_rank);
+            int i = leaf_any_hit_as(t, h, r, o, d, c, tmax, tie_rank, avx);
             if (i < 0) continue;
             if (found) {
                 found->face = t->tris[i].face;
@@ -1331,13 +1457,19 @@ static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r,
             return true;
         }
         const bvh_node_t *n = &t->nodes[c];
-        int m = wide_hits(n, r, tmaxf, tnear);
+        int m = wide_hits_as(n, r, tmaxf, tnear, avx);
         if (c == skip_parent)
             for (int k = 0; k < n->nchild; k++)
                 if (n->child[k] == skip) m &= ~(1 << k);
         push_children(stack, &sp, n, m);
     }
     return false;
+}
+
+static bool any_hit_ray(const tracer_t *t, const hit_test_t *h, const wray_t *r, vec3_t o, vec3_t d, double tmax,
+                        int tie_rank, trace_hit_t *found, int start, int skip)
+{
+    return any_hit_walk(t, h, r, o, d, tmax, tie_rank, found, start, skip, false);
 }
 
 /* Whether a triangle that h counts lies between a and b (TRACE_EPSILON
@@ -1515,7 +1647,24 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
  * hierarchy is small and a ray mostly meets one of its triangles, so
  * sorting the children costs more than it prunes. The same answer as
  * nearest (see nearest_take), the same pruning by the best so far. */
-static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, double maxdist, double *dist, int *rank)
+#ifdef TRACE_AVX2
+/* nearest_leaf by ray_tri4 (the world's triangles, no mask): the same
+ * takes. */
+__attribute__((target("avx2"))) static inline void nearest_leaf_avx2(const rtri_t *tris, int c, const wray_t *r,
+                                                                     double *best, float *bestf, int *bestface,
+                                                                     int *bestrank)
+{
+    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+    double xs[4];
+    const rtri_t *tr = &tris[first];
+    for (int m = ray_tri4(tr, count > 2 ? tr + 2 : tr, count, &r->pr, xs); m; m &= m - 1)
+        nearest_take(NULL, &tris[first + low_bit(m)], xs[low_bit(m)], 0, best, bestf, bestface, bestrank);
+}
+#endif
+
+static inline __attribute__((always_inline)) int nearest_sky_walk(const tracer_t *t, const wray_t *r, vec3_t o,
+                                                                  vec3_t d, double maxdist, double *dist, int *rank,
+                                                                  bool avx)
 {
     const bvh_node_t *nodes = t->skynodes;
     const rtri_t *tris = t->skytris;
@@ -1528,11 +1677,17 @@ static int nearest_sky(const tracer_t *t, const wray_t *r, vec3_t o, vec3_t d, d
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
+#ifdef TRACE_AVX2
+            if (avx) {
+                nearest_leaf_avx2(tris, c, r, &best, &bestf, &bestface, &bestrank);
+                continue;
+            }
+#endif
             nearest_leaf(NULL, tris, c, r, o, d, 0, &best, &bestf, &bestface, &bestrank);
             continue;
         }
         const bvh_node_t *n = &nodes[c];
-        push_children(stack, &sp, n, wide_hits(n, r, bestf, tnear));
+        push_children(stack, &sp, n, wide_hits_as(n, r, bestf, tnear, avx));
     }
     *dist = best;
     *rank = bestrank;
@@ -1569,12 +1724,35 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
  * counts (past TRACE_EPSILON, before the sky), any_hit_ray would find a
  * hit too, since the boxes never drop a triangle a ray meets
  * (WIDE_BOX_PAD): the same answer without the walk. */
-static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *r, vec3_t o, vec3_t d,
-                      double x[SEEN_MAX])
+#ifdef TRACE_AVX2
+/* seen_dists' tests four at a time, by ray_tri4 over facepairs. */
+__attribute__((target("avx2"))) static inline void seen_dists_avx2(const rtri_t *pp, int n, const wray_t *r,
+                                                                   double x[SEEN_MAX])
+{
+    for (int k = 0; k < n; k += 4) {
+        double xs[4];
+        int left = n - k < 4 ? n - k : 4;
+        int m = ray_tri4(&pp[k / 2], left > 2 ? &pp[k / 2 + 1] : &pp[k / 2], left, &r->pr, xs);
+        for (int l = 0; l < left; l++) x[k + l] = m >> l & 1 ? xs[l] : -1;
+    }
+}
+#endif
+
+static inline __attribute__((always_inline)) int seen_dists(const tracer_t *t, const trace_hit_t *seen,
+                                                            const wray_t *r, vec3_t o, vec3_t d, double x[SEEN_MAX],
+                                                            bool avx)
 {
     if (seen->face < 0 || seen->face >= t->numfacetri) return 0;
     int first = t->facetri_first[seen->face], n = t->facetri_first[seen->face + 1] - first;
     if (n > SEEN_MAX) return 0;
+#ifdef TRACE_AVX2
+    if (avx) {
+        seen_dists_avx2(t->facepairs + t->facepair_first[seen->face], n, r, x);
+        return n;
+    }
+#else
+    (void)avx;
+#endif
 #ifdef WIDE_SSE
     (void)o, (void)d;
     /* two of the face's triangles a test (facepairs) */
@@ -1598,8 +1776,9 @@ static int seen_dists(const tracer_t *t, const trace_hit_t *seen, const wray_t *
  * finding the nearest of all. With seen, the face that blocked the last
  * ray of this direction is tried first, then the hierarchy's part around
  * it, and seen keeps what blocks this ray. */
-int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist,
-                  trace_hit_t *seen)
+static inline __attribute__((always_inline)) int sky_dir_walk(const tracer_t *t, vec3_t o, const trace_dir_t *td,
+                                                              double maxdist, double *hitdist, trace_hit_t *seen,
+                                                              bool avx)
 {
     if (hitdist) *hitdist = maxdist;
     if (t->numskynodes == 0) return -1;
@@ -1611,12 +1790,12 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
      * nearest_sky need only look that far; if one does, it is the nearest
      * of all. */
     double xs[SEEN_MAX];
-    int ns = seen ? seen_dists(t, seen, &r, o, td->d, xs) : 0;
+    int ns = seen ? seen_dists(t, seen, &r, o, td->d, xs, avx) : 0;
     double x = INFINITY;
     for (int k = 0; k < ns; k++)
         if (xs[k] > TRACE_EPSILON && xs[k] < x) x = xs[k];
     double reach = x < maxdist ? nextafter(x, INFINITY) : maxdist;
-    int rank, face = nearest_sky(t, &r, o, td->d, reach, &dist, &rank);
+    int rank, face = nearest_sky_walk(t, &r, o, td->d, reach, &dist, &rank, avx);
     if (face < 0) return -1;
     for (int k = 0; k < ns; k++)
         if (xs[k] > TRACE_EPSILON &&
@@ -1627,13 +1806,30 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
      * rest: a hit in either is one the whole walk would find */
     hit_test_t h = {.filter = HIT_ALL};
     int near = seen ? seen->node : -1;
-    if (near > 0 && any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, near, -1)) {
+    if (near > 0 && any_hit_walk(t, &h, &r, o, td->d, dist, rank, seen, near, -1, avx)) {
         seen->nearhits++;
         return -1;
     }
-    if (any_hit_ray(t, &h, &r, o, td->d, dist, rank, seen, 0, near > 0 ? near : -1)) return -1;
+    if (any_hit_walk(t, &h, &r, o, td->d, dist, rank, seen, 0, near > 0 ? near : -1, avx)) return -1;
     if (hitdist) *hitdist = dist;
     return face;
+}
+
+#ifdef TRACE_AVX2
+__attribute__((target("avx2"))) static int sky_dir_avx2(const tracer_t *t, vec3_t o, const trace_dir_t *td,
+                                                        double maxdist, double *hitdist, trace_hit_t *seen)
+{
+    return sky_dir_walk(t, o, td, maxdist, hitdist, seen, true);
+}
+#endif
+
+int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double maxdist, double *hitdist,
+                  trace_hit_t *seen)
+{
+#ifdef TRACE_AVX2
+    if (t->avx2) return sky_dir_avx2(t, o, td, maxdist, hitdist, seen);
+#endif
+    return sky_dir_walk(t, o, td, maxdist, hitdist, seen, false);
 }
 
 int trace_sky(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)
@@ -2143,7 +2339,6 @@ static inline bool witness_2(const double *px, const double *py, const double *p
  * holds. */
 #ifdef Q2_AVX2_FORMS
 #define WITNESS_AVX2 1
-#include <immintrin.h>
 #define WITNESS_GT4(x, y) _mm256_cmp_pd(x, y, _CMP_GT_OQ)
 __attribute__((target("avx2"))) static bool witness_4(const double *px, const double *py, const double *pz,
                                                       const double *pd, int from, int nw, vec3_t a, vec3_t b)

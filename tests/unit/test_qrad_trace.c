@@ -140,7 +140,11 @@ static bool open_point(const bsp_t *bsp, vec3_t p)
 
 #define DIRS 24
 
-/* deep: the world's hierarchy has wide nodes two levels below the root,
+/* Every answer three ways: with the seen face, without it, and (where
+ * the CPU has AVX2, so the tracer takes those forms) with the seen face in
+ * the SSE2 forms, which must give the same bits.
+ *
+ * deep: the world's hierarchy has wide nodes two levels below the root,
  * so a blocker's node to search first (SEEN_NODE_UP above its leaf's) is
  * not the root; q2_light_sun's six nodes of eight lanes have none, and
  * there the seen face alone is exercised. */
@@ -150,6 +154,8 @@ static void check_sky(const char *name, double step, double gap, bool deep)
     load(&x, name);
     const tracer_t *t = &x.q.tracer;
     assert_true(t->numskytris > 0);
+    tracer_t plain = *t;
+    plain.avx2 = false;
     trace_dir_t td[DIRS];
     for (int k = 0; k < DIRS; k++) {
         /* a Fibonacci lattice over the upper hemisphere, as the dome's */
@@ -158,8 +164,8 @@ static void check_sky(const char *name, double step, double gap, bool deep)
     }
     long rays = 0, tried = 0, near = 0, nearhits = 0, sky = 0, blocked = 0;
     for (int axis = 0; axis < 3; axis++) {
-        trace_hit_t seen[DIRS];
-        for (int k = 0; k < DIRS; k++) seen[k] = (trace_hit_t){-1, -1, 0};
+        trace_hit_t seen[DIRS], seen2[DIRS];
+        for (int k = 0; k < DIRS; k++) seen[k] = seen2[k] = (trace_hit_t){-1, -1, 0};
         walk_t w;
         walk_begin(&w, &x.bsp, axis, step, gap);
         vec3_t p;
@@ -175,6 +181,14 @@ static void check_sky(const char *name, double step, double gap, bool deep)
                     fail_msg("%s: from (%g %g %g) along direction %d: %d at %.17g without the seen face, %d at %.17g "
                              "with it",
                              name, p.x, p.y, p.z, k, f0, d0, f1, d1);
+                if (t->avx2) {
+                    double d2 = -1;
+                    int f2 = trace_sky_dir(&plain, p, &td[k], 2 * WORLD_EXTENT, &d2, &seen2[k]);
+                    if (f2 != f1 || memcmp(&d2, &d1, sizeof d1) != 0)
+                        fail_msg("%s: from (%g %g %g) along direction %d: %d at %.17g in the AVX2 forms, %d at %.17g "
+                                 "in the SSE2 ones",
+                                 name, p.x, p.y, p.z, k, f1, d1, f2, d2);
+                }
                 rays++;
                 if (f0 >= 0) sky++;
                 else blocked++;
@@ -194,8 +208,9 @@ static void check_sky(const char *name, double step, double gap, bool deep)
     } else {
         assert_int_equal(near, 0);
     }
-    print_message("%s: %ld rays, %ld with a node to search first, %ld blocked there; %d wide nodes\n", name, rays,
-                  near, nearhits, t->numnodes);
+    print_message("%s: %ld rays, %ld with a node to search first, %ld blocked there; %d wide nodes; %s\n", name,
+                  rays, near, nearhits, t->numnodes,
+                  t->avx2 ? "AVX2 forms checked against SSE2" : "no AVX2 forms on this build or CPU");
     unload(&x);
 }
 

@@ -39,6 +39,7 @@
 typedef struct sun_pattern_t {
     const sun_t *sun;
     vec3_t dirs[SUN_SAMPLES_SOFT];
+    trace_dir_t tdirs[SUN_SAMPLES_SOFT]; /* dirs as traced */
     int count;
 } sun_pattern_t;
 
@@ -143,6 +144,7 @@ static void sun_pattern(const sun_t *s, sun_pattern_t *sp)
         sp->count = 1;
         sp->dirs[0] = d;
     }
+    for (int k = 0; k < sp->count; k++) trace_dir_init(&sp->tdirs[k], sp->dirs[k]);
 }
 
 /* ericw-tools' sky dome (its SetupSkyDome, after q3map2): rings of suns at
@@ -308,11 +310,14 @@ typedef struct cand_target_t {
 /* vis (may be NULL): per candidate, 0 = trace (and record the answer for
  * surface lights), 1 = known visible, 2 = known blocked. wit: per
  * candidate, the solid leaf that blocked the face's last ray to it (-1
- * none), tried first (trace_occluded_channels_from). */
+ * none), tried first (trace_occluded_channels_from). sunseen: per sun
+ * pattern and direction, what blocked the face's last ray along it
+ * (trace_sky_dir's seen; only which walks are spared depends on it). */
 static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, const int *cand,
                    const cand_target_t *ct, int ncand,
                    const int *slot, const int *sunslot, vec3_t p, int cluster, double weight, float *out, int n,
-                   int idx, long *rays, uint8_t *vis, int *wit, const float *dirt, float *localmin, float *nobounce,
+                   int idx, long *rays, uint8_t *vis, int *wit, trace_hit_t *sunseen, const float *dirt,
+                   float *localmin, float *nobounce,
                    float *negative)
 {
     /* Phong: the luxel's smoothed normal shades; the face's plane still
@@ -448,7 +453,8 @@ static void gather(const qrad_t *q, const direct_ctx_t *dc, const rface_t *f, co
                 }
                 (*rays)++;
                 double hd;
-                int hit = trace_sky(&q->tracer, p, sp->dirs[k], 2 * WORLD_EXTENT, &hd);
+                int hit = trace_sky_dir(&q->tracer, p, &sp->tdirs[k], 2 * WORLD_EXTENT, &hd,
+                                        &sunseen[si * SUN_SAMPLES_SOFT + k]);
                 if (hit < 0) continue;
                 if (stex[0] && strcasecmp(q->bsp->texinfo[q->bsp->faces[hit].texinfo].texture, stex)) continue;
                 if (qrad_any_model_shadows(q) && trace_occluded_models(q, p, vec_ma(p, hd, sp->dirs[k]), f->model, 1))
@@ -678,6 +684,9 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
     if (q->any_negative) f->negative = q2_calloc((size_t)n * 3, sizeof(float));
     int *wit = q2_malloc(sizeof(int) * (size_t)(ncand > 0 ? ncand : 1));
     for (int c = 0; c < ncand; c++) wit[c] = -1;
+    const int nseen = dc->nsuns * SUN_SAMPLES_SOFT;
+    trace_hit_t *sunseen = q2_malloc(sizeof(trace_hit_t) * (size_t)(nseen > 0 ? nseen : 1));
+    for (int k = 0; k < nseen; k++) sunseen[k] = (trace_hit_t){-1, -1, 0};
     if (!q->opts->extra) {
         /* Surface lights cast soft shadows, so their visibility is traced
          * at every other luxel first; a luxel between traced neighbours
@@ -712,7 +721,7 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                      * leaf without a cluster, and it gathers nothing */
                     if (f->model > 0 && q->opts->qrad3_model_pvs && q->pvs && f->clusters[idx] < 0) continue;
                     gather(q, dc, f, cand, ct, ncand, slot, sunslot, f->samples[idx], f->clusters[idx], 1.0, f->light, n,
-                           idx, rays, v, wit, f->dirtmap, f->localmin, f->nobounce, f->negative);
+                           idx, rays, v, wit, sunseen, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
         free(vis);
         free(scand);
@@ -737,11 +746,12 @@ static int light_face(const qrad_t *q, const direct_ctx_t *dc, int fi, rface_t *
                         }
                     }
                     gather(q, dc, f, cand, ct, ncand, slot, sunslot, p, cl, 0.25, f->light, n, idx, rays, NULL, wit,
-                           f->dirtmap, f->localmin, f->nobounce, f->negative);
+                           sunseen, f->dirtmap, f->localmin, f->nobounce, f->negative);
                 }
             }
     }
     free(wit);
+    free(sunseen);
     free(cand);
     free(slot);
     free(ct);

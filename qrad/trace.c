@@ -1597,12 +1597,43 @@ static inline void nearest_leaf(const qrad_t *q, const rtri_t *tris, int c, cons
 #endif
 }
 
+#ifdef TRACE_AVX2
+/* nearest_leaf by ray_tri4: the same takes. */
+__attribute__((target("avx2"))) static inline void nearest_leaf_avx2(const qrad_t *q, const rtri_t *tris, int c,
+                                                                     const wray_t *r, int mask, double *best,
+                                                                     float *bestf, int *bestface, int *bestrank)
+{
+    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
+    double xs[4];
+    const rtri_t *tr = &tris[first];
+    for (int m = ray_tri4(tr, count > 2 ? tr + 2 : tr, count, &r->pr, xs); m; m &= m - 1)
+        nearest_take(q, &tris[first + low_bit(m)], xs[low_bit(m)], mask, best, bestf, bestface, bestrank);
+}
+#endif
+
+static inline __attribute__((always_inline)) void nearest_leaf_as(const qrad_t *q, const rtri_t *tris, int c,
+                                                                  const wray_t *r, vec3_t o, vec3_t d, int mask,
+                                                                  double *best, float *bestf, int *bestface,
+                                                                  int *bestrank, bool avx)
+{
+#ifdef TRACE_AVX2
+    if (avx) {
+        nearest_leaf_avx2(q, tris, c, r, mask, best, bestf, bestface, bestrank);
+        return;
+    }
+#else
+    (void)avx;
+#endif
+    nearest_leaf(q, tris, c, r, o, d, mask, best, bestf, bestface, bestrank);
+}
+
 /* The nearest triangle of one hierarchy along o + x d, x in
  * (TRACE_EPSILON, maxdist): its face, or -1; *dist and *rank get its
  * distance (maxdist if none) and rank. mask 0: every triangle; else only
  * faces whose keys' _object_channel_mask shares a bit with it. */
-static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
-                   double maxdist, int mask, double *dist, int *rank)
+static inline __attribute__((always_inline)) int nearest(const qrad_t *q, const bvh_node_t *nodes,
+                                                         const rtri_t *tris, const wray_t *r, vec3_t o, vec3_t d,
+                                                         double maxdist, int mask, double *dist, int *rank, bool avx)
 {
     double best = maxdist;
     float bestf = round_up(best);
@@ -1618,14 +1649,14 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
         if (snear[sp] > bestf) continue;
         int c = stack[sp];
         if (c < 0) {
-            nearest_leaf(q, tris, c, r, o, d, mask, &best, &bestf, &bestface, &bestrank);
+            nearest_leaf_as(q, tris, c, r, o, d, mask, &best, &bestf, &bestface, &bestrank, avx);
             continue;
         }
         const bvh_node_t *n = &nodes[c];
         /* The children entered, nearest last on the stack so it is taken
          * first (equals in lane order). */
         int ord[WIDE], no = 0;
-        for (int m = wide_hits(n, r, bestf, tnear); m; m &= m - 1) {
+        for (int m = wide_hits_as(n, r, bestf, tnear, avx); m; m &= m - 1) {
             int k = low_bit(m), j = no++;
             while (j > 0 && tnear[ord[j - 1]] < tnear[k]) {
                 ord[j] = ord[j - 1];
@@ -1647,20 +1678,6 @@ static int nearest(const qrad_t *q, const bvh_node_t *nodes, const rtri_t *tris,
  * hierarchy is small and a ray mostly meets one of its triangles, so
  * sorting the children costs more than it prunes. The same answer as
  * nearest (see nearest_take), the same pruning by the best so far. */
-#ifdef TRACE_AVX2
-/* nearest_leaf by ray_tri4 (the world's triangles, no mask): the same
- * takes. */
-__attribute__((target("avx2"))) static inline void nearest_leaf_avx2(const rtri_t *tris, int c, const wray_t *r,
-                                                                     double *best, float *bestf, int *bestface,
-                                                                     int *bestrank)
-{
-    int first = WIDE_LEAF_FIRST(c), count = WIDE_LEAF_COUNT(c);
-    double xs[4];
-    const rtri_t *tr = &tris[first];
-    for (int m = ray_tri4(tr, count > 2 ? tr + 2 : tr, count, &r->pr, xs); m; m &= m - 1)
-        nearest_take(NULL, &tris[first + low_bit(m)], xs[low_bit(m)], 0, best, bestf, bestface, bestrank);
-}
-#endif
 
 static inline __attribute__((always_inline)) int nearest_sky_walk(const tracer_t *t, const wray_t *r, vec3_t o,
                                                                   vec3_t d, double maxdist, double *dist, int *rank,
@@ -1677,13 +1694,7 @@ static inline __attribute__((always_inline)) int nearest_sky_walk(const tracer_t
     while (sp) {
         int c = stack[--sp];
         if (c < 0) {
-#ifdef TRACE_AVX2
-            if (avx) {
-                nearest_leaf_avx2(tris, c, r, &best, &bestf, &bestface, &bestrank);
-                continue;
-            }
-#endif
-            nearest_leaf(NULL, tris, c, r, o, d, 0, &best, &bestf, &bestface, &bestrank);
+            nearest_leaf_as(NULL, tris, c, r, o, d, 0, &best, &bestf, &bestface, &bestrank, avx);
             continue;
         }
         const bvh_node_t *n = &nodes[c];
@@ -1694,16 +1705,33 @@ static inline __attribute__((always_inline)) int nearest_sky_walk(const tracer_t
     return bestface;
 }
 
-static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+static inline __attribute__((always_inline)) int closest_as(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d,
+                                                            double maxdist, int mask, double *hitdist, bool avx)
 {
     if (hitdist) *hitdist = maxdist;
     if (t->numnodes == 0) return -1;
     double dist;
     wray_t r;
     wray_init(&r, o, d);
-    int rank, face = nearest(q, t->nodes, t->tris, &r, o, d, maxdist, mask, &dist, &rank);
+    int rank, face = nearest(q, t->nodes, t->tris, &r, o, d, maxdist, mask, &dist, &rank, avx);
     if (hitdist) *hitdist = dist;
     return face;
+}
+
+#ifdef TRACE_AVX2
+__attribute__((target("avx2"))) static int closest_avx2(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d,
+                                                        double maxdist, int mask, double *hitdist)
+{
+    return closest_as(q, t, o, d, maxdist, mask, hitdist, true);
+}
+#endif
+
+static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
+{
+#ifdef TRACE_AVX2
+    if (t->avx2) return closest_avx2(q, t, o, d, maxdist, mask, hitdist);
+#endif
+    return closest_as(q, t, o, d, maxdist, mask, hitdist, false);
 }
 
 int trace_closest(const tracer_t *t, vec3_t o, vec3_t d, double maxdist, double *hitdist)

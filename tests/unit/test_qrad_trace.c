@@ -142,7 +142,8 @@ static bool open_point(const bsp_t *bsp, vec3_t p)
 
 /* Every answer three ways: with the seen face, without it, and (where
  * the CPU has AVX2, so the tracer takes those forms) with the seen face in
- * the SSE2 forms, which must give the same bits.
+ * the SSE2 forms, which must give the same bits; there trace_closest's
+ * answers down the same directions too.
  *
  * deep: the world's hierarchy has wide nodes two levels below the root,
  * so a blocker's node to search first (SEEN_NODE_UP above its leaf's) is
@@ -188,6 +189,15 @@ static void check_sky(const char *name, double step, double gap, bool deep)
                         fail_msg("%s: from (%g %g %g) along direction %d: %d at %.17g in the AVX2 forms, %d at %.17g "
                                  "in the SSE2 ones",
                                  name, p.x, p.y, p.z, k, f1, d1, f2, d2);
+                    /* and the nearest face of all, down the lattice */
+                    vec3_t down = vec_scale(td[k].d, -1);
+                    double c1 = -1, c2 = -1;
+                    int g1 = trace_closest(t, p, down, 2 * WORLD_EXTENT, &c1);
+                    int g2 = trace_closest(&plain, p, down, 2 * WORLD_EXTENT, &c2);
+                    if (g1 != g2 || memcmp(&c1, &c2, sizeof c1) != 0)
+                        fail_msg("%s: from (%g %g %g) down direction %d: nearest %d at %.17g in the AVX2 forms, %d at "
+                                 "%.17g in the SSE2 ones",
+                                 name, p.x, p.y, p.z, k, g1, c1, g2, c2);
                 }
                 rays++;
                 if (f0 >= 0) sky++;

@@ -321,7 +321,8 @@ typedef struct tracer_t {
     int *solidpath_first, *solidpath;
     double *solidplanes; /* their planes, leaf by leaf: x, y, z, dist */
     int *tdepth;         /* a node's depth below the head (-1: no solid leaf below it) */
-    bool avx2;           /* the witness test and the sky's rays may take their AVX2 forms (common/cpu.h) */
+    bool avx2;           /* the witness test may take its AVX2 form (common/cpu.h) */
+    bool wide_avx2;      /* the hierarchy's walks (sky, closest hits) may take their AVX2 forms */
 } tracer_t;
 
 struct qrad_t;

@@ -28,8 +28,10 @@
 #define WIDE_SSE 1
 #include <emmintrin.h>
 #endif
-/* The sky's rays also in AVX2 forms where the CPU has them (common/cpu.h):
- * eight box lanes in one test, four triangles in one (trace_sky_dir). */
+/* The hierarchy's walks for the sky's rays (trace_sky_dir) and closest
+ * hits (trace_closest) also in AVX2 forms where the CPU has them
+ * (common/cpu.h, tracer_t.wide_avx2): eight box lanes in one test, four
+ * triangles in one. */
 #if defined(WIDE_SSE) && defined(Q2_AVX2_FORMS)
 #define TRACE_AVX2 1
 #include <immintrin.h>
@@ -763,7 +765,6 @@ static void pair_faces(tracer_t *t);
 bool tracer_build(tracer_t *t, const qrad_t *q, q2err_t *err)
 {
     if (!build_over(t, q, face_blocks_light, err)) return false;
-    t->avx2 = cpu_has_avx2();
     build_sky(t, q);
     /* the dome's seen faces and nodes (trace_sky_dir) are the world's */
     if (t->numtris > 0) index_faces(t, q->bsp->numfaces);
@@ -869,6 +870,7 @@ static void pair_faces(tracer_t *t)
 static bool build_over(tracer_t *t, const qrad_t *q, bool (*want)(const qrad_t *, int), q2err_t *err)
 {
     memset(t, 0, sizeof *t);
+    t->wide_avx2 = cpu_has_avx2();
     dist_t *d = q->opts->dist;
     int threads = q->opts->threads > 0 ? q->opts->threads : 1;
     int nf = q->bsp->numfaces, nchunk = (nf + BUILD_CHUNK - 1) / BUILD_CHUNK;
@@ -1031,7 +1033,7 @@ static inline pray_t pray(vec3_t o, vec3_t d)
 typedef struct wray_t {
 #ifdef WIDE_SSE
     __m128 vo[3], vinv[3]; /* o and inv in every lane */
-    pray_t pr;             /* the same ray for ray_tri2, made once for both hierarchies of trace_sky */
+    pray_t pr;             /* the same ray for ray_tri2 and ray_tri4, made once for both hierarchies of trace_sky */
 #endif
     float o[3], inv[3];
     int nearoff[3], faroff[3];
@@ -1729,7 +1731,7 @@ __attribute__((target("avx2"))) static int closest_avx2(const qrad_t *q, const t
 static int closest(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t d, double maxdist, int mask, double *hitdist)
 {
 #ifdef TRACE_AVX2
-    if (t->avx2) return closest_avx2(q, t, o, d, maxdist, mask, hitdist);
+    if (t->wide_avx2) return closest_avx2(q, t, o, d, maxdist, mask, hitdist);
 #endif
     return closest_as(q, t, o, d, maxdist, mask, hitdist, false);
 }
@@ -1746,8 +1748,8 @@ int trace_closest_channels(const qrad_t *q, const tracer_t *t, vec3_t o, vec3_t 
 }
 
 /* The triangles of the face a ray of the same direction met last (seen)
- * along this one, by the test any_hit_ray makes of each (ray_tri2's lanes
- * are independent, so the lane does not matter), into x (-1 where one
+ * along this one, by the test any_hit_ray makes of each (ray_tri2's and
+ * ray_tri4's lanes are independent, so the lane does not matter), into x (-1 where one
  * misses); returns how many, 0 when the face has none or too many. If one
  * counts (past TRACE_EPSILON, before the sky), any_hit_ray would find a
  * hit too, since the boxes never drop a triangle a ray meets
@@ -1855,7 +1857,7 @@ int trace_sky_dir(const tracer_t *t, vec3_t o, const trace_dir_t *td, double max
                   trace_hit_t *seen)
 {
 #ifdef TRACE_AVX2
-    if (t->avx2) return sky_dir_avx2(t, o, td, maxdist, hitdist, seen);
+    if (t->wide_avx2) return sky_dir_avx2(t, o, td, maxdist, hitdist, seen);
 #endif
     return sky_dir_walk(t, o, td, maxdist, hitdist, seen, false);
 }

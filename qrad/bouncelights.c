@@ -383,10 +383,6 @@ __attribute__((target("avx2"))) static void facing_mask_avx2(const facing_args_t
 }
 #endif
 
-/* fmax for values that are never NaN (every one in gather_face's culls):
- * a compare and select, where fmax is a library call (the same value; a
- * zero's sign may differ, which only ever meets a square or a compare). */
-static inline double max_finite(double a, double b) { return a > b ? a : b; }
 
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
 static long gather_face(bl_pass_t *x, int fi)
@@ -531,15 +527,15 @@ static long gather_face(bl_pass_t *x, int fi)
         const blight_t *b = &x->lights[li];
         /* nor does a face whose nearest point is so far that the light's
          * strength there, at full cosines, is under the gate */
-        double far = max_finite((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
+        double far = max_of((vec_len(vec_sub(centre, b->pos)) + radius) * x->scaledist, BOUNCE_CLAMP);
         double whole = b->strength * x->cull_scale / (far * far);
         if (b->color.x * whole <= BOUNCE_GATE && b->color.y * whole <= BOUNCE_GATE && b->color.z * whole <= BOUNCE_GATE)
             continue;
-        vec3_t gap = vec3(max_finite(max_finite(box.mins.x - b->pos.x, b->pos.x - box.maxs.x), 0),
-                          max_finite(max_finite(box.mins.y - b->pos.y, b->pos.y - box.maxs.y), 0),
-                          max_finite(max_finite(box.mins.z - b->pos.z, b->pos.z - box.maxs.z), 0));
-        double near = max_finite(vec_len(gap) * x->scaledist, BOUNCE_CLAMP);
-        double top = b->strength * x->scale * max_finite(b->color.x, max_finite(b->color.y, b->color.z)) / (near * near);
+        vec3_t gap = vec3(max_of(max_of(box.mins.x - b->pos.x, b->pos.x - box.maxs.x), 0),
+                          max_of(max_of(box.mins.y - b->pos.y, b->pos.y - box.maxs.y), 0),
+                          max_of(max_of(box.mins.z - b->pos.z, b->pos.z - box.maxs.z), 0));
+        double near = max_of(vec_len(gap) * x->scaledist, BOUNCE_CLAMP);
+        double top = b->strength * x->scale * max_of(b->color.x, max_of(b->color.y, b->color.z)) / (near * near);
         if (top <= BOUNCE_GATE) continue;
         /* Each luxel's light first (none where the cosines or the gate
          * drop it), then its visibility. */

@@ -1356,6 +1356,14 @@ static inline int seen_node(const tracer_t *t, int tri)
     return w;
 }
 
+/* Whether a hit at x on triangle tr ends an occlusion test up to tmax:
+ * past TRACE_EPSILON and before tmax, or at tmax with a rank below
+ * tie_rank (the sky triangle's, whose tie the lower rank wins). */
+static inline bool hit_before(const rtri_t *tr, double x, double tmax, int tie_rank)
+{
+    return x > TRACE_EPSILON && (x < tmax || (x == tmax && tr->rank < tie_rank));
+}
+
 /* The first triangle of leaf c that h counts along o + x d for x in
  * (TRACE_EPSILON, tmax), or at tmax with a rank below tie_rank: its index,
  * or -1. */
@@ -1372,16 +1380,14 @@ static inline int leaf_any_hit(const tracer_t *t, const hit_test_t *h, const wra
         for (; m; m &= m - 1) {
             int k = low_bit(m);
             if (!all && !hit_counts(h, t, i + k)) continue;
-            double x = xs[k];
-            if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i + k].rank < tie_rank))) return i + k;
+            if (hit_before(&t->tris[i + k], xs[k], tmax, tie_rank)) return i + k;
         }
     }
 #else
     (void)r;
     for (int i = first; i < first + count; i++) {
         if (!all && !hit_counts(h, t, i)) continue;
-        double x = ray_tri(&t->tris[i], o, d);
-        if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[i].rank < tie_rank))) return i;
+        if (hit_before(&t->tris[i], ray_tri(&t->tris[i], o, d), tmax, tie_rank)) return i;
     }
 #endif
     return -1;
@@ -1399,8 +1405,7 @@ __attribute__((target("avx2"))) static inline int leaf_any_hit_avx2(const tracer
     for (int m = ray_tri4(tr, count > 2 ? tr + 2 : tr, count, &r->pr, xs); m; m &= m - 1) {
         int k = low_bit(m);
         if (!all && !hit_counts(h, t, first + k)) continue;
-        double x = xs[k];
-        if (x > TRACE_EPSILON && (x < tmax || (x == tmax && t->tris[first + k].rank < tie_rank))) return first + k;
+        if (hit_before(&t->tris[first + k], xs[k], tmax, tie_rank)) return first + k;
     }
     return -1;
 }
@@ -1680,7 +1685,6 @@ static inline __attribute__((always_inline)) int nearest(const qrad_t *q, const 
  * hierarchy is small and a ray mostly meets one of its triangles, so
  * sorting the children costs more than it prunes. The same answer as
  * nearest (see nearest_take), the same pruning by the best so far. */
-
 static inline __attribute__((always_inline)) int nearest_sky_walk(const tracer_t *t, const wray_t *r, vec3_t o,
                                                                   vec3_t d, double maxdist, double *dist, int *rank,
                                                                   bool avx)

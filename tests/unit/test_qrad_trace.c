@@ -21,6 +21,8 @@
  *   coordinates (seen failing with the margin at -1e-12 and -1e-6 and with
  *   the back test given +margin; it passes with the margin at 0: none of
  *   its points has sums that round across 0);
+ * - the sky's and the closest hits' AVX2 forms are taken wherever the CPU
+ *   has AVX2, and give the SSE2 forms' answers, face and distance bits;
  * - a witness (the solid leaf that blocked the last segment to a point)
  *   never calls a segment blocked that the walk calls clear: segments from
  *   points along lines to fixed points, as bounce lights' rays, on whole

@@ -447,7 +447,11 @@ static long gather_face(bl_pass_t *x, int fi)
      * first by the next ray (trace_occluded_channels_from): most of a
      * pair's blocked rays are blocked by the one before's, and a pair's
      * first by the face's blocker for the light before (by what stands
-     * around the face). Only which walks are spared depends on it. */
+     * around the face). Not after a clear ray of the pair: the ray after
+     * one is mostly clear too, and the test then only costs (spirit2dm1
+     * under -preset ericw: of 1.95 million such rays 1.61 million are
+     * clear and the witness settles 0.22 million). Only which walks are
+     * spared depends on it. */
     int wit = -1;
     /* First the bound of make_reach, a few operations that drop most pairs
      * before the tests below decide exactly: over every light at once, in
@@ -601,6 +605,7 @@ static long gather_face(bl_pass_t *x, int fi)
         memset(vis, 0, (size_t)n);
         if (!order) order = luxel_order(f);
         uint8_t *keep = NULL; /* traced, for a light that shares its place */
+        bool last_clear = false; /* the pair's last traced ray */
         if (b->shared) {
             if (!traced) traced = q2_calloc((size_t)n, 1);
             else if (memcmp(&traced_pos, &b->pos, sizeof traced_pos) != 0) memset(traced, 0, (size_t)n);
@@ -620,8 +625,11 @@ static long gather_face(bl_pass_t *x, int fi)
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
-                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, &wit) ||
+                int w = last_clear ? -1 : wit;
+                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, &w) ||
                                (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                if (w >= 0) wit = w;
+                last_clear = !blocked;
                 vis[idx] = blocked ? 2 : 1;
                 if (keep) keep[idx] = vis[idx];
             }

@@ -8,6 +8,7 @@
  * blocking in MPI: Open MPI's blocking calls spin, and a spinning rank would
  * take a core from the threads of a rank sharing its host. */
 #include "dist.h"
+#include "dist_internal.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -23,23 +24,6 @@
 #ifdef Q2MAP_HAVE_MPI
 #include <mpi.h>
 #endif
-
-struct dist_t {
-    int rank, size;
-    bool mpi; /* joined an MPI job (even of one rank) */
-    int threads;
-    const char *program;
-    dist_rank_stats_t self;
-    int *rank_threads;        /* per rank, for block sizes (rank 0) */
-    dist_rank_stats_t *all;   /* rank 0, after dist_collect */
-    long fault_rank;          /* Q2MAP_DIST_FAULT: this rank kills itself (tests) */
-    bool spill_test;          /* Q2MAP_DIST_SPILL: spill whatever may be spilled (tests) */
-    FILE *trace;              /* Q2MAP_DIST_TRACE: per-item costs for scripts/bench_mpi */
-    double tmark, cpumark;    /* end of the last loop (or the start), for the trace */
-    uint8_t *scratch;         /* the exchange's decoded results, kept from loop to loop */
-    size_t scratchcap;
-    int loops;                /* loops begun so far (the trace names a loop by its number) */
-};
 
 struct dist_items_t {
     long n;      /* items of the loop */
@@ -186,16 +170,6 @@ static bool launched_by_mpi(void)
 }
 #endif
 
-static double thread_cpu(void)
-{
-    return os_cpu_thread_s();
-}
-
-static double process_cpu(void)
-{
-    return os_cpu_process_s();
-}
-
 bool dist_start(dist_t **out, const char *program, q2err_t *err)
 {
     dist_t *d = q2_calloc(1, sizeof *d);
@@ -232,7 +206,7 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
     const char *tr = getenv("Q2MAP_DIST_TRACE");
     if (tr && *tr && d->rank == 0) d->trace = os_fopen(tr, "w");
     d->tmark = time_now();
-    d->cpumark = process_cpu();
+    d->cpumark = dist_process_cpu();
     (void)err;
     *out = d;
     return true;
@@ -247,21 +221,16 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
  * of the computing thread's CPU time ("local N" and its costs likewise,
  * for dist_local_begin's loops): CPU time, because a loaded machine
  * stretches wall time at random while the work stays the same. */
-static void trace_gap(dist_t *d, double now)
-{
-    if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, process_cpu() - d->cpumark);
-}
-
 /* Tracing: a collective outside the loops (the input's broadcast, a flag,
  * a sum, the summary's gather) moving `bytes` bytes from or to rank 0,
  * which scripts/lib/mpisim.py charges on more than one rank ("coll N"). */
 static void trace_collective(dist_t *d, size_t bytes)
 {
     if (!d || !d->trace) return;
-    trace_gap(d, time_now());
+    dist_trace_gap(d, time_now());
     fprintf(d->trace, "coll %zu\n", bytes);
     d->tmark = time_now();
-    d->cpumark = process_cpu();
+    d->cpumark = dist_process_cpu();
 }
 
 void dist_set_threads(dist_t *d, int threads)
@@ -282,7 +251,7 @@ void dist_stop(dist_t *d)
 {
     if (!d) return;
     if (d->trace) {
-        trace_gap(d, time_now());
+        dist_trace_gap(d, time_now());
         fclose(d->trace);
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -557,7 +526,7 @@ static dist_loop_t *loop_begin(dist_t *d, long n, const dist_codec_t *codec, voi
     l->t0 = l->tlast = time_now();
     l->index = d ? d->loops++ : 0;
     if (d && d->trace) {
-        trace_gap(d, l->t0);
+        dist_trace_gap(d, l->t0);
         l->tstart = q2_calloc((size_t)n + 1, sizeof(double));
         l->cost = q2_calloc((size_t)n + 1, sizeof(double));
     }
@@ -642,7 +611,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (k < 0) return false;
         *item = l->same->items[k];
-        if (l->tstart) l->tstart[*item] = thread_cpu();
+        if (l->tstart) l->tstart[*item] = dist_thread_cpu();
         return true;
     }
     if (solo(d) || d->rank == 0) {
@@ -652,7 +621,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (i < 0) return false;
         *item = i;
-        if (l->tstart) l->tstart[i] = thread_cpu();
+        if (l->tstart) l->tstart[i] = dist_thread_cpu();
         return true;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -661,7 +630,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     while (l->blo >= l->bhi && !l->exhausted) request(l, false, NULL, NULL);
     bool got = l->blo < l->bhi;
     if (got) *item = l->blo++;
-    if (got && l->tstart) l->tstart[*item] = thread_cpu();
+    if (got && l->tstart) l->tstart[*item] = dist_thread_cpu();
     pthread_mutex_unlock(&l->lock);
     return got;
 #else
@@ -697,7 +666,7 @@ dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **p
         }
         if (r == DIST_ITEM || r == DIST_SPILL) l->handed++;
         pthread_mutex_unlock(&l->lock);
-        if (r == DIST_ITEM && l->tstart) l->tstart[*item] = thread_cpu();
+        if (r == DIST_ITEM && l->tstart) l->tstart[*item] = dist_thread_cpu();
         return r;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -716,7 +685,7 @@ dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **p
     pthread_mutex_unlock(&l->lock);
     switch (kind) {
     case REPLY_BLOCK:
-        if (l->tstart) l->tstart[*item] = thread_cpu();
+        if (l->tstart) l->tstart[*item] = dist_thread_cpu();
         return DIST_ITEM;
     case REPLY_SPILL: return DIST_SPILL;
     case REPLY_DONE: return DIST_DONE;
@@ -778,7 +747,7 @@ bool dist_loop_in_tail(dist_loop_t *l)
 long dist_loop_finished(dist_loop_t *l, long item)
 {
     double now = time_now();
-    if (l->cost) l->cost[item] = thread_cpu() - l->tstart[item];
+    if (l->cost) l->cost[item] = dist_thread_cpu() - l->tstart[item];
     pthread_mutex_lock(&l->lock);
     l->retired++;
     long f = ++l->finished;
@@ -1004,11 +973,11 @@ void dist_loop_end(dist_loop_t *l)
         uint8_t *enc = q2_calloc(zw_bound(rawlen) + 1, 1), *dec = q2_calloc(rawlen + 1, 1);
         memset(enc, 1, zw_bound(rawlen));
         memset(dec, 1, rawlen);
-        double c0 = thread_cpu();
+        double c0 = dist_thread_cpu();
         size_t enclen = zw_encode(raw, rawlen, enc);
-        double c1 = thread_cpu();
+        double c1 = dist_thread_cpu();
         zw_decode(enc, enclen, dec, rawlen);
-        double c2 = thread_cpu();
+        double c2 = dist_thread_cpu();
         free(raw);
         free(enc);
         free(dec);
@@ -1020,7 +989,7 @@ void dist_loop_end(dist_loop_t *l)
         for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
         fputc('\n', d->trace);
         d->tmark = time_now();
-        d->cpumark = process_cpu();
+        d->cpumark = dist_process_cpu();
     }
     free(l->tstart);
     free(l->cost);
@@ -1079,50 +1048,11 @@ dist_loop_t *dist_loop_begin_same(dist_t *d, const dist_items_t *it, const dist_
     l->t0 = l->tlast = time_now();
     l->index = d ? d->loops++ : 0;
     if (d && d->trace) {
-        trace_gap(d, l->t0);
+        dist_trace_gap(d, l->t0);
         l->tstart = q2_calloc((size_t)l->n + 1, sizeof(double));
         l->cost = q2_calloc((size_t)l->n + 1, sizeof(double));
     }
     return l;
-}
-
-struct dist_local_t {
-    dist_t *d;
-    long n;
-    double *cost;
-};
-
-dist_local_t *dist_local_begin(dist_t *d, long n)
-{
-    if (!d || !d->trace || n <= 0) return NULL;
-    trace_gap(d, time_now());
-    dist_local_t *lt = q2_calloc(1, sizeof *lt);
-    lt->d = d;
-    lt->n = n;
-    lt->cost = q2_calloc((size_t)n, sizeof(double));
-    return lt;
-}
-
-double dist_local_start(const dist_local_t *lt) { return lt ? thread_cpu() : 0; }
-
-void dist_local_done(dist_local_t *lt, long item, double t0)
-{
-    if (lt && item >= 0 && item < lt->n) lt->cost[item] += thread_cpu() - t0;
-}
-
-/* "local N" and the items' costs on the next line, like a loop's; the
- * time between loops restarts after it. */
-void dist_local_end(dist_local_t *lt)
-{
-    if (!lt) return;
-    dist_t *d = lt->d;
-    fprintf(d->trace, "local %ld\n", lt->n);
-    for (long i = 0; i < lt->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", lt->cost[i]);
-    fputc('\n', d->trace);
-    d->tmark = time_now();
-    d->cpumark = process_cpu();
-    free(lt->cost);
-    free(lt);
 }
 
 const dist_rank_stats_t *dist_collect(dist_t *d)

@@ -220,7 +220,9 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
  * and restoring them), and on the next line the items' costs in seconds
  * of the computing thread's CPU time ("local N" and its costs likewise,
  * for dist_local_begin's loops): CPU time, because a loaded machine
- * stretches wall time at random while the work stays the same. */
+ * stretches wall time at random while the work stays the same. The "gap"
+ * and "local" lines are written in dist_local.c, the rest here. */
+
 /* Tracing: a collective outside the loops (the input's broadcast, a flag,
  * a sum, the summary's gather) moving `bytes` bytes from or to rank 0,
  * which scripts/lib/mpisim.py charges on more than one rank ("coll N"). */

@@ -383,7 +383,6 @@ __attribute__((target("avx2"))) static void facing_mask_avx2(const facing_args_t
 }
 #endif
 
-
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
 static long gather_face(bl_pass_t *x, int fi)
 {

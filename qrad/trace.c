@@ -90,6 +90,12 @@ typedef struct builder_t {
     int numnodes, cap;
 } builder_t;
 
+static inline void box_add(aabb_t *a, const aabb_t *b)
+{
+    a->mins = vec_min(a->mins, b->mins);
+    a->maxs = vec_max(a->maxs, b->maxs);
+}
+
 static double aabb_area(const aabb_t *b)
 {
     vec3_t d = vec_sub(b->maxs, b->mins);
@@ -127,8 +133,7 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     aabb_t box = aabb_empty(), cbox = aabb_empty();
     for (int k = first; k < first + count; k++) {
         const build_item_t *it = &ps->items[node_item(ps, paxis, k)];
-        box.mins = vec_min(box.mins, it->b.mins);
-        box.maxs = vec_max(box.maxs, it->b.maxs);
+        box_add(&box, &it->b);
         aabb_add_point(&cbox, it->c);
     }
     for (int ax = 0; ax < 3; ax++) {
@@ -149,8 +154,7 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     aabb_t acc = aabb_empty();
     for (int i = count - 1; i > 0; i--) {
         const build_item_t *it = &ps->items[la[first + i]];
-        acc.mins = vec_min(acc.mins, it->b.mins);
-        acc.maxs = vec_max(acc.maxs, it->b.maxs);
+        box_add(&acc, &it->b);
         right[i] = aabb_area(&acc) * (count - i);
     }
     acc = aabb_empty();
@@ -158,8 +162,7 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
     int split = count / 2;
     for (int i = 1; i < count; i++) {
         const build_item_t *it = &ps->items[la[first + i - 1]];
-        acc.mins = vec_min(acc.mins, it->b.mins);
-        acc.maxs = vec_max(acc.maxs, it->b.maxs);
+        box_add(&acc, &it->b);
         double cost = aabb_area(&acc) * i + right[i];
         if (cost < best) {
             best = cost;
@@ -186,12 +189,6 @@ static int split_node(presort_t *ps, bin_node_t *node, int first, int count, int
  * what one thread gives, and the tree is the same. */
 #define BVH_PAR_SPLIT 2048
 #define BVH_PAR_CHUNKS 64
-
-static inline void box_add(aabb_t *a, const aabb_t *b)
-{
-    a->mins = vec_min(a->mins, b->mins);
-    a->maxs = vec_max(a->maxs, b->maxs);
-}
 
 typedef struct par_split_t {
     int count;

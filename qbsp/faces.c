@@ -61,11 +61,7 @@ static void clear_face_refs_r(node_t *node)
     if (!node) return;
     node->faces = NULL;
     if (node->planenum == PLANENUM_LEAF) {
-        for (portal_t *p = node->portals; p;) {
-            int s = p->nodes[1] == node;
-            p->face[0] = p->face[1] = NULL;
-            p = p->next[s];
-        }
+        node->leaffaces = NULL;
         return;
     }
     clear_face_refs_r(node->children[0]);
@@ -168,7 +164,7 @@ static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
     nf->texinfo = f1->texinfo;
     nf->planenum = f1->planenum;
     nf->contents = f1->contents;
-    nf->portal = f1->portal;
+    nf->brush = f1->brush;
     nf->w = w;
     f1->merged = nf;
     f2->merged = nf;
@@ -367,7 +363,7 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
             nf->texinfo = f->texinfo;
             nf->planenum = f->planenum;
             nf->contents = f->contents;
-            nf->portal = f->portal;
+            nf->brush = f->brush;
             nf->w = pieces[k];
             end->next = nf;
             end = nf;
@@ -376,7 +372,7 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
                 rest->texinfo = f->texinfo;
                 rest->planenum = f->planenum;
                 rest->contents = f->contents;
-                rest->portal = f->portal;
+                rest->brush = f->brush;
                 rest->w = NULL; /* interior node of the chain, never final */
                 parent->split[0] = nf;
                 parent->split[1] = rest;
@@ -418,7 +414,8 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     /* The portal's plane, not the side's: a side found for the portal may
      * lie on a nearly coplanar plane, and the face must lie on its node. */
     f->planenum = (p->onnode ? (p->onnode->planenum & ~1) : (side->planenum & ~1)) | pside;
-    f->portal = p;
+    f->brush = portal_noclip_brush(p, pside);
+    if (!f->brush) f->brush = p->sidebrush;
     f->contents = leaf->contents;
     f->w = pside ? winding_reverse(p->winding) : winding_copy(p->winding);
     return f;
@@ -465,7 +462,7 @@ static void wall_covered_faces(qbsp_t *q, node_t *leaf)
             face_t *f = emit_new_face(q);
             f->texinfo = side->texinfo;
             f->planenum = want;
-            f->portal = NULL;
+            f->brush = NULL;
             /* The contents of the open side of such faces, so it merges. */
             f->contents = 0;
             f->w = s ? winding_reverse(p->winding) : winding_copy(p->winding);
@@ -489,15 +486,16 @@ static void make_faces_r(qbsp_t *q, node_t *node)
         if (q->any_detail_wall && detail_wall_leaf(node)) wall_covered_faces(q, node);
         return;
     }
+    face_t **tail = &node->leaffaces;
     for (portal_t *p = node->portals; p;) {
         int s = p->nodes[1] == node;
         portal_t *nextp = p->next[s];
-        p->face[s] = face_from_portal(q, p, s);
-        if (p->face[s] && p->onnode) {
-            p->face[s]->next = p->onnode->faces;
-            p->onnode->faces = p->face[s];
-        } else {
-            p->face[s] = NULL;
+        face_t *f = face_from_portal(q, p, s);
+        if (f && p->onnode) {
+            f->next = p->onnode->faces;
+            p->onnode->faces = f;
+            *tail = f;
+            tail = &f->leafnext;
         }
         p = nextp;
     }

@@ -115,10 +115,8 @@ void groupkeys_collect(qbsp_t *q)
 
 int groupkeys_of_face(const qbsp_t *q, const face_t *f)
 {
-    if (!q->ent_keyset || !f->portal) return 0;
-    const mapbrush_t *b = portal_noclip_brush(f->portal, f->planenum & 1);
-    if (!b) b = f->portal->sidebrush;
-    return b ? q->ent_keyset[b->entitynum] : 0;
+    if (!q->ent_keyset || !f->brush) return 0;
+    return q->ent_keyset[f->brush->entitynum];
 }
 
 void groupkeys_note_face(qbsp_t *q, int outnum, const face_t *f)

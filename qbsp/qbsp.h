@@ -113,7 +113,11 @@ typedef struct face_t {
     struct face_t *next;     /* in the node's face list */
     struct face_t *merged;   /* set when merged into another face */
     struct face_t *split[2]; /* set when subdivided */
-    struct portal_t *portal;
+    struct face_t *leafnext; /* in its leaf's list (node_t.leaffaces) */
+    /* The brush it is drawn from: its portal's _noclipfaces brush on its
+     * side, else the brush of the side found for the portal; NULL for
+     * none and for func_detail_wall's overdraw. */
+    const struct mapbrush_t *brush;
     int texinfo;
     int planenum;
     int contents;            /* contents of the leaf in front */
@@ -150,6 +154,7 @@ typedef struct node_t {
 
     /* Leafs. */
     bspbrush_t *brushlist;   /* brushes (fragments) in the leaf */
+    face_t *leaffaces;       /* the faces seen from the leaf, in its portals' order (faces_make) */
     int contents;
     int occupied;            /* flood distance from an entity, 0 = not reached */
     const map_entity_t *occupant;
@@ -182,7 +187,6 @@ typedef struct portal_t {
     side_t *side;            /* the visible side this portal makes a face for */
     const mapbrush_t *sidebrush; /* the brush of side */
     noclip_pair_t *noclip;   /* NULL but between _noclipfaces brushes; owned */
-    face_t *face[2];
     bool sidefound;
     signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
 } portal_t;

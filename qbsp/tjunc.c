@@ -143,11 +143,7 @@ enum { WELD_OPAQUE, WELD_TRANSLUCENT, WELD_DETAIL_WALL, NUM_WELD_GROUPS };
 
 static int weld_group(const qbsp_t *q, const face_t *f)
 {
-    const mapbrush_t *b = NULL;
-    if (f->portal) {
-        b = portal_noclip_brush(f->portal, f->planenum & 1);
-        if (!b) b = f->portal->sidebrush;
-    }
+    const mapbrush_t *b = f->brush;
     if (b && b->detail_wall) return WELD_DETAIL_WALL;
     int flags = (f->texinfo >= 0 && f->texinfo < q->numtexinfo) ? q->texinfo[f->texinfo].flags : 0;
     if ((b && (b->contents & CONTENTS_TRANSLUCENT)) || (flags & (SURF_TRANS33 | SURF_TRANS66))) return WELD_TRANSLUCENT;

@@ -404,19 +404,15 @@ static int emit_leaf(emit_ctx_t *c, node_t *node, int contents)
     int firstf = bsp->numleaffaces;
     leafpath_t lp;
     bool have_path = false;
-    for (portal_t *p = node->portals; p;) {
-        int s = p->nodes[1] == node;
-        if (p->face[s]) {
-            if (!have_path) {
-                leaf_path(q, node, &lp);
-                have_path = true;
-            }
-            emit_mark_face(q, firstf, p->face[s], p->face[s], &lp);
-            /* The face records are freed once the model is written. */
-            p->face[s] = NULL;
+    for (face_t *f = node->leaffaces; f; f = f->leafnext) {
+        if (!have_path) {
+            leaf_path(q, node, &lp);
+            have_path = true;
         }
-        p = p->next[s];
+        emit_mark_face(q, firstf, f, f, &lp);
     }
+    /* The face records are freed once the model is written. */
+    node->leaffaces = NULL;
     lf = &bsp->leafs[idx];
     lf->numleaffaces = (uint32_t)(bsp->numleaffaces - firstf);
     return idx;

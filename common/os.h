@@ -102,6 +102,13 @@ _Noreturn void os_kill_self(void);
  * huge pages (a hint; contents unchanged), and sets the heap up for a run
  * of many small allocations (common/mem.h mem_heap_setup). */
 void os_hint_huge_pages(void *p, size_t size);
+/* The processor the calling thread runs on, or -1 where that is unknown. */
+int os_current_cpu(void);
+/* Moves the calling thread to another processor it may run on, then lets it
+ * run on any of them again (the scheduler leaves it where it is until it
+ * has a reason to move it). False where that cannot be done (one allowed
+ * processor; not Linux). For threads_start. */
+bool os_move_off_cpu(void);
 void os_heap_setup(void);
 
 /* This machine's name (logs of runs over several hosts); "?" when unknown. */

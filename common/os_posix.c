@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #ifdef __linux__
+#include <sched.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #endif
@@ -515,6 +516,35 @@ bool os_hard_link(const char *existing, const char *newpath) { return link(exist
 /* Only the 2 MiB-aligned interior of a block can use huge pages; the hint
  * changes no contents and is ignored where the kernel does not support it. */
 #define HUGE_PAGE ((uintptr_t)2 << 20)
+
+int os_current_cpu(void)
+{
+#ifdef __linux__
+    return sched_getcpu();
+#else
+    return -1;
+#endif
+}
+
+bool os_move_off_cpu(void)
+{
+#ifdef __linux__
+    cpu_set_t all, other;
+    if (sched_getaffinity(0, sizeof all, &all) != 0) return false;
+    int me = sched_getcpu();
+    CPU_ZERO(&other);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &all) && c != me) {
+            CPU_SET(c, &other);
+            break;
+        }
+    if (CPU_COUNT(&other) == 0 || sched_setaffinity(0, sizeof other, &other) != 0) return false;
+    (void)sched_setaffinity(0, sizeof all, &all);
+    return true;
+#else
+    return false;
+#endif
+}
 
 void os_hint_huge_pages(void *p, size_t size)
 {

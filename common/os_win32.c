@@ -317,6 +317,10 @@ _Noreturn void os_kill_self(void)
 
 long os_process_id(void) { return (long)GetCurrentProcessId(); }
 
+int os_current_cpu(void) { return -1; }
+
+bool os_move_off_cpu(void) { return false; }
+
 void os_host_name(char *out, size_t size)
 {
     if (size == 0) return;

@@ -1,8 +1,12 @@
 #include "threads.h"
 
+#include <stdatomic.h>
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
+
+#include "os.h"
 
 int threads_resolve(int requested)
 {
@@ -25,5 +29,32 @@ int threads_current(void)
     return omp_get_thread_num();
 #else
     return 0;
+#endif
+}
+
+/* How long threads_start waits to see every worker run elsewhere. */
+#define THREADS_START_WAIT_NS 200000
+
+void threads_start(int n)
+{
+#ifdef _OPENMP
+    if (n <= 1) return;
+    atomic_int started = 0, beside = 0;
+    int caller_cpu = os_current_cpu();
+#pragma omp parallel num_threads(n) default(none) shared(started, beside, caller_cpu, n)
+    {
+        if (omp_get_thread_num() > 0) {
+            int cpu = os_current_cpu();
+            if (cpu >= 0 && cpu == caller_cpu) atomic_fetch_add(&beside, 1);
+            atomic_fetch_add(&started, 1);
+        } else if (caller_cpu >= 0) {
+            long long t0 = os_monotonic_ns();
+            while (atomic_load(&started) < n - 1 && os_monotonic_ns() - t0 < THREADS_START_WAIT_NS) {
+            }
+            if (atomic_load(&started) < n - 1 || atomic_load(&beside) > 0) os_move_off_cpu();
+        }
+    }
+#else
+    (void)n;
 #endif
 }

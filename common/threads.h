@@ -14,4 +14,16 @@ int threads_resolve(int requested);
  * a region's owner made, one per thread of num_threads. */
 int threads_current(void);
 
+/* Starts the team of n threads that the tools' parallel regions then reuse
+ * (OpenMP keeps it), before the serial reading of their input, and sees
+ * that the new threads do not wait behind the caller. On virtual machines
+ * (seen on this project's two-processor ones) a new thread is often put on
+ * the processor of the thread that made it, where it waits, behind that
+ * one, for the scheduler to move one of them: 4-12 ms, during which the
+ * first parallel region cannot end. So when a worker has not been seen
+ * running on another processor within THREADS_START_WAIT_NS, the caller
+ * moves itself (os_move_off_cpu) and the worker runs at once. Nothing a
+ * tool computes depends on it. */
+void threads_start(int n);
+
 #endif

@@ -659,6 +659,7 @@ int main(int argc, char **argv)
         return 2;
     }
     opt.threads = threads_resolve(threads);
+    threads_start(opt.threads);
 
     /* MAP may be given without its extension. */
     char prtstage[Q2_PATH_MAX];

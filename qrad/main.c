@@ -401,6 +401,7 @@ static int qrad_main(int argc, char **argv, dist_t *dist)
     /* ericw-tools' -dirtdebug turns dirt on, over -nodirt and worldspawn */
     if (opts.dirtdebug) opts.dirt = 1;
     opts.threads = threads_resolve(threads);
+    threads_start(opts.threads);
     dist_set_threads(dist, opts.threads);
     opts.dist = dist;
     /* Ranks other than 0 work silently: they see the same input, so rank 0

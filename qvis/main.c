@@ -339,6 +339,7 @@ int main(int argc, char **argv)
         return 2;
     }
     threads = threads_resolve(threads);
+    threads_start(threads);
     mem_heap_setup();
 
     q2err_t err;

@@ -1,5 +1,6 @@
 /* common/os.h: the operating-system layer the formats and stages stand on
  * (its POSIX implementation here; the same contracts bind the Windows one). */
+#define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,7 +13,15 @@
 
 #include "../../common/fileio.h"
 #include "../../common/os.h"
+#include "../../common/threads.h"
 #include "test_util.h"
+
+#ifdef __linux__
+#include <sched.h>
+#endif
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 TU_SCRATCH_DIR(g_tmp, "q2map_os")
 
@@ -131,6 +140,48 @@ static void clocks_and_sleep(void **state)
     assert_true(os_cpu_thread_s() > t0);
 }
 
+/* os_move_off_cpu moves the thread and never leaves it pinned; threads_start
+ * (which may call it) leaves the affinity as it found it and the team ready. */
+static void move_off_cpu(void **state)
+{
+    (void)state;
+#ifdef __linux__
+    cpu_set_t before, after;
+    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
+    int cpu = os_current_cpu();
+    assert_true(cpu >= 0 && CPU_ISSET(cpu, &before));
+    assert_int_equal(os_move_off_cpu(), CPU_COUNT(&before) > 1);
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&before, &after));
+    /* one allowed processor: nowhere to go, and the mask stays */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(os_current_cpu(), &one);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_false(os_move_off_cpu());
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&one, &after));
+    assert_int_equal(sched_setaffinity(0, sizeof before, &before), 0);
+    threads_start(2);
+    threads_start(4);
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&before, &after));
+#else
+    assert_int_equal(os_current_cpu(), -1);
+    assert_false(os_move_off_cpu());
+    threads_start(2);
+#endif
+#ifdef _OPENMP
+    int team = 0;
+#pragma omp parallel num_threads(3)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    assert_int_equal(team, 3);
+#endif
+}
+
 static void console(void **state)
 {
     (void)state;
@@ -150,6 +201,7 @@ int main(void)
         cmocka_unit_test(make_dir),
         cmocka_unit_test(clocks_and_sleep),
         cmocka_unit_test(console),
+        cmocka_unit_test(move_off_cpu),
     };
     return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);
 }

@@ -93,6 +93,7 @@ typedef struct bside_t {
     int planenum;
     int texinfo;
     winding_t *w;
+    bool borrowed; /* w is the map brush side's own (load_make_brush_windings) */
 } bside_t;
 
 static bool plane_matches(const bside_t *s, vec3_t normal, double dist)
@@ -129,17 +130,25 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
         s[ns].dist = pl->dist;
         s[ns].planenum = sd->planenum;
         s[ns].texinfo = sd->texinfo;
+        /* The loaded winding is this clip of the side's plane by the
+         * others, made the same way in the same order; only where the load
+         * dropped it (clipped away, or too thin) is it made again here. */
+        s[ns].w = sd->winding;
+        s[ns].borrowed = sd->winding != NULL;
         ns++;
     }
     int nreal = ns;
     aabb_t bounds = aabb_empty();
     for (int i = 0; i < nreal; i++) {
-        winding_t *w = qbsp_chain_for_plane(s[i].normal, s[i].dist);
-        for (int j = 0; j < nreal && w; j++) {
-            if (j == i) continue;
-            w = qbsp_chain_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);
+        winding_t *w = s[i].w;
+        if (!s[i].borrowed) {
+            w = qbsp_chain_for_plane(s[i].normal, s[i].dist);
+            for (int j = 0; j < nreal && w; j++) {
+                if (j == i) continue;
+                w = qbsp_chain_clip(w, vec_neg(s[j].normal), -s[j].dist, ON_EPSILON, false);
+            }
+            s[i].w = w;
         }
-        s[i].w = w;
         if (w)
             for (int k = 0; k < w->numpoints; k++) aabb_add_point(&bounds, w->p[k]);
     }
@@ -165,7 +174,7 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
                 int pn = plane_table_find(&q->planes, normal, dist);
                 if (pn < 0) continue;
                 if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
-                s[ns] = (bside_t){normal, dist, pn, deftex, NULL};
+                s[ns] = (bside_t){normal, dist, pn, deftex, NULL, false};
                 ns++;
                 push_side(bsp, em, pn, deftex);
             }
@@ -207,7 +216,7 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
                         int pn = plane_table_find(&q->planes, sn, sd);
                         if (pn < 0) continue;
                         if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
-                        s[ns] = (bside_t){sn, sd, pn, s[i].texinfo, NULL};
+                        s[ns] = (bside_t){sn, sd, pn, s[i].texinfo, NULL, false};
                         ns++;
                         push_side(bsp, em, pn, s[i].texinfo);
                     }
@@ -215,7 +224,8 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
         }
     }
     db->numsides = bsp->numbrushsides - db->firstside;
-    for (int i = 0; i < ns; i++) winding_free(s[i].w);
+    for (int i = 0; i < ns; i++)
+        if (!s[i].borrowed) winding_free(s[i].w);
     free(s);
 }
 

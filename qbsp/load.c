@@ -154,16 +154,17 @@ static void free_brush_sides(mapbrush_t *b)
     b->numsides = 0;
 }
 
-/* Smallest width of the brush across any of its faces. */
-static double brush_thickness(const qbsp_t *q, const mapbrush_t *b)
+/* Whether the brush is thinner than `limit` across one of its faces (its
+ * depth behind that face's plane: the farthest of its points). A face's
+ * scan stops once a point lies `limit` deep, which settles that face. */
+static bool brush_thinner_than(const qbsp_t *q, const mapbrush_t *b, double limit)
 {
-    double best = 1e30;
     for (int i = 0; i < b->numsides; i++) {
         const side_t *s = &b->original_sides[i];
         if (!s->winding) continue;
         const plane_t *p = plane_table_get(&q->planes, s->planenum);
         double depth = 0;
-        for (int j = 0; j < b->numsides; j++) {
+        for (int j = 0; j < b->numsides && !(depth >= limit); j++) {
             const winding_t *w = b->original_sides[j].winding;
             if (!w) continue;
             for (int k = 0; k < w->numpoints; k++) {
@@ -171,9 +172,9 @@ static double brush_thickness(const qbsp_t *q, const mapbrush_t *b)
                 if (d > depth) depth = d;
             }
         }
-        if (depth < best) best = depth;
+        if (depth < limit) return true;
     }
-    return best;
+    return false;
 }
 
 enum { BRUSH_OK = 0, BRUSH_DROPPED = 1, BRUSH_ERROR = -1 };
@@ -312,7 +313,7 @@ static int build_brush(qbsp_t *q, int e, const map_brush_t *mb, vec3_t origin, b
     }
     if (origin_only) return BRUSH_OK;
 
-    if (q->opt.micro > 0 && brush_thickness(q, out) < q->opt.micro) {
+    if (q->opt.micro > 0 && brush_thinner_than(q, out, q->opt.micro)) {
         log_warn(q->log, "%s:%d: %s, brush %d: brush thinner than -micro %g, dropped", path, mb->line,
                  ent_desc(q, e, ebuf, sizeof ebuf), mb->entity_brush_index, q->opt.micro);
         free_brush_sides(out);

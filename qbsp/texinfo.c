@@ -218,7 +218,9 @@ int texinfo_for_side(qbsp_t *q, const map_side_t *side, vec3_t normal, vec3_t or
         for (int j = 0; j < 4; j++) tx.vecs[i][j] = float_for_file(vecs[i][j]);
     tx.flags = flags;
     tx.value = value;
-    snprintf(tx.texture, TEXNAME_MAX + 1, "%s", side->texture);
+    /* (tx is zeroed: the name stays terminated and its tail zero) */
+    size_t len = strlen(side->texture);
+    memcpy(tx.texture, side->texture, len < TEXNAME_MAX ? len : TEXNAME_MAX);
     tx.nexttexinfo = -1;
     return texinfo_find(q, &tx);
 }

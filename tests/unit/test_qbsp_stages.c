@@ -525,6 +525,28 @@ static void test_load_warnings_and_errors(void **state)
     assert_non_null(strstr(err.msg, "at most 31"));
     ctx_free(&c);
     free(t.s);
+
+    /* -micro: a brush thinner than it across one of its faces is dropped,
+     * with a warning; 1/16 and 1/2 unit thin across z and y. */
+    t = (text_t){0};
+    tprintf(&t, "{\n\"classname\" \"worldspawn\"\n");
+    box_brush(&t, vec3(0, 0, 0), vec3(64, 64, 64), "t/a", NULL);
+    box_brush(&t, vec3(100, 0, 0), vec3(164, 64, 0.0625), "t/a", NULL);
+    box_brush(&t, vec3(200, 0, 0), vec3(264, 0.5, 64), "t/a", NULL);
+    tprintf(&t, "}\n");
+    const double micro[3] = {0.1, 0.01, 1.0};
+    const int kept[3] = {2, 3, 1};
+    for (int i = 0; i < 3; i++) {
+        ctx_init(&c);
+        c.log.err = devnull;
+        c.q.opt.micro = micro[i];
+        memset(&err, 0, sizeof err);
+        assert_true(ctx_load(&c, t.s, &err));
+        assert_int_equal(c.q.nummapbrushes, kept[i]);
+        assert_int_equal(c.q.log->warnings, 3 - kept[i]);
+        ctx_free(&c);
+    }
+    free(t.s);
     fclose(devnull);
 }
 

@@ -1,6 +1,7 @@
 /* qbsp: .map -> .bsp (+ .prt, or .pts/.lin on a leak). */
 #include <errno.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,10 +247,18 @@ typedef struct run_t {
     bool leaked;
 } run_t;
 
-/* CSG, tree, portals, faces and output of entity e's brushes (e = 0: the
- * world). A sealed world's tree is handed back in *world_tree; other trees
- * are freed. False (logged) on an error that ends the compile. */
-static bool compile_model(run_t *r, int e, tree_t **world_tree)
+/* What model_tree found, for model_emit's report. */
+typedef struct model_info_t {
+    int frags, ncl;
+    brushbsp_stats_t bst;
+    portal_stats_t pst;
+} model_info_t;
+
+/* CSG, tree, portals, flood, clusters, areas and faces of entity e's
+ * brushes (e = 0: the world): the tree whose faces model_emit writes, and
+ * whose portals nothing reads after (the world's .prt makes its own). NULL
+ * (logged) on an error that ends the compile. */
+static tree_t *model_tree(run_t *r, int e, model_info_t *mi)
 {
     double t0;
     bool world = e == 0;
@@ -316,6 +325,9 @@ static bool compile_model(run_t *r, int e, tree_t **world_tree)
         break;
     }
     brush_list_free(kept);
+    mi->frags = frags;
+    mi->bst = bst;
+    mi->pst = pst;
     r->c->fragments += frags;
     r->c->nodes += bst.nodes;
     r->c->leafs += bst.leafs;
@@ -332,13 +344,13 @@ static bool compile_model(run_t *r, int e, tree_t **world_tree)
             if (!leak_write(r->q, tree, r->ptspath, r->linpath, desc, sizeof desc, r->err)) {
                 log_error(r->log, "%s", r->err->msg);
                 tree_free(tree);
-                return false;
+                return NULL;
             }
             log_warn(r->log, "LEAK: %s can reach the void. Leak path written to %s and %s", desc, r->ptspath, r->linpath);
             if (r->q->opt.leaktest) {
                 log_error(r->log, "%s: map leaks (-leaktest): no .bsp written", r->mappath);
                 tree_free(tree);
-                return false;
+                return NULL;
             }
         } else if (placed == 0) {
             log_warn(r->log, "no entities in open space: the outside was not filled");
@@ -351,6 +363,7 @@ static bool compile_model(run_t *r, int e, tree_t **world_tree)
     t0 = time_now();
     portals_mark_visible_sides(r->q, tree, first, count);
     int ncl = portals_number_clusters(tree, world);
+    mi->ncl = ncl;
     if (world) {
         r->q->numclusters = ncl;
         r->c->clusters = ncl;
@@ -362,34 +375,46 @@ static bool compile_model(run_t *r, int e, tree_t **world_tree)
         if (!areas_flood(r->q, tree, r->err)) {
             log_error(r->log, "%s", r->err->msg);
             tree_free(tree);
-            return false;
+            return NULL;
         }
         r->t[T_AREAS].seconds += time_now() - t0;
     }
     t0 = time_now();
     faces_make(r->q, tree);
     r->t[T_FACES].seconds += time_now() - t0;
-    t0 = time_now();
+    return tree;
+}
+
+/* T-junctions and output of the faces of entity e's tree from model_tree;
+ * the tree stays the caller's. False (logged) on an error that ends the
+ * compile. */
+static bool model_emit(run_t *r, int e, tree_t *tree, const model_info_t *mi)
+{
+    double t0 = time_now();
     faces_fix_tjunctions(r->q, tree);
     r->t[T_TJUNC].seconds += time_now() - t0;
     t0 = time_now();
     if (!writebsp_model(r->q, e, tree, r->err)) {
         log_error(r->log, "%s", r->err->msg);
-        tree_free(tree);
         return false;
     }
     r->t[T_WRITE].seconds += time_now() - t0;
     r->c->models++;
-
-    if (world)
-        log_info(r->log, "%6d fragments, %d nodes, %d leafs, %d portals, %d clusters, %d filled leafs", frags,
-                 bst.nodes, bst.leafs, pst.portals, ncl, r->c->filled);
-    /* The sealed world's tree stays for the .prt (write_prt). */
-    if (world && !r->leaked)
-        *world_tree = tree;
-    else
-        tree_free(tree);
+    if (e == 0)
+        log_info(r->log, "%6d fragments, %d nodes, %d leafs, %d portals, %d clusters, %d filled leafs", mi->frags,
+                 mi->bst.nodes, mi->bst.leafs, mi->pst.portals, mi->ncl, r->c->filled);
     return true;
+}
+
+/* A brush model, start to end. */
+static bool compile_model(run_t *r, int e)
+{
+    model_info_t mi;
+    tree_t *tree = model_tree(r, e, &mi);
+    if (!tree) return false;
+    bool ok = model_emit(r, e, tree, &mi);
+    tree_free(tree);
+    return ok;
 }
 
 /* Engine-limit findings as warnings, or with -strict as an error before
@@ -486,7 +511,7 @@ static bool compile_models_and_finish(run_t *r, const char *bsppath)
 {
     for (int e = 1; e < r->q->map.numentities; e++) {
         if (r->q->ent_numbrushes[e] <= 0) continue;
-        if (!compile_model(r, e, NULL)) return false;
+        if (!compile_model(r, e)) return false;
     }
     double t0 = time_now();
     int dropped_tex = texinfo_compact(r->q);
@@ -778,41 +803,52 @@ int main(int argc, char **argv)
 
     writebsp_begin(&q);
     run_t run = {&q, t, &c, &log, &err, mappath, ptspath, linpath, false};
-    tree_t *world_tree = NULL;
-    if (!compile_model(&run, 0, &world_tree)) goto done;
+    model_info_t wmi;
+    tree_t *world_tree = model_tree(&run, 0, &wmi);
+    if (!world_tree) goto done;
     bool leaked = run.leaked;
     bool ok_models, ok_prt = true;
     q2err_t prt_err;
     q2err_clear(&prt_err);
-    if (world_tree && opt.threads > 1) {
+    if (!leaked && opt.threads > 1) {
         /* The .prt (a second portal build down to clusters, and formatting)
-         * on one thread while the other compiles the brush models and
-         * finishes the .bsp; the models' own parallel loops then run on one
-         * thread, which gives the same output. The .prt side reads its own
-         * copy of the planes, since the models may add some. */
+         * on one thread while the other writes the world's faces and
+         * compiles the brush models and finishes the .bsp; that side's own
+         * parallel loops then run on one thread, which gives the same
+         * output. The two read the world's tree at once, each through
+         * fields of its nodes the other leaves alone: the .prt its portal
+         * lists (the faces no longer need the portals), the emission its
+         * faces. The .prt side reads its own copy of the planes, since the
+         * models may add some. Whichever side is done with the tree last
+         * frees it. */
         qbsp_t qprt = q;
         qprt.planes.planes = q2_malloc(sizeof(plane_t) * (size_t)(q.planes.count > 0 ? q.planes.count : 1));
         memcpy(qprt.planes.planes, q.planes.planes, sizeof(plane_t) * (size_t)q.planes.count);
         double prt_seconds = 0;
+        atomic_int tree_users = 2;
 #pragma omp parallel sections num_threads(2) default(none) \
-    shared(qprt, world_tree, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath)
+    shared(qprt, world_tree, wmi, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath)
         {
 #pragma omp section
             {
                 ok_prt = write_prt(&qprt, world_tree, prtstage, &c.prtportals, &prt_seconds, &prt_err);
-                tree_free(world_tree);
+                if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
             }
 #pragma omp section
-            ok_models = compile_models_and_finish(&run, bsppath);
+            {
+                ok_models = model_emit(&run, 0, world_tree, &wmi);
+                if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
+                ok_models = ok_models && compile_models_and_finish(&run, bsppath);
+            }
         }
         free(qprt.planes.planes);
         t[T_PRT].seconds += prt_seconds;
     } else {
-        if (world_tree) {
+        ok_models = model_emit(&run, 0, world_tree, &wmi);
+        if (ok_models && !leaked)
             ok_prt = write_prt(&q, world_tree, prtstage, &c.prtportals, &t[T_PRT].seconds, &prt_err);
-            tree_free(world_tree);
-        }
-        ok_models = ok_prt && compile_models_and_finish(&run, bsppath);
+        tree_free(world_tree);
+        ok_models = ok_models && ok_prt && compile_models_and_finish(&run, bsppath);
     }
     world_tree = NULL;
     if (!ok_prt) {

@@ -206,7 +206,7 @@ bool dist_start(dist_t **out, const char *program, q2err_t *err)
     const char *tr = getenv("Q2MAP_DIST_TRACE");
     if (tr && *tr && d->rank == 0) d->trace = os_fopen(tr, "w");
     d->tmark = time_now();
-    d->cpumark = dist_process_cpu();
+    d->cpumark = os_cpu_process_s();
     (void)err;
     *out = d;
     return true;
@@ -232,7 +232,7 @@ static void trace_collective(dist_t *d, size_t bytes)
     dist_trace_gap(d, time_now());
     fprintf(d->trace, "coll %zu\n", bytes);
     d->tmark = time_now();
-    d->cpumark = dist_process_cpu();
+    d->cpumark = os_cpu_process_s();
 }
 
 void dist_set_threads(dist_t *d, int threads)
@@ -613,7 +613,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (k < 0) return false;
         *item = l->same->items[k];
-        if (l->tstart) l->tstart[*item] = dist_thread_cpu();
+        if (l->tstart) l->tstart[*item] = os_cpu_thread_s();
         return true;
     }
     if (solo(d) || d->rank == 0) {
@@ -623,7 +623,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
         pthread_mutex_unlock(&l->lock);
         if (i < 0) return false;
         *item = i;
-        if (l->tstart) l->tstart[i] = dist_thread_cpu();
+        if (l->tstart) l->tstart[i] = os_cpu_thread_s();
         return true;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -632,7 +632,7 @@ bool dist_loop_next(dist_loop_t *l, long *item)
     while (l->blo >= l->bhi && !l->exhausted) request(l, false, NULL, NULL);
     bool got = l->blo < l->bhi;
     if (got) *item = l->blo++;
-    if (got && l->tstart) l->tstart[*item] = dist_thread_cpu();
+    if (got && l->tstart) l->tstart[*item] = os_cpu_thread_s();
     pthread_mutex_unlock(&l->lock);
     return got;
 #else
@@ -668,7 +668,7 @@ dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **p
         }
         if (r == DIST_ITEM || r == DIST_SPILL) l->handed++;
         pthread_mutex_unlock(&l->lock);
-        if (r == DIST_ITEM && l->tstart) l->tstart[*item] = dist_thread_cpu();
+        if (r == DIST_ITEM && l->tstart) l->tstart[*item] = os_cpu_thread_s();
         return r;
     }
 #ifdef Q2MAP_HAVE_MPI
@@ -687,7 +687,7 @@ dist_next_t dist_loop_next_ex(dist_loop_t *l, bool busy, long *item, uint8_t **p
     pthread_mutex_unlock(&l->lock);
     switch (kind) {
     case REPLY_BLOCK:
-        if (l->tstart) l->tstart[*item] = dist_thread_cpu();
+        if (l->tstart) l->tstart[*item] = os_cpu_thread_s();
         return DIST_ITEM;
     case REPLY_SPILL: return DIST_SPILL;
     case REPLY_DONE: return DIST_DONE;
@@ -749,7 +749,7 @@ bool dist_loop_in_tail(dist_loop_t *l)
 long dist_loop_finished(dist_loop_t *l, long item)
 {
     double now = time_now();
-    if (l->cost) l->cost[item] = dist_thread_cpu() - l->tstart[item];
+    if (l->cost) l->cost[item] = os_cpu_thread_s() - l->tstart[item];
     pthread_mutex_lock(&l->lock);
     l->retired++;
     long f = ++l->finished;
@@ -975,11 +975,11 @@ void dist_loop_end(dist_loop_t *l)
         uint8_t *enc = q2_calloc(zw_bound(rawlen) + 1, 1), *dec = q2_calloc(rawlen + 1, 1);
         memset(enc, 1, zw_bound(rawlen));
         memset(dec, 1, rawlen);
-        double c0 = dist_thread_cpu();
+        double c0 = os_cpu_thread_s();
         size_t enclen = zw_encode(raw, rawlen, enc);
-        double c1 = dist_thread_cpu();
+        double c1 = os_cpu_thread_s();
         zw_decode(enc, enclen, dec, rawlen);
-        double c2 = dist_thread_cpu();
+        double c2 = os_cpu_thread_s();
         free(raw);
         free(enc);
         free(dec);
@@ -991,7 +991,7 @@ void dist_loop_end(dist_loop_t *l)
         for (long i = 0; i < l->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", l->cost[i]);
         fputc('\n', d->trace);
         d->tmark = time_now();
-        d->cpumark = dist_process_cpu();
+        d->cpumark = os_cpu_process_s();
     }
     free(l->tstart);
     free(l->cost);

@@ -28,8 +28,6 @@ struct dist_t {
     int loops;                /* loops begun so far (the trace names a loop by its number) */
 };
 
-double dist_thread_cpu(void);
-double dist_process_cpu(void);
 /* Tracing: the time since the last loop or collective ("gap"). */
 void dist_trace_gap(dist_t *d, double now);
 

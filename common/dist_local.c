@@ -1,8 +1,8 @@
 /* The part of dist.h that needs no MPI: the tracing of local loops
- * (Q2MAP_DIST_TRACE), which the formats' parallel loops call, and the
- * clocks it reads. dist.c, the loops and the exchange, is linked only by
- * the programs that run under mpirun (qvis, qrad), so that the others
- * (qbsp, bspinfo, qview) neither load nor need an MPI library. */
+ * (Q2MAP_DIST_TRACE), which the formats' parallel loops call. dist.c, the
+ * loops and the exchange, is linked only by the programs that run under
+ * mpirun (qvis, qrad), so that the others (qbsp, bspinfo, qview) neither
+ * load nor need an MPI library. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -12,13 +12,9 @@
 #include "os.h"
 #include "timer.h"
 
-double dist_thread_cpu(void) { return os_cpu_thread_s(); }
-
-double dist_process_cpu(void) { return os_cpu_process_s(); }
-
 void dist_trace_gap(dist_t *d, double now)
 {
-    if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, dist_process_cpu() - d->cpumark);
+    if (d && d->trace) fprintf(d->trace, "gap %.6f %.6f\n", now - d->tmark, os_cpu_process_s() - d->cpumark);
 }
 
 struct dist_local_t {
@@ -38,11 +34,11 @@ dist_local_t *dist_local_begin(dist_t *d, long n)
     return lt;
 }
 
-double dist_local_start(const dist_local_t *lt) { return lt ? dist_thread_cpu() : 0; }
+double dist_local_start(const dist_local_t *lt) { return lt ? os_cpu_thread_s() : 0; }
 
 void dist_local_done(dist_local_t *lt, long item, double t0)
 {
-    if (lt && item >= 0 && item < lt->n) lt->cost[item] += dist_thread_cpu() - t0;
+    if (lt && item >= 0 && item < lt->n) lt->cost[item] += os_cpu_thread_s() - t0;
 }
 
 /* "local N" and the items' costs on the next line, like a loop's; the
@@ -55,7 +51,7 @@ void dist_local_end(dist_local_t *lt)
     for (long i = 0; i < lt->n; i++) fprintf(d->trace, "%s%.7f", i ? " " : "", lt->cost[i]);
     fputc('\n', d->trace);
     d->tmark = time_now();
-    d->cpumark = dist_process_cpu();
+    d->cpumark = os_cpu_process_s();
     free(lt->cost);
     free(lt);
 }

@@ -339,8 +339,8 @@ int main(int argc, char **argv)
         return 2;
     }
     threads = threads_resolve(threads);
-    threads_start(threads);
     mem_heap_setup();
+    threads_start(threads);
 
     q2err_t err;
     q2err_clear(&err);

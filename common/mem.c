@@ -7,6 +7,26 @@
 
 #include "os.h"
 
+/* Under AddressSanitizer a block on a pool's free list is poisoned (all
+ * but its link), so a use after pool_free is reported as one after free()
+ * would be. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define Q2_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define Q2_ASAN 1
+#endif
+#ifdef Q2_ASAN
+#include <sanitizer/asan_interface.h>
+#define POOL_POISON(p, n) ASAN_POISON_MEMORY_REGION((p), (n))
+#define POOL_UNPOISON(p, n) ASAN_UNPOISON_MEMORY_REGION((p), (n))
+#else
+#define POOL_POISON(p, n) ((void)(p), (void)(n))
+#define POOL_UNPOISON(p, n) ((void)(p), (void)(n))
+#endif
+
 static void out_of_memory(size_t size)
 {
     fprintf(stderr, "fatal: out of memory allocating %zu bytes\n", size);
@@ -111,7 +131,8 @@ void arena_init(arena_t *a, size_t block_size)
     a->total = 0;
 }
 
-void *arena_alloc(arena_t *a, size_t size)
+/* arena_alloc without the zeroing. */
+static void *arena_take(arena_t *a, size_t size)
 {
     size = (size + 15) & ~(size_t)15;
     arena_block_t *b = a->head;
@@ -126,7 +147,13 @@ void *arena_alloc(arena_t *a, size_t size)
     void *p = b->data + b->used;
     b->used += size;
     a->total += size;
-    memset(p, 0, size);
+    return p;
+}
+
+void *arena_alloc(arena_t *a, size_t size)
+{
+    void *p = arena_take(a, size);
+    memset(p, 0, (size + 15) & ~(size_t)15);
     return p;
 }
 
@@ -148,4 +175,45 @@ void arena_free(arena_t *a)
     }
     a->head = NULL;
     a->total = 0;
+}
+
+_Static_assert(POOL_STEP % 16 == 0 && POOL_MAX_SIZE % POOL_STEP == 0, "pool sizes keep the arena's alignment");
+
+void pool_init(pool_t *p, size_t block_size)
+{
+    arena_init(&p->arena, block_size);
+    memset(p->freelist, 0, sizeof p->freelist);
+}
+
+void *pool_alloc(pool_t *p, size_t size)
+{
+    size_t c = (size + POOL_STEP - 1) / POOL_STEP;
+    if (c == 0) c = 1;
+    if (c * POOL_STEP > POOL_MAX_SIZE) return arena_take(&p->arena, size);
+    void *b = p->freelist[c];
+    if (b) {
+        POOL_UNPOISON(b, c * POOL_STEP);
+        p->freelist[c] = *(void **)b;
+        return b;
+    }
+    return arena_take(&p->arena, c * POOL_STEP);
+}
+
+void pool_free(pool_t *p, void *ptr, size_t size)
+{
+    if (!ptr) return;
+    size_t c = (size + POOL_STEP - 1) / POOL_STEP;
+    if (c == 0) c = 1;
+    if (c * POOL_STEP > POOL_MAX_SIZE) return; /* back at pool_release */
+    *(void **)ptr = p->freelist[c];
+    p->freelist[c] = ptr;
+    POOL_POISON((char *)ptr + sizeof(void *), c * POOL_STEP - sizeof(void *));
+}
+
+void pool_release(pool_t *p)
+{
+    /* the blocks go back to malloc whole */
+    for (arena_block_t *b = p->arena.head; b; b = b->next) POOL_UNPOISON(b->data, b->size);
+    arena_free(&p->arena);
+    memset(p->freelist, 0, sizeof p->freelist);
 }

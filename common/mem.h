@@ -49,4 +49,26 @@ void *arena_alloc(arena_t *a, size_t size);
 char *arena_strdup(arena_t *a, const char *s);
 void arena_free(arena_t *a);
 
+/* A pool is an arena that also takes blocks back: a block given to
+ * pool_free goes on a free list for its size (in POOL_STEP-byte steps up to
+ * POOL_MAX_SIZE) and pool_alloc hands it out again, so objects that are made
+ * and dropped many times over (a tree's portals and their windings, split
+ * again and again) live in few blocks; pool_release frees them all at once,
+ * without visiting each. Larger blocks come from the arena and are reused
+ * only after pool_release. Memory from pool_alloc is not zeroed, and is
+ * never given to free(). One thread at a time. */
+#define POOL_STEP 16
+#define POOL_MAX_SIZE 1024
+typedef struct pool_t {
+    arena_t arena;
+    void *freelist[POOL_MAX_SIZE / POOL_STEP + 1];
+} pool_t;
+
+void pool_init(pool_t *p, size_t block_size);
+void *pool_alloc(pool_t *p, size_t size);
+/* size: the size it was allocated with. */
+void pool_free(pool_t *p, void *ptr, size_t size);
+/* Frees every block; the pool is then empty and can be used again. */
+void pool_release(pool_t *p);
+
 #endif

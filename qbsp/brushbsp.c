@@ -1002,7 +1002,7 @@ static void free_node_r(node_t *n)
 void tree_free(tree_t *tree)
 {
     if (!tree) return;
-    portals_free_tree(tree);
+    portals_release(tree);
     free_node_r(tree->headnode);
     free(tree);
 }

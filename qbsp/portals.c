@@ -53,8 +53,64 @@ static void remove_portal_from_node(portal_t *portal, node_t *l)
     }
 }
 
+/* A tree's portals, their windings and _noclipfaces pairs live in its
+ * pool (tree_t.portalpool): the portal builds split and drop them by the
+ * hundred thousand, and the tree's portals go all at once, without a walk
+ * over the tree and a free() for each. */
+static size_t winding_bytes(int maxpoints) { return sizeof(winding_t) + sizeof(vec3_t) * (size_t)maxpoints; }
+
+static winding_t *pool_winding(pool_t *pool, int maxpoints)
+{
+    winding_t *w = pool_alloc(pool, winding_bytes(maxpoints));
+    w->numpoints = 0;
+    w->maxpoints = maxpoints;
+    return w;
+}
+
+static void pool_winding_free(pool_t *pool, winding_t *w)
+{
+    if (w) pool_free(pool, w, winding_bytes(w->maxpoints));
+}
+
+/* The points of w in a winding of the pool that fits them. */
+static winding_t *pool_winding_copy(pool_t *pool, const winding_t *w)
+{
+    winding_t *c = pool_winding(pool, w->numpoints);
+    c->numpoints = w->numpoints;
+    memcpy(c->p, w->p, sizeof(vec3_t) * (size_t)w->numpoints);
+    return c;
+}
+
+/* A malloc'd winding (from winding_split or a clip) moved into the pool. */
+static winding_t *pool_winding_adopt(pool_t *pool, winding_t *w)
+{
+    if (!w) return NULL;
+    winding_t *c = pool_winding_copy(pool, w);
+    winding_free(w);
+    return c;
+}
+
+static portal_t *pool_portal(pool_t *pool)
+{
+    portal_t *p = pool_alloc(pool, sizeof *p);
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+static void pool_portal_free(pool_t *pool, portal_t *p)
+{
+    pool_winding_free(pool, p->winding);
+    if (p->noclip) pool_free(pool, p->noclip, sizeof *p->noclip);
+    pool_free(pool, p, sizeof *p);
+}
+
+/* Blocks of a tree's portal pool: far below the allocator's mmap
+ * threshold, so they come from (and go back to) the heap. */
+#define PORTAL_POOL_BLOCK ((size_t)64 << 10)
+
 static void make_headnode_portals(tree_t *tree)
 {
+    pool_t *pool = &tree->portalpool;
     node_t *node = tree->headnode;
     vec3_t lo = vec_sub(tree->bounds.mins, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
     vec3_t hi = vec_add(tree->bounds.maxs, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
@@ -77,7 +133,7 @@ static void make_headnode_portals(tree_t *tree)
                 pl->dist = vec_comp(lo, i);
             }
             pl->type = plane_type_for_normal(pl->normal);
-            portal_t *p = q2_calloc(1, sizeof *p);
+            portal_t *p = pool_portal(pool);
             p->plane = *pl;
             p->winding = winding_for_plane(pl->normal, pl->dist, WORLD_EXTENT);
             portals[n] = p;
@@ -88,6 +144,7 @@ static void make_headnode_portals(tree_t *tree)
             if (i == j || !portals[i]->winding) continue;
             portals[i]->winding = winding_clip(portals[i]->winding, planes[j].normal, planes[j].dist, ON_EPSILON, false);
         }
+    for (int i = 0; i < 6; i++) portals[i]->winding = pool_winding_adopt(pool, portals[i]->winding);
 }
 
 static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
@@ -104,7 +161,7 @@ static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
     return w;
 }
 
-static void make_node_portal(const qbsp_t *q, blockcache_t *bc, node_t *node, portal_stats_t *st)
+static void make_node_portal(const qbsp_t *q, blockcache_t *bc, pool_t *pool, node_t *node, portal_stats_t *st)
 {
     winding_t *w = node->portal_base ? qbsp_chain_copy_bc(bc, node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
@@ -145,17 +202,17 @@ static void make_node_portal(const qbsp_t *q, blockcache_t *bc, node_t *node, po
         have_wb = false;
     }
     if (!w) return;
-    w = qbsp_chain_fit_bc(bc, w);
     if (qbsp_winding_tiny(w)) {
         st->tiny++;
         bc_winding_free(bc, w);
         return;
     }
-    portal_t *np = q2_calloc(1, sizeof *np);
+    portal_t *np = pool_portal(pool);
     st->portals++;
     np->plane = *plane_table_get(&q->planes, node->planenum);
     np->onnode = node;
-    np->winding = w;
+    np->winding = pool_winding_copy(pool, w);
+    bc_winding_free(bc, w);
     add_portal_to_nodes(np, node->children[0], node->children[1]);
 }
 
@@ -172,30 +229,30 @@ static int winding_whole_side(const winding_t *w, vec3_t normal, double dist, do
 }
 
 /* winding_split(w, normal, dist, eps) for a winding winding_whole_side
- * found crossing the plane, its halves taken from the cache. */
-static void split_crossing(blockcache_t *bc, const winding_t *w, vec3_t normal, double dist, double eps,
+ * found crossing the plane, its halves taken from the pool. */
+static void split_crossing(pool_t *pool, const winding_t *w, vec3_t normal, double dist, double eps,
                            winding_t **front, winding_t **back)
 {
     enum { MAXP = 64 };
     int n = w->numpoints;
     double dists[MAXP + 1];
     int sides[MAXP + 1], counts[3];
-    if (n + 1 > MAXP) {
-        winding_split(w, normal, dist, eps, front, back);
-        return;
+    if (n + 1 <= MAXP) {
+        winding_classify(w->p, n, normal, dist, eps, dists, sides, counts);
+        if (counts[SIDE_FRONT] && counts[SIDE_BACK]) {
+            int crossings = winding_crossings(sides, n);
+            *front = pool_winding(pool, counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
+            *back = pool_winding(pool, counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
+            winding_split_sides_into(w, normal, dist, dists, sides, *front, *back);
+            return;
+        }
     }
-    winding_classify(w->p, n, normal, dist, eps, dists, sides, counts);
-    if (!counts[SIDE_FRONT] || !counts[SIDE_BACK]) {
-        winding_split(w, normal, dist, eps, front, back);
-        return;
-    }
-    int crossings = winding_crossings(sides, n);
-    *front = bc_winding_alloc(bc, counts[SIDE_FRONT] + counts[SIDE_ON] + crossings);
-    *back = bc_winding_alloc(bc, counts[SIDE_BACK] + counts[SIDE_ON] + crossings);
-    winding_split_sides_into(w, normal, dist, dists, sides, *front, *back);
+    winding_split(w, normal, dist, eps, front, back);
+    *front = pool_winding_adopt(pool, *front);
+    *back = pool_winding_adopt(pool, *back);
 }
 
-static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, portal_stats_t *st)
+static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, portal_stats_t *st)
 {
     const plane_t *plane = plane_table_get(&q->planes, node->planenum);
     node_t *f = node->children[0], *b = node->children[1];
@@ -211,8 +268,7 @@ static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, 
         if (whole != SIDE_CROSS) {
             /* What winding_split would copy to one side, kept as it is. */
             if (qbsp_winding_tiny(p->winding)) {
-                bc_winding_free(bc, p->winding);
-                free(p);
+                pool_portal_free(pool, p);
                 st->tiny++;
                 st->portals--;
                 continue;
@@ -225,25 +281,24 @@ static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, 
             continue;
         }
         winding_t *fw, *bw;
-        split_crossing(bc, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
+        split_crossing(pool, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
         if (fw && qbsp_winding_tiny(fw)) {
-            bc_winding_free(bc, fw);
+            pool_winding_free(pool, fw);
             fw = NULL;
             st->tiny++;
         }
         if (bw && qbsp_winding_tiny(bw)) {
-            bc_winding_free(bc, bw);
+            pool_winding_free(pool, bw);
             bw = NULL;
             st->tiny++;
         }
         if (!fw && !bw) {
-            bc_winding_free(bc, p->winding);
-            free(p);
+            pool_portal_free(pool, p);
             st->portals--;
             continue;
         }
         if (!fw || !bw) {
-            bc_winding_free(bc, fw ? fw : bw);
+            pool_winding_free(pool, fw ? fw : bw);
             node_t *to = fw ? f : b;
             if (side == 0)
                 add_portal_to_nodes(p, to, other);
@@ -251,11 +306,11 @@ static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, 
                 add_portal_to_nodes(p, other, to);
             continue;
         }
-        portal_t *np = q2_malloc(sizeof *np);
+        portal_t *np = pool_alloc(pool, sizeof *np);
         st->portals++;
         *np = *p;
         np->winding = bw;
-        bc_winding_free(bc, p->winding);
+        pool_winding_free(pool, p->winding);
         p->winding = fw;
         if (side == 0) {
             add_portal_to_nodes(p, f, other);
@@ -268,66 +323,51 @@ static void split_node_portals(const qbsp_t *q, blockcache_t *bc, node_t *node, 
     node->portals = NULL;
 }
 
-static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, node_t *node, bool stop_at_detail,
+static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, pool_t *pool, node_t *node, bool stop_at_detail,
                                 portal_stats_t *st)
 {
     if (node->planenum == PLANENUM_LEAF) return;
     if (stop_at_detail && node->detail_seperator) return;
-    make_node_portal(q, bc, node, st);
-    split_node_portals(q, bc, node, st);
-    make_tree_portals_r(q, bc, node->children[0], stop_at_detail, st);
-    make_tree_portals_r(q, bc, node->children[1], stop_at_detail, st);
+    make_node_portal(q, bc, pool, node, st);
+    split_node_portals(q, pool, node, st);
+    make_tree_portals_r(q, bc, pool, node->children[0], stop_at_detail, st);
+    make_tree_portals_r(q, bc, pool, node->children[1], stop_at_detail, st);
 }
 
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
 {
     portal_stats_t st;
     memset(&st, 0, sizeof st);
+    /* (the tree has no portals: a new one, or after portals_free_tree) */
+    pool_release(&tree->portalpool);
+    pool_init(&tree->portalpool, PORTAL_POOL_BLOCK);
     make_headnode_portals(tree);
     st.portals = 6;
     /* The portals are made on one thread: one cache. */
     blockcache_t bc;
     memset(&bc, 0, sizeof bc);
-    make_tree_portals_r(q, &bc, tree->headnode, stop_at_detail, &st);
+    make_tree_portals_r(q, &bc, &tree->portalpool, tree->headnode, stop_at_detail, &st);
     bc_release(&bc);
     if (stats) *stats = st;
 }
 
-static void collect_portals_r(node_t *node, portal_t ***arr, int *n, int *cap)
+static void clear_portal_lists_r(node_t *node)
 {
-    int s;
-    for (portal_t *p = node->portals; p; p = p->next[s]) {
-        s = p->nodes[1] == node;
-        if (s == 0) ARRAY_PUSH(*arr, *n, *cap, p);
-    }
     node->portals = NULL;
     if (node->planenum != PLANENUM_LEAF) {
-        collect_portals_r(node->children[0], arr, n, cap);
-        collect_portals_r(node->children[1], arr, n, cap);
+        clear_portal_lists_r(node->children[0]);
+        clear_portal_lists_r(node->children[1]);
     }
 }
 
 void portals_free_tree(tree_t *tree)
 {
-    if (!tree->headnode) return;
-    portal_t **arr = NULL;
-    int n = 0, cap = 0;
-    collect_portals_r(tree->headnode, &arr, &n, &cap);
-    /* Portals whose front is the outside node (none are made so, but be
-     * safe) are found from there. */
-    int s;
-    for (portal_t *p = tree->outside_node.portals; p; p = p->next[s]) {
-        s = p->nodes[1] == &tree->outside_node;
-        if (s == 0) ARRAY_PUSH(arr, n, cap, p);
-    }
+    pool_release(&tree->portalpool);
+    if (tree->headnode) clear_portal_lists_r(tree->headnode);
     tree->outside_node.portals = NULL;
-    for (int i = 0; i < n; i++) {
-        winding_free(arr[i]->winding);
-        free(arr[i]->noclip);
-        free(arr[i]);
-    }
-    free(arr);
 }
+
+void portals_release(tree_t *tree) { pool_release(&tree->portalpool); }
 
 int visible_contents(int c)
 {
@@ -461,9 +501,8 @@ static bool leaf_has_noclip(const node_t *leaf, int c)
  * to the other leaf; a brush without _noclipfaces meeting one with it is
  * treated as if it had it too, as ericw-tools does. With a side on the
  * plane in one leaf only, that side is drawn both ways. */
-static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
+static bool noclip_portal_side(pool_t *pool, portal_t *p, int planenum)
 {
-    (void)q;
     int c = visible_contents(p->nodes[0]->contents);
     if (!c || c != visible_contents(p->nodes[1]->contents)) return false;
     if (!leaf_has_noclip(p->nodes[0], c) && !leaf_has_noclip(p->nodes[1], c)) return false;
@@ -476,7 +515,7 @@ static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
     p->sidebrush = brush[j];
     p->inside = (signed char)j;
     if (side[0] && side[1]) {
-        if (!p->noclip) p->noclip = q2_malloc(sizeof *p->noclip);
+        if (!p->noclip) p->noclip = pool_alloc(pool, sizeof *p->noclip);
         for (int s = 0; s < 2; s++) {
             p->noclip->side[s] = side[!s];
             p->noclip->brush[s] = brush[!s];
@@ -488,7 +527,7 @@ static bool noclip_portal_side(const qbsp_t *q, portal_t *p, int planenum)
 /* qbsp3's FindPortalSide: the side of a brush in either leaf, of the
  * strongest visible contents that changes across the portal, lying on the
  * portal's plane (or failing that the closest in direction). */
-static void find_portal_side(const qbsp_t *q, portal_t *p)
+static void find_portal_side(const qbsp_t *q, pool_t *pool, portal_t *p)
 {
     int viscontents = visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents);
     p->sidefound = true;
@@ -497,7 +536,7 @@ static void find_portal_side(const qbsp_t *q, portal_t *p)
     p->inside = -1;
     int planenum = p->onnode->planenum;
     if (!viscontents) {
-        if (q->any_noclipfaces) noclip_portal_side(q, p, planenum);
+        if (q->any_noclipfaces) noclip_portal_side(pool, p, planenum);
         return;
     }
     /* The node holding the contents that change is inside the brush. */
@@ -535,11 +574,11 @@ static void find_portal_side(const qbsp_t *q, portal_t *p)
     p->inside = bestside ? inside : -1;
 }
 
-static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)
+static void mark_visible_sides_r(const qbsp_t *q, pool_t *pool, node_t *node, int *missing)
 {
     if (node->planenum != PLANENUM_LEAF) {
-        mark_visible_sides_r(q, node->children[0], missing);
-        mark_visible_sides_r(q, node->children[1], missing);
+        mark_visible_sides_r(q, pool, node->children[0], missing);
+        mark_visible_sides_r(q, pool, node->children[1], missing);
         return;
     }
     if (!node->contents) return; /* empty leafs are never boundaries */
@@ -548,7 +587,7 @@ static void mark_visible_sides_r(const qbsp_t *q, node_t *node, int *missing)
         s = p->nodes[1] == node;
         if (!p->onnode) continue;
         if (!p->sidefound) {
-            find_portal_side(q, p);
+            find_portal_side(q, pool, p);
             if (!p->side && visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents)) (*missing)++;
         }
         if (p->side) p->side->visible = true;
@@ -564,7 +603,7 @@ void portals_mark_visible_sides(qbsp_t *q, tree_t *tree, int first, int count)
         for (int j = 0; j < mb->numsides; j++) mb->original_sides[j].visible = false;
     }
     int missing = 0;
-    mark_visible_sides_r(q, tree->headnode, &missing);
+    mark_visible_sides_r(q, &tree->portalpool, tree->headnode, &missing);
     if (missing) log_verbose(q->log, "%d portals with no side to draw them", missing);
 }
 

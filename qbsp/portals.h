@@ -19,11 +19,17 @@ typedef struct portal_stats_t {
 
 /* Builds portals down to the leafs (or, with stop_at_detail, down to the
  * detail separators only: one "leaf" per cluster, as the .prt needs), six
- * outer portals joining the tree to tree->outside_node. */
+ * outer portals joining the tree to tree->outside_node. The tree has none
+ * yet (a new tree, or one after portals_free_tree). The portals, their
+ * windings and noclip pairs are the tree's (tree_t.portalpool): nothing
+ * else frees or grows them. */
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats);
 
-/* Frees every portal of the tree (and clears the node lists). */
+/* Frees every portal of the tree and clears the node lists. */
 void portals_free_tree(tree_t *tree);
+/* Frees every portal of a tree about to be freed, leaving the node lists
+ * as they are (tree_free). */
+void portals_release(tree_t *tree);
 
 /* The strongest visible contents bit of c (SOLID..MIST), 0 if none. */
 int visible_contents(int c);

@@ -26,6 +26,7 @@
 
 #include "../common/log.h"
 #include "../common/mathlib.h"
+#include "../common/mem.h"
 #include "../common/planes.h"
 #include "../common/timer.h"
 #include "../common/winding.h"
@@ -203,6 +204,7 @@ typedef struct tree_t {
     node_t *headnode;
     node_t outside_node;     /* the void */
     aabb_t bounds;
+    pool_t portalpool;       /* the portals, their windings and noclip pairs (portals.c) */
 } tree_t;
 
 /* qbsp_t.ent_flags bits. */

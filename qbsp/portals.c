@@ -54,7 +54,7 @@ static void remove_portal_from_node(portal_t *portal, node_t *l)
 }
 
 /* A tree's portals, their windings and _noclipfaces pairs live in its
- * pool (tree_t.portalpool): the portal builds split and drop them by the
+ * pool (tree_t.portals): the portal builds split and drop them by the
  * hundred thousand, and the tree's portals go all at once, without a walk
  * over the tree and a free() for each. */
 static size_t winding_bytes(int maxpoints) { return sizeof(winding_t) + sizeof(vec3_t) * (size_t)maxpoints; }
@@ -90,18 +90,33 @@ static winding_t *pool_winding_adopt(pool_t *pool, winding_t *w)
     return c;
 }
 
-static portal_t *pool_portal(pool_t *pool)
+/* A new portal, a copy of `from` or zeroed, on the live list. */
+static portal_t *store_portal(portal_store_t *ps, const portal_t *from)
 {
-    portal_t *p = pool_alloc(pool, sizeof *p);
-    memset(p, 0, sizeof *p);
+    portal_t *p = pool_alloc(&ps->pool, sizeof *p);
+    if (from) *p = *from;
+    else memset(p, 0, sizeof *p);
+    ARRAY_PUSH(ps->live, ps->numlive, ps->caplive, p);
+    p->live_index = ps->numlive - 1;
     return p;
 }
 
-static void pool_portal_free(pool_t *pool, portal_t *p)
+static void store_portal_free(portal_store_t *ps, portal_t *p)
 {
-    pool_winding_free(pool, p->winding);
-    if (p->noclip) pool_free(pool, p->noclip, sizeof *p->noclip);
-    pool_free(pool, p, sizeof *p);
+    portal_t *last = ps->live[--ps->numlive];
+    ps->live[p->live_index] = last;
+    last->live_index = p->live_index;
+    pool_winding_free(&ps->pool, p->winding);
+    if (p->noclip) pool_free(&ps->pool, p->noclip, sizeof *p->noclip);
+    pool_free(&ps->pool, p, sizeof *p);
+}
+
+static void store_release(portal_store_t *ps)
+{
+    pool_release(&ps->pool);
+    free(ps->live);
+    ps->live = NULL;
+    ps->numlive = ps->caplive = 0;
 }
 
 /* Blocks of a tree's portal pool: far below the allocator's mmap
@@ -110,7 +125,8 @@ static void pool_portal_free(pool_t *pool, portal_t *p)
 
 static void make_headnode_portals(tree_t *tree)
 {
-    pool_t *pool = &tree->portalpool;
+    portal_store_t *ps = &tree->portals;
+    pool_t *pool = &ps->pool;
     node_t *node = tree->headnode;
     vec3_t lo = vec_sub(tree->bounds.mins, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
     vec3_t hi = vec_add(tree->bounds.maxs, vec3(SIDESPACE, SIDESPACE, SIDESPACE));
@@ -133,7 +149,7 @@ static void make_headnode_portals(tree_t *tree)
                 pl->dist = vec_comp(lo, i);
             }
             pl->type = plane_type_for_normal(pl->normal);
-            portal_t *p = pool_portal(pool);
+            portal_t *p = store_portal(ps, NULL);
             p->plane = *pl;
             p->winding = winding_for_plane(pl->normal, pl->dist, WORLD_EXTENT);
             portals[n] = p;
@@ -161,7 +177,8 @@ static winding_t *base_winding_for_node(const qbsp_t *q, const node_t *node)
     return w;
 }
 
-static void make_node_portal(const qbsp_t *q, blockcache_t *bc, pool_t *pool, node_t *node, portal_stats_t *st)
+static void make_node_portal(const qbsp_t *q, blockcache_t *bc, portal_store_t *ps, node_t *node,
+                             portal_stats_t *st)
 {
     winding_t *w = node->portal_base ? qbsp_chain_copy_bc(bc, node->portal_base) : base_winding_for_node(q, node);
     int side = 0;
@@ -207,11 +224,11 @@ static void make_node_portal(const qbsp_t *q, blockcache_t *bc, pool_t *pool, no
         bc_winding_free(bc, w);
         return;
     }
-    portal_t *np = pool_portal(pool);
+    portal_t *np = store_portal(ps, NULL);
     st->portals++;
     np->plane = *plane_table_get(&q->planes, node->planenum);
     np->onnode = node;
-    np->winding = pool_winding_copy(pool, w);
+    np->winding = pool_winding_copy(&ps->pool, w);
     bc_winding_free(bc, w);
     add_portal_to_nodes(np, node->children[0], node->children[1]);
 }
@@ -252,8 +269,9 @@ static void split_crossing(pool_t *pool, const winding_t *w, vec3_t normal, doub
     *back = pool_winding_adopt(pool, *back);
 }
 
-static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, portal_stats_t *st)
+static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node, portal_stats_t *st)
 {
+    pool_t *pool = &ps->pool;
     const plane_t *plane = plane_table_get(&q->planes, node->planenum);
     node_t *f = node->children[0], *b = node->children[1];
     portal_t *next;
@@ -268,7 +286,7 @@ static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, port
         if (whole != SIDE_CROSS) {
             /* What winding_split would copy to one side, kept as it is. */
             if (qbsp_winding_tiny(p->winding)) {
-                pool_portal_free(pool, p);
+                store_portal_free(ps, p);
                 st->tiny++;
                 st->portals--;
                 continue;
@@ -293,7 +311,7 @@ static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, port
             st->tiny++;
         }
         if (!fw && !bw) {
-            pool_portal_free(pool, p);
+            store_portal_free(ps, p);
             st->portals--;
             continue;
         }
@@ -306,9 +324,8 @@ static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, port
                 add_portal_to_nodes(p, other, to);
             continue;
         }
-        portal_t *np = pool_alloc(pool, sizeof *np);
+        portal_t *np = store_portal(ps, p);
         st->portals++;
-        *np = *p;
         np->winding = bw;
         pool_winding_free(pool, p->winding);
         p->winding = fw;
@@ -323,15 +340,15 @@ static void split_node_portals(const qbsp_t *q, pool_t *pool, node_t *node, port
     node->portals = NULL;
 }
 
-static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, pool_t *pool, node_t *node, bool stop_at_detail,
-                                portal_stats_t *st)
+static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, portal_store_t *ps, node_t *node,
+                                bool stop_at_detail, portal_stats_t *st)
 {
     if (node->planenum == PLANENUM_LEAF) return;
     if (stop_at_detail && node->detail_seperator) return;
-    make_node_portal(q, bc, pool, node, st);
-    split_node_portals(q, pool, node, st);
-    make_tree_portals_r(q, bc, pool, node->children[0], stop_at_detail, st);
-    make_tree_portals_r(q, bc, pool, node->children[1], stop_at_detail, st);
+    make_node_portal(q, bc, ps, node, st);
+    split_node_portals(q, ps, node, st);
+    make_tree_portals_r(q, bc, ps, node->children[0], stop_at_detail, st);
+    make_tree_portals_r(q, bc, ps, node->children[1], stop_at_detail, st);
 }
 
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
@@ -339,14 +356,14 @@ void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, porta
     portal_stats_t st;
     memset(&st, 0, sizeof st);
     /* (the tree has no portals: a new one, or after portals_free_tree) */
-    pool_release(&tree->portalpool);
-    pool_init(&tree->portalpool, PORTAL_POOL_BLOCK);
+    store_release(&tree->portals);
+    pool_init(&tree->portals.pool, PORTAL_POOL_BLOCK);
     make_headnode_portals(tree);
     st.portals = 6;
     /* The portals are made on one thread: one cache. */
     blockcache_t bc;
     memset(&bc, 0, sizeof bc);
-    make_tree_portals_r(q, &bc, &tree->portalpool, tree->headnode, stop_at_detail, &st);
+    make_tree_portals_r(q, &bc, &tree->portals, tree->headnode, stop_at_detail, &st);
     bc_release(&bc);
     if (stats) *stats = st;
 }
@@ -362,12 +379,12 @@ static void clear_portal_lists_r(node_t *node)
 
 void portals_free_tree(tree_t *tree)
 {
-    pool_release(&tree->portalpool);
+    store_release(&tree->portals);
     if (tree->headnode) clear_portal_lists_r(tree->headnode);
     tree->outside_node.portals = NULL;
 }
 
-void portals_release(tree_t *tree) { pool_release(&tree->portalpool); }
+void portals_release(tree_t *tree) { store_release(&tree->portals); }
 
 int visible_contents(int c)
 {
@@ -574,36 +591,36 @@ static void find_portal_side(const qbsp_t *q, pool_t *pool, portal_t *p)
     p->inside = bestside ? inside : -1;
 }
 
-static void mark_visible_sides_r(const qbsp_t *q, pool_t *pool, node_t *node, int *missing)
-{
-    if (node->planenum != PLANENUM_LEAF) {
-        mark_visible_sides_r(q, pool, node->children[0], missing);
-        mark_visible_sides_r(q, pool, node->children[1], missing);
-        return;
-    }
-    if (!node->contents) return; /* empty leafs are never boundaries */
-    int s;
-    for (portal_t *p = node->portals; p; p = p->next[s]) {
-        s = p->nodes[1] == node;
-        if (!p->onnode) continue;
-        if (!p->sidefound) {
-            find_portal_side(q, pool, p);
-            if (!p->side && visible_contents(p->nodes[0]->contents ^ p->nodes[1]->contents)) (*missing)++;
-        }
-        if (p->side) p->side->visible = true;
-        for (int k = 0; k < 2; k++)
-            if (portal_noclip_side(p, k)) portal_noclip_side(p, k)->visible = true;
-    }
-}
-
 void portals_mark_visible_sides(qbsp_t *q, tree_t *tree, int first, int count)
 {
     for (int i = first; i < first + count; i++) {
         mapbrush_t *mb = &q->mapbrushes[i];
         for (int j = 0; j < mb->numsides; j++) mb->original_sides[j].visible = false;
     }
+    /* qbsp3 walks the leafs and, in each that holds contents (an empty
+     * leaf is never a boundary), its portals that lie on a node. What a
+     * portal yields depends on it alone and the marks are only ever set,
+     * so the same portals are taken from the live list instead, in whose
+     * order their loads do not wait on one another as a leaf's list's do
+     * (a third of the stage was the wait for the next portal of a list).
+     * After a full build every live portal lies between two leafs, or a
+     * leaf and the outside node, which is in no leaf walk. */
+    const node_t *outside = &tree->outside_node;
     int missing = 0;
-    mark_visible_sides_r(q, &tree->portalpool, tree->headnode, &missing);
+    portal_store_t *ps = &tree->portals;
+    for (int i = 0; i < ps->numlive; i++) {
+        portal_t *p = ps->live[i];
+        if (!p->onnode) continue;
+        const node_t *n0 = p->nodes[0], *n1 = p->nodes[1];
+        if (!((n0 != outside && n0->contents) || (n1 != outside && n1->contents))) continue;
+        if (!p->sidefound) {
+            find_portal_side(q, &ps->pool, p);
+            if (!p->side && visible_contents(n0->contents ^ n1->contents)) missing++;
+        }
+        if (p->side) p->side->visible = true;
+        for (int k = 0; k < 2; k++)
+            if (portal_noclip_side(p, k)) portal_noclip_side(p, k)->visible = true;
+    }
     if (missing) log_verbose(q->log, "%d portals with no side to draw them", missing);
 }
 

@@ -21,7 +21,7 @@ typedef struct portal_stats_t {
  * detail separators only: one "leaf" per cluster, as the .prt needs), six
  * outer portals joining the tree to tree->outside_node. The tree has none
  * yet (a new tree, or one after portals_free_tree). The portals, their
- * windings and noclip pairs are the tree's (tree_t.portalpool): nothing
+ * windings and noclip pairs are the tree's (tree_t.portals): nothing
  * else frees or grows them. */
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats);
 

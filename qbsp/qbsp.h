@@ -190,6 +190,7 @@ typedef struct portal_t {
     noclip_pair_t *noclip;   /* NULL but between _noclipfaces brushes; owned */
     bool sidefound;
     signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
+    int live_index;          /* in the tree's portal_store_t.live */
 } portal_t;
 
 /* The noclip side and brush a portal's face on side s is drawn from; NULL
@@ -200,11 +201,21 @@ static inline const mapbrush_t *portal_noclip_brush(const portal_t *p, int s)
     return p->noclip ? p->noclip->brush[s] : NULL;
 }
 
+/* A tree's portals (portals.c): the memory of the portals, their windings
+ * and noclip pairs, and the live portals listed in no particular order, for
+ * the passes whose result does not depend on the order (live[i]->live_index
+ * is i). */
+typedef struct portal_store_t {
+    pool_t pool;
+    struct portal_t **live;
+    int numlive, caplive;
+} portal_store_t;
+
 typedef struct tree_t {
     node_t *headnode;
     node_t outside_node;     /* the void */
     aabb_t bounds;
-    pool_t portalpool;       /* the portals, their windings and noclip pairs (portals.c) */
+    portal_store_t portals;
 } tree_t;
 
 /* qbsp_t.ent_flags bits. */

@@ -23,6 +23,15 @@ int threads_resolve(int requested)
     return n;
 }
 
+bool threads_in_team(void)
+{
+#ifdef _OPENMP
+    return omp_in_parallel() != 0;
+#else
+    return false;
+#endif
+}
+
 int threads_current(void)
 {
 #ifdef _OPENMP

@@ -4,6 +4,8 @@
 #ifndef Q2M_THREADS_H
 #define Q2M_THREADS_H
 
+#include <stdbool.h>
+
 #define THREADS_MAX 256
 
 /* 0 or negative means "all processors"; the result is in 1..THREADS_MAX. */
@@ -13,6 +15,11 @@ int threads_resolve(int requested);
  * 0..team size - 1 (0 outside one): an index into per-thread scratch that
  * a region's owner made, one per thread of num_threads. */
 int threads_current(void);
+
+/* Whether the caller runs inside an active parallel region (a task or a
+ * section of a running team), where a parallel loop must be a task loop
+ * for the team's other threads to take part. */
+bool threads_in_team(void);
 
 /* Starts the team of n threads that the tools' parallel regions then reuse
  * (OpenMP keeps it), before the serial reading of their input, and sees

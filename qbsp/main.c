@@ -812,10 +812,11 @@ int main(int argc, char **argv)
     q2err_clear(&prt_err);
     if (!leaked && opt.threads > 1) {
         /* The .prt (a second portal build down to clusters, and formatting)
-         * on one thread while the other writes the world's faces and
-         * compiles the brush models and finishes the .bsp; that side's own
-         * parallel loops then run on one thread, which gives the same
-         * output. The two read the world's tree at once, each through
+         * as a task for the other thread while this one writes the world's
+         * faces, compiles the brush models and finishes the .bsp; of that
+         * side's parallel loops the T-junctions' is a task loop, which the
+         * other thread joins once the .prt is done, and the rest run on one
+         * thread, which gives the same output. The two read the world's tree at once, each through
          * fields of its nodes the other leaves alone: the .prt its portal
          * lists (the faces no longer need the portals), the emission its
          * faces. The .prt side reads its own copy of the planes, since the
@@ -826,20 +827,18 @@ int main(int argc, char **argv)
         memcpy(qprt.planes.planes, q.planes.planes, sizeof(plane_t) * (size_t)q.planes.count);
         double prt_seconds = 0;
         atomic_int tree_users = 2;
-#pragma omp parallel sections num_threads(2) default(none) \
+#pragma omp parallel num_threads(2) default(none) \
     shared(qprt, world_tree, wmi, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath)
+#pragma omp single
         {
-#pragma omp section
+#pragma omp task default(none) shared(qprt, world_tree, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt)
             {
                 ok_prt = write_prt(&qprt, world_tree, prtstage, &c.prtportals, &prt_seconds, &prt_err);
                 if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
             }
-#pragma omp section
-            {
-                ok_models = model_emit(&run, 0, world_tree, &wmi);
-                if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
-                ok_models = ok_models && compile_models_and_finish(&run, bsppath);
-            }
+            ok_models = model_emit(&run, 0, world_tree, &wmi);
+            if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
+            ok_models = ok_models && compile_models_and_finish(&run, bsppath);
         }
         free(qprt.planes.planes);
         t[T_PRT].seconds += prt_seconds;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../common/mem.h"
+#include "../common/threads.h"
 #include "emit.h"
 #include "faces.h"
 
@@ -212,6 +213,15 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
     return n;
 }
 
+/* fix_face's points in a block of their own: *n of them at *v. */
+static void fix_face_into(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, int *n, int **v)
+{
+    int buf[MAX_FACE_POINTS * 4];
+    *n = fix_face(em, g, f, buf, MAX_FACE_POINTS * 4);
+    *v = q2_malloc(sizeof(int) * (size_t)*n);
+    memcpy(*v, buf, sizeof(int) * (size_t)*n);
+}
+
 static bool colinear_at(const qbsp_emit_t *em, const int *v, int n, int i)
 {
     vec3_t a = em->vpos[v[(i + n - 1) % n]], b = em->vpos[v[i]], c = em->vpos[v[(i + 1) % n]];
@@ -338,16 +348,23 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
         }
         free(seen);
 
-        enum { MAXV = MAX_FACE_POINTS * 4 };
         int **newv = q2_malloc(sizeof *newv * fl.n);
         int *newn = q2_malloc(sizeof(int) * fl.n);
         int nfaces = fl.n;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1) if (nfaces > 2048)
-        for (int i = 0; i < nfaces; i++) {
-            int buf[MAXV];
-            newn[i] = fix_face(em, &grids[group[i]], fl.f[i], buf, MAXV);
-            newv[i] = q2_malloc(sizeof(int) * (size_t)newn[i]);
-            memcpy(newv[i], buf, sizeof(int) * (size_t)newn[i]);
+        const vgrid_t *cgrids = grids;
+        const int *cgroup = group;
+        face_t *const *faces = fl.f;
+        if (threads_in_team()) {
+            /* Called from a task of a running team (the world's emission
+             * beside its .prt): tasks, which a thread done with its own
+             * part takes up. */
+#pragma omp taskloop grainsize(64) default(none) shared(em, cgrids, cgroup, faces, newn, newv) \
+    firstprivate(nfaces) if (nfaces > 2048)
+            for (int i = 0; i < nfaces; i++) fix_face_into(em, &cgrids[cgroup[i]], faces[i], &newn[i], &newv[i]);
+        } else {
+#pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1) \
+    if (nfaces > 2048) default(none) shared(em, cgrids, cgroup, faces, newn, newv, nfaces)
+            for (int i = 0; i < nfaces; i++) fix_face_into(em, &cgrids[cgroup[i]], faces[i], &newn[i], &newv[i]);
         }
 
         int added = 0, splits = 0;

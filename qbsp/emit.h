@@ -22,6 +22,21 @@
  * in front of it (qbsp3's value; brush vertices come from clipping). */
 #define BEVEL_EPSILON 0.1
 
+/* Face records carved from large blocks, with a list of every face made
+ * (for freeing its winding). faces_make gives each thread its own while
+ * the faces are made and merged, and hands theirs to the model's after. */
+typedef struct face_alloc_t {
+    face_t **faces;
+    int numfaces, cap_faces;
+    void **blocks;
+    int numblocks, cap_blocks;
+    size_t used; /* records taken from the last block */
+} face_alloc_t;
+
+face_t *face_alloc_new(face_alloc_t *fa);
+/* Moves src's faces and blocks to dst; src is then empty. */
+void face_alloc_adopt(face_alloc_t *dst, face_alloc_t *src);
+
 typedef struct qbsp_emit_t {
     /* Vertex welding, across all models. */
     vec3_t *vpos;      /* exact positions, parallel to q->bsp.vertexes */
@@ -32,12 +47,7 @@ typedef struct qbsp_emit_t {
 
     /* Every face_t allocated for the current model; freed after it is
      * written. */
-    face_t **faces;
-    int numfaces, cap_faces;
-    /* The face_t records themselves, carved from large blocks. */
-    void **face_blocks;
-    int numface_blocks, cap_face_blocks;
-    size_t face_block_used;
+    face_alloc_t fa;
     /* Their vertex number lists, carved likewise (emit_vertexnums). */
     int **vnum_blocks;
     int numvnum_blocks, cap_vnum_blocks;

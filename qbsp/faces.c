@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../common/mem.h"
+#include "../common/threads.h"
 #include "../formats/lightmap.h"
 #include "emit.h"
 #include "groupkeys.h"
@@ -25,19 +26,36 @@ qbsp_emit_t *emit_get(qbsp_t *q)
 #define FACES_PER_BLOCK (FACE_BLOCK_BYTES / sizeof(face_t))
 
 
-face_t *emit_new_face(qbsp_t *q)
+face_t *face_alloc_new(face_alloc_t *fa)
 {
-    qbsp_emit_t *em = emit_get(q);
-    if (em->numface_blocks == 0 || em->face_block_used == FACES_PER_BLOCK) {
-        ARRAY_PUSH(em->face_blocks, em->numface_blocks, em->cap_face_blocks, q2_malloc(FACE_BLOCK_BYTES));
-        em->face_block_used = 0;
+    if (fa->numblocks == 0 || fa->used == FACES_PER_BLOCK) {
+        ARRAY_PUSH(fa->blocks, fa->numblocks, fa->cap_blocks, q2_malloc(FACE_BLOCK_BYTES));
+        fa->used = 0;
     }
-    face_t *f = (face_t *)em->face_blocks[em->numface_blocks - 1] + em->face_block_used++;
+    face_t *f = (face_t *)fa->blocks[fa->numblocks - 1] + fa->used++;
     memset(f, 0, sizeof *f);
     f->outputnumber = -1;
-    ARRAY_PUSH(em->faces, em->numfaces, em->cap_faces, f);
+    ARRAY_PUSH(fa->faces, fa->numfaces, fa->cap_faces, f);
     return f;
 }
+
+void face_alloc_adopt(face_alloc_t *dst, face_alloc_t *src)
+{
+    for (int i = 0; i < src->numfaces; i++) ARRAY_PUSH(dst->faces, dst->numfaces, dst->cap_faces, src->faces[i]);
+    if (src->numblocks > 0) {
+        /* src's blocks go before dst's last, which stays the one dst
+         * carves from */
+        void *last = dst->numblocks > 0 ? dst->blocks[--dst->numblocks] : NULL;
+        for (int i = 0; i < src->numblocks; i++) ARRAY_PUSH(dst->blocks, dst->numblocks, dst->cap_blocks, src->blocks[i]);
+        if (last) ARRAY_PUSH(dst->blocks, dst->numblocks, dst->cap_blocks, last);
+        else dst->used = src->used;
+    }
+    free(src->faces);
+    free(src->blocks);
+    memset(src, 0, sizeof *src);
+}
+
+face_t *emit_new_face(qbsp_t *q) { return face_alloc_new(&emit_get(q)->fa); }
 
 /* Vertex numbers per block: a face has at most MAX_FACE_POINTS * 4. */
 #define VNUM_BLOCK_INTS ((size_t)15 << 10)
@@ -72,10 +90,11 @@ void emit_free_faces(qbsp_t *q, tree_t *tree)
 {
     qbsp_emit_t *em = emit_get(q);
     if (tree) clear_face_refs_r(tree->headnode);
-    for (int i = 0; i < em->numfaces; i++) winding_free(em->faces[i]->w);
-    em->numfaces = 0;
-    for (int i = 0; i < em->numface_blocks; i++) free(em->face_blocks[i]);
-    em->numface_blocks = 0;
+    for (int i = 0; i < em->fa.numfaces; i++) winding_free(em->fa.faces[i]->w);
+    em->fa.numfaces = 0;
+    for (int i = 0; i < em->fa.numblocks; i++) free(em->fa.blocks[i]);
+    em->fa.numblocks = 0;
+    em->fa.used = 0;
     for (int i = 0; i < em->numvnum_blocks; i++) free(em->vnum_blocks[i]);
     em->numvnum_blocks = 0;
 }
@@ -148,7 +167,7 @@ winding_t *faces_try_merge_windings(const winding_t *a, const winding_t *b, vec3
     return w;
 }
 
-static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
+static face_t *try_merge(const qbsp_t *q, face_alloc_t *fa, face_t *f1, face_t *f2, vec3_t normal)
 {
     if (!f1->w || !f2->w) return NULL;
     /* Unlike qbsp3, the contents of the leaves the faces are seen from do
@@ -160,7 +179,7 @@ static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
     if (q->ent_keyset && groupkeys_of_face(q, f1) != groupkeys_of_face(q, f2)) return NULL;
     winding_t *w = faces_try_merge_windings(f1->w, f2->w, normal);
     if (!w) return NULL;
-    face_t *nf = emit_new_face(q);
+    face_t *nf = face_alloc_new(fa);
     nf->texinfo = f1->texinfo;
     nf->planenum = f1->planenum;
     nf->contents = f1->contents;
@@ -171,14 +190,14 @@ static face_t *try_merge(qbsp_t *q, face_t *f1, face_t *f2, vec3_t normal)
     return nf;
 }
 
-static void merge_node_faces(qbsp_t *q, node_t *node)
+static void merge_node_faces(const qbsp_t *q, face_alloc_t *fa, node_t *node)
 {
     for (face_t *f1 = node->faces; f1; f1 = f1->next) {
         if (!face_is_final(f1)) continue;
         vec3_t normal = plane_table_get(&q->planes, f1->planenum)->normal;
         for (face_t *f2 = node->faces; f2 != f1; f2 = f2->next) {
             if (!face_is_final(f2)) continue;
-            face_t *m = try_merge(q, f1, f2, normal);
+            face_t *m = try_merge(q, fa, f1, f2, normal);
             if (!m) continue;
             /* Appended, so it is tried against every face again. */
             face_t *end = node->faces;
@@ -344,7 +363,7 @@ int faces_subdivide_winding(const winding_t *w, const dtexinfo_t *tex, double ch
     return n;
 }
 
-static void subdivide_node_faces(qbsp_t *q, node_t *node)
+static void subdivide_node_faces(const qbsp_t *q, face_alloc_t *fa, node_t *node)
 {
     double chop = q->opt.subdivide > 0 ? q->opt.subdivide : 240.0;
     face_t *end = node->faces;
@@ -359,7 +378,7 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
         /* A binary split chain keeps the face_t shape (two children). */
         face_t *parent = f;
         for (int k = 0; k < np; k++) {
-            face_t *nf = emit_new_face(q);
+            face_t *nf = face_alloc_new(fa);
             nf->texinfo = f->texinfo;
             nf->planenum = f->planenum;
             nf->contents = f->contents;
@@ -368,7 +387,7 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
             end->next = nf;
             end = nf;
             if (k < np - 2) {
-                face_t *rest = emit_new_face(q);
+                face_t *rest = face_alloc_new(fa);
                 rest->texinfo = f->texinfo;
                 rest->planenum = f->planenum;
                 rest->contents = f->contents;
@@ -390,7 +409,7 @@ static void subdivide_node_faces(qbsp_t *q, node_t *node)
 
 /* ------------------------------------------------------------ make faces */
 
-static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
+static face_t *face_from_portal(const qbsp_t *q, face_alloc_t *fa, portal_t *p, int pside)
 {
     side_t *noclip = portal_noclip_side(p, pside);
     bool junction = noclip != NULL;
@@ -409,7 +428,7 @@ static face_t *face_from_portal(qbsp_t *q, portal_t *p, int pside)
     /* _mirrorinside 0: nothing is drawn for a view from inside the brush. */
     if (!junction && p->sidebrush && p->sidebrush->mirror_off && p->inside == pside) return NULL;
     if (!p->winding) return NULL;
-    face_t *f = emit_new_face(q);
+    face_t *f = face_alloc_new(fa);
     f->texinfo = side->texinfo;
     /* The portal's plane, not the side's: a side found for the portal may
      * lie on a nearly coplanar plane, and the face must lie on its node. */
@@ -434,7 +453,7 @@ static bool detail_wall_leaf(const node_t *n)
  * where a wall leaf meets another solid, the drawn side of that solid's
  * brush on the portal is drawn into the wall too (overdraw), as if the wall
  * were not there, so it merges with the rest of the face. */
-static void wall_covered_faces(qbsp_t *q, node_t *leaf)
+static void wall_covered_faces(const qbsp_t *q, face_alloc_t *fa, node_t *leaf, face_t ***pending)
 {
     for (portal_t *p = leaf->portals; p;) {
         int s = p->nodes[1] == leaf;
@@ -459,50 +478,109 @@ static void wall_covered_faces(qbsp_t *q, node_t *leaf)
             }
         }
         if (side) {
-            face_t *f = emit_new_face(q);
+            face_t *f = face_alloc_new(fa);
             f->texinfo = side->texinfo;
             f->planenum = want;
             f->brush = NULL;
             /* The contents of the open side of such faces, so it merges. */
             f->contents = 0;
             f->w = s ? winding_reverse(p->winding) : winding_copy(p->winding);
-            f->next = p->onnode->faces;
-            p->onnode->faces = f;
+            f->onnode = p->onnode;
+            **pending = f;
+            *pending = &f->next;
         }
         p = nextp;
     }
 }
 
-static void make_faces_r(qbsp_t *q, node_t *node)
+/* The faces a leaf's portals give it (qbsp3's MakeFaces_r at a leaf):
+ * those seen from it in node_t.leaffaces, in its portals' order, and
+ * every face for a node's list chained through `next` in leaf->faces
+ * (which a leaf does not use otherwise), in the order made, each with the
+ * node it joins. */
+static void leaf_faces(const qbsp_t *q, face_alloc_t *fa, node_t *leaf)
 {
-    if (node->planenum != PLANENUM_LEAF) {
-        make_faces_r(q, node->children[0]);
-        make_faces_r(q, node->children[1]);
-        if (!q->opt.nomerge) merge_node_faces(q, node);
-        if (!q->opt.nosubdiv) subdivide_node_faces(q, node);
+    face_t **pending = &leaf->faces;
+    if (leaf->contents & CONTENTS_SOLID) {
+        if (q->any_detail_wall && detail_wall_leaf(leaf)) wall_covered_faces(q, fa, leaf, &pending);
+        *pending = NULL;
         return;
     }
-    if (node->contents & CONTENTS_SOLID) {
-        if (q->any_detail_wall && detail_wall_leaf(node)) wall_covered_faces(q, node);
-        return;
-    }
-    face_t **tail = &node->leaffaces;
-    for (portal_t *p = node->portals; p;) {
-        int s = p->nodes[1] == node;
+    face_t **tail = &leaf->leaffaces;
+    for (portal_t *p = leaf->portals; p;) {
+        int s = p->nodes[1] == leaf;
         portal_t *nextp = p->next[s];
-        face_t *f = face_from_portal(q, p, s);
+        face_t *f = face_from_portal(q, fa, p, s);
         if (f && p->onnode) {
-            f->next = p->onnode->faces;
-            p->onnode->faces = f;
+            f->onnode = p->onnode;
+            *pending = f;
+            pending = &f->next;
             *tail = f;
             tail = &f->leafnext;
         }
         p = nextp;
     }
+    *pending = NULL;
 }
+
+static void collect_nodes_r(node_t *node, node_t ***leafs, int *nl, int *capl, node_t ***nodes, int *nn, int *capn)
+{
+    if (node->planenum == PLANENUM_LEAF) {
+        ARRAY_PUSH(*leafs, *nl, *capl, node);
+        return;
+    }
+    ARRAY_PUSH(*nodes, *nn, *capn, node);
+    collect_nodes_r(node->children[0], leafs, nl, capl, nodes, nn, capn);
+    collect_nodes_r(node->children[1], leafs, nl, capl, nodes, nn, capn);
+}
+
+/* Leafs and nodes per task of the parallel loops below. */
+#define FACES_LEAF_CHUNK 32
+#define FACES_NODE_CHUNK 8
+/* Trees with fewer leafs are done on one thread. */
+#define FACES_PARALLEL_MIN_LEAFS 256
 
 void faces_make(qbsp_t *q, tree_t *tree)
 {
     if (!tree || !tree->headnode) return;
-    make_faces_r(q, tree->headnode);
+    /* qbsp3 makes a leaf's faces and pushes each onto its node's list as
+     * it walks the leafs, and merges and subdivides a node's faces once
+     * both its subtrees are done. A node's list then holds faces of the
+     * leafs below it only, pushed in walk order, and merging and
+     * subdividing read and extend that list alone. So the same lists come
+     * from three steps: every leaf's faces made on the threads, pushed
+     * onto the nodes' lists in walk order on one, and every node's list
+     * merged and subdivided on the threads. The face records of each
+     * thread go to the model's allocator after: their order only decides
+     * the order they are freed in. */
+    node_t **leafs = NULL, **nodes = NULL;
+    int nl = 0, capl = 0, nn = 0, capn = 0;
+    collect_nodes_r(tree->headnode, &leafs, &nl, &capl, &nodes, &nn, &capn);
+    int nt = q->opt.threads > 0 ? q->opt.threads : 1;
+    bool par = nt > 1 && nl >= FACES_PARALLEL_MIN_LEAFS;
+    face_alloc_t *fa = q2_calloc((size_t)nt, sizeof *fa);
+#pragma omp parallel for schedule(dynamic, FACES_LEAF_CHUNK) num_threads(nt) if (par) default(none) \
+    shared(q, fa, leafs, nl)
+    for (int i = 0; i < nl; i++) leaf_faces(q, &fa[threads_current()], leafs[i]);
+    for (int i = 0; i < nl; i++) {
+        face_t *next;
+        for (face_t *f = leafs[i]->faces; f; f = next) {
+            next = f->next;
+            f->next = f->onnode->faces;
+            f->onnode->faces = f;
+        }
+        leafs[i]->faces = NULL;
+    }
+#pragma omp parallel for schedule(dynamic, FACES_NODE_CHUNK) num_threads(nt) if (par) default(none) \
+    shared(q, fa, nodes, nn)
+    for (int i = 0; i < nn; i++) {
+        face_alloc_t *tfa = &fa[threads_current()];
+        if (!q->opt.nomerge) merge_node_faces(q, tfa, nodes[i]);
+        if (!q->opt.nosubdiv) subdivide_node_faces(q, tfa, nodes[i]);
+    }
+    qbsp_emit_t *em = emit_get(q);
+    for (int t = 0; t < nt; t++) face_alloc_adopt(&em->fa, &fa[t]);
+    free(fa);
+    free(leafs);
+    free(nodes);
 }

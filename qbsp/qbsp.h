@@ -115,6 +115,7 @@ typedef struct face_t {
     struct face_t *merged;   /* set when merged into another face */
     struct face_t *split[2]; /* set when subdivided */
     struct face_t *leafnext; /* in its leaf's list (node_t.leaffaces) */
+    struct node_t *onnode;   /* faces_make: the node whose list it joins */
     /* The brush it is drawn from: its portal's _noclipfaces brush on its
      * side, else the brush of the side found for the portal; NULL for
      * none and for func_detail_wall's overdraw. */

@@ -52,8 +52,8 @@ void writebsp_free(qbsp_t *q)
     qbsp_emit_t *em = q->emit;
     if (!em) return;
     emit_free_faces(q, NULL);
-    free(em->faces);
-    free(em->face_blocks);
+    free(em->fa.faces);
+    free(em->fa.blocks);
     free(em->vnum_blocks);
     free(em->vpos);
     free(em->vhash_head);

@@ -66,10 +66,14 @@ static void hash_insert(plane_table_t *t, int index)
     t->hash_head[b] = index;
 }
 
+bool plane_table_accepts(vec3_t normal, double dist)
+{
+    return vec_is_finite(normal) && isfinite(dist) && !(fabs(vec_len(normal) - 1.0) > 0.001);
+}
+
 int plane_table_find(plane_table_t *t, vec3_t normal, double dist)
 {
-    if (!vec_is_finite(normal) || !isfinite(dist)) return -1;
-    if (fabs(vec_len(normal) - 1.0) > 0.001) return -1;
+    if (!plane_table_accepts(normal, dist)) return -1;
     plane_snap(&normal, &dist);
 
     int b = bucket_of(dist, t->hash_size);

@@ -30,6 +30,10 @@ void plane_table_free(plane_table_t *t);
 /* Snaps normal and dist as described above. */
 void plane_snap(vec3_t *normal, double *dist);
 
+/* Whether plane_table_find takes this plane (a finite, unit normal and a
+ * finite distance) rather than returning -1. */
+bool plane_table_accepts(vec3_t normal, double dist);
+
 /* Index of the plane (adding the pair if it is new). Returns -1 if the
  * normal is not unit length or not finite. */
 int plane_table_find(plane_table_t *t, vec3_t normal, double dist);

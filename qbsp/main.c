@@ -506,8 +506,11 @@ static bool remove_stale_texinfo_json(const char *bsppath, log_t *log, q2err_t *
     return true;
 }
 
-/* The brush models (entities 1..) and the rest of the .bsp. */
-static bool compile_models_and_finish(run_t *r, const char *bsppath)
+/* The brush models (entities 1..) and the rest of the .bsp. `plan`, when
+ * given, is where a task beside this one leaves the collision brushes'
+ * plan (writebsp_plan_brushes); the brushes are written from it once that
+ * task is done. */
+static bool compile_models_and_finish(run_t *r, const char *bsppath, brushplan_t **plan)
 {
     for (int e = 1; e < r->q->map.numentities; e++) {
         if (r->q->ent_numbrushes[e] <= 0) continue;
@@ -516,7 +519,12 @@ static bool compile_models_and_finish(run_t *r, const char *bsppath)
     double t0 = time_now();
     int dropped_tex = texinfo_compact(r->q);
     if (dropped_tex) log_verbose(r->log, "%d texinfo used by no face merged into others", dropped_tex);
-    if (!writebsp_finish(r->q, r->err) || !check_engine_limits(r->q, r->log, r->err) ||
+    const brushplan_t *bp = NULL;
+    if (plan) {
+#pragma omp taskwait depend(in : *plan)
+        bp = *plan;
+    }
+    if (!writebsp_finish(r->q, bp, r->err) || !check_engine_limits(r->q, r->log, r->err) ||
         !bsp_write_file(bsppath, &r->q->bsp, r->err) || !write_groupkeys(r->q, bsppath, r->log, r->err) ||
         !remove_stale_texinfo_json(bsppath, r->log, r->err)) {
         log_error(r->log, "%s", r->err->msg);
@@ -827,8 +835,9 @@ int main(int argc, char **argv)
         memcpy(qprt.planes.planes, q.planes.planes, sizeof(plane_t) * (size_t)q.planes.count);
         double prt_seconds = 0;
         atomic_int tree_users = 2;
+        brushplan_t *plan = NULL;
 #pragma omp parallel num_threads(2) default(none) \
-    shared(qprt, world_tree, wmi, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath)
+    shared(qprt, world_tree, wmi, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt, ok_models, run, bsppath, plan)
 #pragma omp single
         {
 #pragma omp task default(none) shared(qprt, world_tree, tree_users, prtstage, c, prt_seconds, prt_err, ok_prt)
@@ -836,10 +845,16 @@ int main(int argc, char **argv)
                 ok_prt = write_prt(&qprt, world_tree, prtstage, &c.prtportals, &prt_seconds, &prt_err);
                 if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
             }
+            /* The collision brushes' bevels, from the map brushes and the
+             * planes the .prt side copied (the models may add planes
+             * meanwhile): work for the thread once the .prt is done. */
+#pragma omp task default(none) shared(qprt, plan) depend(out : plan)
+            plan = writebsp_plan_brushes(&qprt, &qprt.planes);
             ok_models = model_emit(&run, 0, world_tree, &wmi);
             if (atomic_fetch_sub(&tree_users, 1) == 1) tree_free(world_tree);
-            ok_models = ok_models && compile_models_and_finish(&run, bsppath);
+            ok_models = ok_models && compile_models_and_finish(&run, bsppath, &plan);
         }
+        writebsp_plan_free(plan);
         free(qprt.planes.planes);
         t[T_PRT].seconds += prt_seconds;
     } else {
@@ -847,7 +862,7 @@ int main(int argc, char **argv)
         if (ok_models && !leaked)
             ok_prt = write_prt(&q, world_tree, prtstage, &c.prtportals, &t[T_PRT].seconds, &prt_err);
         tree_free(world_tree);
-        ok_models = ok_models && ok_prt && compile_models_and_finish(&run, bsppath);
+        ok_models = ok_models && ok_prt && compile_models_and_finish(&run, bsppath, NULL);
     }
     world_tree = NULL;
     if (!ok_prt) {

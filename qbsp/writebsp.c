@@ -91,7 +91,7 @@ typedef struct bside_t {
     vec3_t normal;
     double dist;
     int planenum;
-    int texinfo;
+    int texside; /* the map brush side whose texinfo it takes, -1 none */
     winding_t *w;
     bool borrowed; /* w is the map brush side's own (load_make_brush_windings) */
 } bside_t;
@@ -110,26 +110,49 @@ static void push_side(bsp_t *bsp, qbsp_emit_t *em, int planenum, int texinfo)
     bsp->numbrushsides++;
 }
 
+/* One side of a collision brush as plan_brush decides it: its plane's
+ * values and number (-1 for a bevel, which the plane table gives when the
+ * brush is written) and the map brush side whose texinfo it takes. */
+typedef struct plan_side_t {
+    vec3_t normal;
+    double dist;
+    int planenum;
+    int texside;
+} plan_side_t;
+
+struct brushplan_t {
+    int *first; /* per map brush: its sides are sides[first[i]] .. sides[first[i + 1]] */
+    plan_side_t *sides;
+    int count, cap;
+};
+
+static void plan_push(brushplan_t *bp, const bside_t *s)
+{
+    bp->sides = q2_grow(bp->sides, sizeof *bp->sides, &bp->cap, bp->count + 1);
+    bp->sides[bp->count++] = (plan_side_t){s->normal, s->dist, s->planenum, s->texside};
+}
+
 /* Collision brushes get extra "bevel" planes so that an axis-aligned box
  * traced against them stops where the brush's Minkowski sum with the box
  * would: every axial plane of the bounds, and planes through each
  * non-axial edge parallel to an axis, when they touch the brush without
- * cutting it. */
-static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
+ * cutting it. Which sides, in which order, depends on the brush and its
+ * planes' values alone (a bevel's plane is left to the table, whose
+ * refusals plane_table_accepts foretells), so the plan of every brush can
+ * be made on another thread before the brushes are written. */
+static void plan_brush(const plane_table_t *planes, const mapbrush_t *mb, brushplan_t *bp)
 {
-    qbsp_emit_t *em = q->emit;
-    bsp_t *bsp = &q->bsp;
     int cap = mb->numsides + 6;
     bside_t *s = q2_calloc(cap, sizeof *s);
     int ns = 0;
     for (int i = 0; i < mb->numsides; i++) {
         const side_t *sd = &mb->original_sides[i];
         if (sd->bevel) continue;
-        const plane_t *pl = plane_table_get(&q->planes, sd->planenum);
+        const plane_t *pl = plane_table_get(planes, sd->planenum);
         s[ns].normal = pl->normal;
         s[ns].dist = pl->dist;
         s[ns].planenum = sd->planenum;
-        s[ns].texinfo = sd->texinfo;
+        s[ns].texside = i;
         /* The loaded winding is this clip of the side's plane by the
          * others, made the same way in the same order; only where the load
          * dropped it (clipped away, or too thin) is it made again here. */
@@ -152,12 +175,7 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
         if (w)
             for (int k = 0; k < w->numpoints; k++) aabb_add_point(&bounds, w->p[k]);
     }
-    GROW(bsp->brushes, em->cap_brushes, bsp->numbrushes + 1);
-    dbrush_t *db = &bsp->brushes[bsp->numbrushes++];
-    db->firstside = bsp->numbrushsides;
-    db->contents = mb->contents;
-    for (int i = 0; i < nreal; i++) push_side(bsp, em, s[i].planenum, s[i].texinfo);
-    int deftex = nreal > 0 ? s[0].texinfo : -1;
+    int deftex = nreal > 0 ? s[0].texside : -1;
 
     if (!aabb_is_empty(&bounds)) {
         for (int axis = 0; axis < 3; axis++)
@@ -170,13 +188,10 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
                 bool have = false;
                 for (int i = 0; i < ns; i++)
                     if (plane_matches(&s[i], normal, dist)) have = true;
-                if (have) continue;
-                int pn = plane_table_find(&q->planes, normal, dist);
-                if (pn < 0) continue;
+                if (have || !plane_table_accepts(normal, dist)) continue;
                 if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
-                s[ns] = (bside_t){normal, dist, pn, deftex, NULL, false};
+                s[ns] = (bside_t){normal, dist, -1, deftex, NULL, false};
                 ns++;
-                push_side(bsp, em, pn, deftex);
             }
 
         for (int i = 0; i < nreal; i++) {
@@ -212,21 +227,56 @@ static void emit_brush(qbsp_t *q, const mapbrush_t *mb)
                                         break;
                                     }
                         }
-                        if (skip) continue;
-                        int pn = plane_table_find(&q->planes, sn, sd);
-                        if (pn < 0) continue;
+                        if (skip || !plane_table_accepts(sn, sd)) continue;
                         if (ns == cap) s = q2_grow(s, sizeof *s, &cap, ns + 1);
-                        s[ns] = (bside_t){sn, sd, pn, s[i].texinfo, NULL, false};
+                        s[ns] = (bside_t){sn, sd, -1, s[i].texside, NULL, false};
                         ns++;
-                        push_side(bsp, em, pn, s[i].texinfo);
                     }
             }
         }
     }
-    db->numsides = bsp->numbrushsides - db->firstside;
+    for (int i = 0; i < ns; i++) plan_push(bp, &s[i]);
     for (int i = 0; i < ns; i++)
         if (!s[i].borrowed) winding_free(s[i].w);
     free(s);
+}
+
+brushplan_t *writebsp_plan_brushes(const qbsp_t *q, const plane_table_t *planes)
+{
+    brushplan_t *bp = q2_calloc(1, sizeof *bp);
+    bp->first = q2_malloc(sizeof(int) * ((size_t)q->nummapbrushes + 1));
+    for (int i = 0; i < q->nummapbrushes; i++) {
+        bp->first[i] = bp->count;
+        if (brush_emitted(&q->mapbrushes[i])) plan_brush(planes, &q->mapbrushes[i], bp);
+    }
+    bp->first[q->nummapbrushes] = bp->count;
+    return bp;
+}
+
+void writebsp_plan_free(brushplan_t *bp)
+{
+    if (!bp) return;
+    free(bp->first);
+    free(bp->sides);
+    free(bp);
+}
+
+/* Writes map brush i as its plan says, bevels' planes from the table. */
+static void emit_brush(qbsp_t *q, const brushplan_t *bp, int i)
+{
+    qbsp_emit_t *em = q->emit;
+    bsp_t *bsp = &q->bsp;
+    const mapbrush_t *mb = &q->mapbrushes[i];
+    GROW(bsp->brushes, em->cap_brushes, bsp->numbrushes + 1);
+    dbrush_t *db = &bsp->brushes[bsp->numbrushes++];
+    db->firstside = bsp->numbrushsides;
+    db->contents = mb->contents;
+    for (int k = bp->first[i]; k < bp->first[i + 1]; k++) {
+        const plan_side_t *ps = &bp->sides[k];
+        int pn = ps->planenum >= 0 ? ps->planenum : plane_table_find(&q->planes, ps->normal, ps->dist);
+        push_side(bsp, em, pn, ps->texside >= 0 ? mb->original_sides[ps->texside].texinfo : -1);
+    }
+    db->numsides = bsp->numbrushsides - db->firstside;
 }
 
 /* ------------------------------------------------------------------ faces */
@@ -590,15 +640,17 @@ bool writebsp_entities(qbsp_t *q, q2err_t *err)
     return true;
 }
 
-bool writebsp_finish(qbsp_t *q, q2err_t *err)
+bool writebsp_finish(qbsp_t *q, const brushplan_t *plan, q2err_t *err)
 {
     qbsp_emit_t *em = emit_get(q);
     bsp_t *bsp = &q->bsp;
     if (bsp->numleafs == 0) writebsp_begin(q);
     number_brushes(q);
 
+    brushplan_t *own = plan ? NULL : writebsp_plan_brushes(q, &q->planes);
     for (int i = 0; i < q->nummapbrushes; i++)
-        if (q->mapbrushes[i].outputnumber >= 0) emit_brush(q, &q->mapbrushes[i]);
+        if (q->mapbrushes[i].outputnumber >= 0) emit_brush(q, plan ? plan : own, i);
+    writebsp_plan_free(own);
 
     /* Planes after the brushes: bevels add planes. */
     free(bsp->planes);

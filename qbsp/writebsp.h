@@ -26,10 +26,18 @@ void writebsp_begin(qbsp_t *q);
  * model record. For entity != 0 sets the entity's "model" key to "*N". */
 bool writebsp_model(qbsp_t *q, int entity, tree_t *tree, q2err_t *err);
 
-/* Brushes and brushsides, planes, texinfo, areas and areaportals, light
- * styles of switchable lights, the entity lump; then
- * writebsp_choose_format. */
-bool writebsp_finish(qbsp_t *q, q2err_t *err);
+/* Which sides each collision brush gets, bevels included (all but the
+ * bevels' plane numbers): read from q's map brushes and `planes` (which
+ * may be a copy of q's table, for a thread that plans while q's grows),
+ * nothing written, so it can run beside the emission. */
+typedef struct brushplan_t brushplan_t;
+brushplan_t *writebsp_plan_brushes(const qbsp_t *q, const plane_table_t *planes);
+void writebsp_plan_free(brushplan_t *plan);
+
+/* Brushes and brushsides (as `plan` says, or planned here when it is
+ * NULL), planes, texinfo, areas and areaportals, light styles of
+ * switchable lights, the entity lump; then writebsp_choose_format. */
+bool writebsp_finish(qbsp_t *q, const brushplan_t *plan, q2err_t *err);
 
 /* Sets q->bsp.format: QBSP with -qbism; otherwise IBSP 38 unless the bsp
  * exceeds one of its limits (bsp_format_excesses), in which case each

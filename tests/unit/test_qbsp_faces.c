@@ -370,7 +370,7 @@ static void test_writebsp_tiny_tree(void **state)
     faces_make(q, &wd.tree);
     faces_fix_tjunctions(q, &wd.tree);
     assert_true(writebsp_model(q, 0, &wd.tree, &err));
-    assert_true(writebsp_finish(q, &err));
+    assert_true(writebsp_finish(q, NULL, &err));
     bsp_t *bsp = &q->bsp;
 
     /* 512 texels: subdivided so every lightmap fits. */

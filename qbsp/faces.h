@@ -14,13 +14,14 @@
 /* Builds face_t lists on every node (node->faces, linked through ->next)
  * from the portals whose side was found visible, one face per non-solid
  * leaf side, also listed on that leaf in its portals' order
- * (node->leaffaces, linked through ->leafnext); merges coplanar faces with the same texinfo and
- * contents (unless -nomerge) and subdivides faces so that every lightmap
- * is at most 17x17 luxels as engines compute it (unless -nosubdiv; SKY and
- * WARP faces are never subdivided). Faces replaced by a merge or a split
- * keep their place in the list with ->merged or ->split[] set; only faces
- * with neither are final. The emission reads the faces through the
- * leaves' lists, not through the portals. */
+ * (node->leaffaces, linked through ->leafnext); merges coplanar faces with
+ * the same texinfo and contents (unless -nomerge) and subdivides faces so
+ * that every lightmap is at most 17x17 luxels as engines compute it
+ * (unless -nosubdiv; SKY and WARP faces are never subdivided). Faces
+ * replaced by a merge or a split keep their place in the list with
+ * ->merged or ->split[] set; only faces with neither are final. The
+ * emission reads the faces through the leaves' lists, not through the
+ * portals. */
 void faces_make(qbsp_t *q, tree_t *tree);
 
 /* Assigns vertexnums (welding equal points unless -noweld), inserts every

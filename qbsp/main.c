@@ -824,12 +824,12 @@ int main(int argc, char **argv)
          * faces, compiles the brush models and finishes the .bsp; of that
          * side's parallel loops the T-junctions' is a task loop, which the
          * other thread joins once the .prt is done, and the rest run on one
-         * thread, which gives the same output. The two read the world's tree at once, each through
-         * fields of its nodes the other leaves alone: the .prt its portal
-         * lists (the faces no longer need the portals), the emission its
-         * faces. The .prt side reads its own copy of the planes, since the
-         * models may add some. Whichever side is done with the tree last
-         * frees it. */
+         * thread, which gives the same output. The two read the world's
+         * tree at once, each through fields of its nodes the other leaves
+         * alone: the .prt its portal lists (the faces no longer need the
+         * portals), the emission its faces. The .prt side reads its own
+         * copy of the planes, since the models may add some. Whichever
+         * side is done with the tree last frees it. */
         qbsp_t qprt = q;
         qprt.planes.planes = q2_malloc(sizeof(plane_t) * (size_t)(q.planes.count > 0 ? q.planes.count : 1));
         memcpy(qprt.planes.planes, q.planes.planes, sizeof(plane_t) * (size_t)q.planes.count);

@@ -188,7 +188,7 @@ typedef struct portal_t {
     winding_t *winding;
     side_t *side;            /* the visible side this portal makes a face for */
     const mapbrush_t *sidebrush; /* the brush of side */
-    noclip_pair_t *noclip;   /* NULL but between _noclipfaces brushes; owned */
+    noclip_pair_t *noclip;   /* NULL but between _noclipfaces brushes; in the tree's portal pool */
     bool sidefound;
     signed char inside;      /* which node (0, 1) is inside sidebrush's contents; -1 unknown */
     int live_index;          /* in the tree's portal_store_t.live */

@@ -535,10 +535,13 @@ static void eval_candidates(const qbsp_t *q, const node_ent_t *ent, int n, cand_
     const sortkey_t *acs = ac;
     const int *starts = start, *counts = count;
     /* Sharing this frame's locals is safe: a taskloop waits for its tasks
-     * (an implicit taskgroup) before this function goes on. */
+     * (an implicit taskgroup) before this function goes on. (An unsigned
+     * counter: clang 14 warns about its own code for a signed one.) */
+    const unsigned nall = (unsigned)nitems;
 #pragma omp taskloop grainsize(1) default(none) shared(q, ent, n, cand, chunks, ords, acs, starts, counts, nax) \
-    firstprivate(nitems) if (parallel)
-    for (int it = 0; it < nitems; it++) {
+    firstprivate(nall) if (parallel)
+    for (unsigned u = 0; u < nall; u++) {
+        const int it = (int)u;
         if (it < nax) {
             int axis = 0, chunk = it;
             while (chunk >= chunks[axis]) chunk -= chunks[axis++];

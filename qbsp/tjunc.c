@@ -358,9 +358,12 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
             /* Called from a task of a running team (the world's emission
              * beside its .prt): tasks, which a thread done with its own
              * part takes up. */
-#pragma omp taskloop grainsize(64) default(none) shared(em, cgrids, cgroup, faces, newn, newv) \
-    firstprivate(nfaces) if (nfaces > 2048)
-            for (int i = 0; i < nfaces; i++) fix_face_into(em, &cgrids[cgroup[i]], faces[i], &newn[i], &newv[i]);
+            /* (an unsigned counter: clang 14 warns about its own code for
+             * a signed one) */
+            const unsigned nf = (unsigned)nfaces;
+#pragma omp taskloop grainsize(64) default(none) shared(em, cgrids, cgroup, faces, newn, newv) firstprivate(nf) \
+    if (nf > 2048)
+            for (unsigned i = 0; i < nf; i++) fix_face_into(em, &cgrids[cgroup[i]], faces[i], &newn[i], &newv[i]);
         } else {
 #pragma omp parallel for schedule(dynamic, 64) num_threads(q->opt.threads > 0 ? q->opt.threads : 1) \
     if (nfaces > 2048) default(none) shared(em, cgrids, cgroup, faces, newn, newv, nfaces)

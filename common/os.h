@@ -94,6 +94,10 @@ double os_cpu_thread_s(void);
 double os_cpu_process_s(void);
 /* Sleeps for `ns` nanoseconds, below one second (polling loops). */
 void os_sleep_ns(long ns);
+/* Gives the processor up for about a tenth of a millisecond (Windows,
+ * which cannot sleep so briefly: to any thread ready to run on it), for a
+ * waiting thread that should cost a thread beside it nothing. */
+void os_nap(void);
 /* Ends the process at once, as a crash would: no atexit handlers, no
  * flushing (dist.c's injected rank faults). */
 _Noreturn void os_kill_self(void);

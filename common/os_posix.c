@@ -201,6 +201,8 @@ void os_sleep_ns(long ns)
     nanosleep(&ts, NULL);
 }
 
+void os_nap(void) { os_sleep_ns(100000); }
+
 _Noreturn void os_kill_self(void)
 {
     raise(SIGKILL);

@@ -309,6 +309,12 @@ void os_sleep_ns(long ns)
     Sleep(ms ? ms : 1);
 }
 
+void os_nap(void)
+{
+    /* (returns at once where nothing else is ready: then the wait spins) */
+    SwitchToThread();
+}
+
 _Noreturn void os_kill_self(void)
 {
     TerminateProcess(GetCurrentProcess(), 137);

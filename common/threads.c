@@ -67,3 +67,29 @@ void threads_start(int n)
     (void)n;
 #endif
 }
+
+void threads_start_during(int n, void (*fn)(void *arg), void *arg)
+{
+#ifdef _OPENMP
+    if (n > 1) {
+        atomic_int done = 0, beside = 0, caller_cpu = -1;
+#pragma omp parallel num_threads(n) default(none) shared(done, beside, caller_cpu, fn, arg)
+        {
+            if (omp_get_thread_num() == 0) {
+                fn(arg);
+                atomic_store(&caller_cpu, os_current_cpu());
+                atomic_store(&done, 1);
+            } else {
+                while (!atomic_load(&done)) os_nap();
+                int cpu = os_current_cpu(), at = atomic_load(&caller_cpu);
+                if (cpu >= 0 && cpu == at) atomic_fetch_add(&beside, 1);
+            }
+        }
+        if (atomic_load(&beside) > 0) os_move_off_cpu();
+        return;
+    }
+#else
+    (void)n;
+#endif
+    fn(arg);
+}

@@ -547,6 +547,27 @@ static bool write_prt(const qbsp_t *q, tree_t *tree, const char *prtstage, int *
     return ok;
 }
 
+/* The game folders and the map's load: serial, so run while the threads
+ * start (threads_start_during); ok false with err set on failure. */
+typedef struct load_job_t {
+    qbsp_t *q;
+    const qbsp_options_t *opt;
+    const char *mappath;
+    log_t *log;
+    q2err_t *err;
+    vfs_t *vfs;
+    bool ok;
+} load_job_t;
+
+static void load_job(void *arg)
+{
+    load_job_t *j = arg;
+    j->vfs = make_vfs(j->opt, j->mappath, j->log, j->err);
+    if (j->err->msg[0]) return;
+    j->q->texdb = texdb_create(j->vfs, j->log);
+    j->ok = load_map(j->q, j->mappath, j->err);
+}
+
 int main(int argc, char **argv)
 {
     os_main_init(&argc, &argv);
@@ -692,7 +713,6 @@ int main(int argc, char **argv)
         return 2;
     }
     opt.threads = threads_resolve(threads);
-    threads_start(opt.threads);
 
     /* MAP may be given without its extension. */
     char prtstage[Q2_PATH_MAX];
@@ -765,13 +785,10 @@ int main(int argc, char **argv)
         else status = 0;
         goto done;
     }
-    vfs = make_vfs(&opt, mappath, &log, &err);
-    if (err.msg[0]) {
-        log_error(&log, "%s", err.msg);
-        goto done;
-    }
-    q.texdb = texdb_create(vfs, &log);
-    if (!load_map(&q, mappath, &err)) {
+    load_job_t job = {&q, &opt, mappath, &log, &err, NULL, false};
+    threads_start_during(opt.threads, load_job, &job);
+    vfs = job.vfs;
+    if (!job.ok) {
         log_error(&log, "%s", err.msg);
         goto done;
     }

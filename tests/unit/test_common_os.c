@@ -182,6 +182,61 @@ static void move_off_cpu(void **state)
 #endif
 }
 
+/* threads_start_during: fn runs once, on the calling thread, inside the
+ * new team (the workers wait for it); the affinity is as it was after. */
+typedef struct during_t {
+    int calls, team, thread;
+    const int *where;
+} during_t;
+
+static _Thread_local int g_during_marker;
+
+static void during_fn(void *arg)
+{
+    during_t *d = arg;
+    d->calls++;
+    d->where = &g_during_marker;
+#ifdef _OPENMP
+    d->team = omp_get_num_threads();
+    d->thread = omp_get_thread_num();
+#endif
+}
+
+static void start_during(void **state)
+{
+    (void)state;
+#ifdef __linux__
+    cpu_set_t before, after;
+    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
+#endif
+    for (int n = 1; n <= 3; n += 2) {
+        during_t d = {0, 1, -1, NULL};
+        threads_start_during(n, during_fn, &d);
+        assert_int_equal(d.calls, 1);
+        assert_ptr_equal(d.where, &g_during_marker);
+#ifdef _OPENMP
+        assert_int_equal(d.team, n);
+        assert_int_equal(d.thread, 0);
+#endif
+    }
+#ifdef __linux__
+    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    assert_true(CPU_EQUAL(&before, &after));
+#endif
+#ifdef _OPENMP
+    int team = 0;
+#pragma omp parallel num_threads(3)
+    {
+#pragma omp single
+        team = omp_get_num_threads();
+    }
+    assert_int_equal(team, 3);
+#endif
+    double t = os_monotonic_s();
+    os_nap();
+    assert_true(os_monotonic_s() - t < 0.5);
+}
+
 static void console(void **state)
 {
     (void)state;
@@ -202,6 +257,7 @@ int main(void)
         cmocka_unit_test(clocks_and_sleep),
         cmocka_unit_test(console),
         cmocka_unit_test(move_off_cpu),
+        cmocka_unit_test(start_during),
     };
     return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);
 }

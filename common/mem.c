@@ -217,3 +217,25 @@ void pool_release(pool_t *p)
     arena_free(&p->arena);
     memset(p->freelist, 0, sizeof p->freelist);
 }
+
+void pool_absorb(pool_t *dst, pool_t *src)
+{
+    if (src->arena.head) {
+        arena_block_t *last = src->arena.head;
+        while (last->next) last = last->next;
+        last->next = dst->arena.head;
+        dst->arena.head = src->arena.head;
+        dst->arena.total += src->arena.total;
+    }
+    for (size_t c = 0; c < sizeof src->freelist / sizeof src->freelist[0]; c++) {
+        void *head = src->freelist[c];
+        if (!head) continue;
+        /* (a free block's first word, its link, is never poisoned) */
+        void **tail = head;
+        while (*tail) tail = *tail;
+        *tail = dst->freelist[c];
+        dst->freelist[c] = head;
+    }
+    size_t bs = src->arena.block_size;
+    pool_init(src, bs);
+}

@@ -70,5 +70,9 @@ void *pool_alloc(pool_t *p, size_t size);
 void pool_free(pool_t *p, void *ptr, size_t size);
 /* Frees every block; the pool is then empty and can be used again. */
 void pool_release(pool_t *p);
+/* Moves src's blocks and free lists into dst (src is then empty, as after
+ * pool_init): what lives in src is dst's from now on, freed by dst's
+ * pool_release. For work two threads did with a pool each. */
+void pool_absorb(pool_t *dst, pool_t *src);
 
 #endif

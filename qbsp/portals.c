@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../common/mem.h"
+#include "../common/threads.h"
 #include "../formats/q2defs.h"
 #include "brushbsp.h"
 #include "csg.h"
@@ -115,8 +116,9 @@ static void store_release(portal_store_t *ps)
 {
     pool_release(&ps->pool);
     free(ps->live);
-    ps->live = NULL;
-    ps->numlive = ps->caplive = 0;
+    free(ps->more);
+    ps->live = ps->more = NULL;
+    ps->numlive = ps->caplive = ps->nummore = 0;
 }
 
 /* Blocks of a tree's portal pool: far below the allocator's mmap
@@ -351,6 +353,303 @@ static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, portal_store_
     make_tree_portals_r(q, bc, ps, node->children[1], stop_at_detail, st);
 }
 
+/* --- The root's two halves at once -------------------------------------------
+ *
+ * The walk above makes the front half's portals, then the back half's, and
+ * the halves meet in few places: the root's own portal (on both children's
+ * lists, split by the front half's planes before the back half sees its
+ * pieces), the outside node (whose list both halves' outer portals are
+ * on), and the front half's end nodes that hold the root portal's pieces
+ * (which the back half splits further). So with two threads the back half
+ * is made beside the front one, from what it would receive:
+ *
+ * - the root portal's pieces as the front half leaves them are worked out
+ *   first on the back half's thread (half_sim_r: the same splits of the
+ *   same windings at the same nodes, in the same order), and so is their
+ *   order on the back child's list (each prepended there whenever the
+ *   front half moves it, so the last moved comes first);
+ * - the front half works on the root portal itself with a stand-in for the
+ *   back child, and each half has a stand-in outside node and the nodes of
+ *   the other half it links to are stand-ins too; each half has its own
+ *   portal store and cache;
+ * - afterwards the front half's pieces of the root portal give way to the
+ *   back half's (which went on from the same pieces), each end node's list
+ *   becomes the back half's prepends onto its stand-in, then the front
+ *   half's list without those pieces, and the outside node's the back
+ *   half's prepends, then the front half's: a list is its members in the
+ *   reverse of the order they were last prepended, the back half's after
+ *   the front half's, and each half moves every outer portal and root
+ *   piece it holds (a half's top node splits its whole list).
+ *
+ * The portals, their windings and every list come out as the walk's
+ * (test_qbsp_stages compares them list by list); which memory holds them
+ * differs. Taken outside a parallel region, where the root and both
+ * children are split nodes and the tree has HALVES_MIN_NODES split nodes or
+ * more (qbsp_options_t.halves_min_nodes where set): a choice, not a
+ * measured optimum, that leaves brush models and small maps to the walk. */
+#define HALVES_MIN_NODES 2048
+
+static bool ends_walk(const node_t *n, bool stop_at_detail)
+{
+    return n->planenum == PLANENUM_LEAF || (stop_at_detail && n->detail_seperator);
+}
+
+/* The tree's split nodes, counted up to about `need` (the walk stops there). */
+static int count_nodes_upto(const node_t *n, int need)
+{
+    if (n->planenum == PLANENUM_LEAF || need <= 0) return 0;
+    int c = 1 + count_nodes_upto(n->children[0], need - 1);
+    return c + count_nodes_upto(n->children[1], need - c);
+}
+
+static node_t *stand_in(void)
+{
+    node_t *d = q2_calloc(1, sizeof *d);
+    d->planenum = PLANENUM_LEAF;
+    d->cluster = -1;
+    d->outputnumber = -1;
+    return d;
+}
+
+/* Moves p from one store's live list to another's (its memory stays). */
+static void store_move(portal_store_t *from, portal_store_t *to, portal_t *p)
+{
+    portal_t *last = from->live[--from->numlive];
+    from->live[p->live_index] = last;
+    last->live_index = p->live_index;
+    ARRAY_PUSH(to->live, to->numlive, to->caplive, p);
+    p->live_index = to->numlive - 1;
+}
+
+/* A piece of the root portal and when it was last prepended onto the back
+ * child's list. */
+typedef struct half_piece_t {
+    portal_t *p;
+    long stamp;
+} half_piece_t;
+
+typedef struct half_end_t {
+    node_t *end, *stand;
+} half_end_t;
+
+typedef struct half_sim_t {
+    const qbsp_t *q;
+    portal_store_t *ps; /* the back half's */
+    bool stop_at_detail;
+    long stamp;
+    half_piece_t *out; /* the pieces at the front half's end nodes */
+    int nout, capout;
+    half_end_t *ends; /* those end nodes, each with its stand-in */
+    int nends, capends;
+} half_sim_t;
+
+/* split_node_portals and make_tree_portals_r on the root portal's pieces
+ * alone: list holds node's pieces in its list's order. */
+static void half_sim_r(half_sim_t *s, node_t *node, half_piece_t *list, int n)
+{
+    if (n == 0) return;
+    if (ends_walk(node, s->stop_at_detail)) {
+        node_t *d = stand_in();
+        half_end_t e = {node, d};
+        ARRAY_PUSH(s->ends, s->nends, s->capends, e);
+        for (int i = 0; i < n; i++) {
+            list[i].p->nodes[0] = d;
+            ARRAY_PUSH(s->out, s->nout, s->capout, list[i]);
+        }
+        return;
+    }
+    pool_t *pool = &s->ps->pool;
+    const plane_t *plane = plane_table_get(&s->q->planes, node->planenum);
+    half_piece_t *kid[2] = {q2_malloc(sizeof(half_piece_t) * (size_t)n), q2_malloc(sizeof(half_piece_t) * (size_t)n)};
+    int nk[2] = {0, 0};
+    for (int i = 0; i < n; i++) {
+        portal_t *p = list[i].p;
+        int whole = winding_whole_side(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
+        if (whole != SIDE_CROSS) {
+            if (qbsp_winding_tiny(p->winding)) {
+                store_portal_free(s->ps, p);
+                continue;
+            }
+            int c = whole == SIDE_FRONT ? 0 : 1;
+            kid[c][nk[c]++] = (half_piece_t){p, ++s->stamp};
+            continue;
+        }
+        winding_t *fw, *bw;
+        split_crossing(pool, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
+        if (fw && qbsp_winding_tiny(fw)) {
+            pool_winding_free(pool, fw);
+            fw = NULL;
+        }
+        if (bw && qbsp_winding_tiny(bw)) {
+            pool_winding_free(pool, bw);
+            bw = NULL;
+        }
+        if (!fw && !bw) {
+            store_portal_free(s->ps, p);
+            continue;
+        }
+        if (!fw || !bw) {
+            pool_winding_free(pool, fw ? fw : bw);
+            int c = fw ? 0 : 1;
+            kid[c][nk[c]++] = (half_piece_t){p, ++s->stamp};
+            continue;
+        }
+        portal_t *np = store_portal(s->ps, p);
+        np->winding = bw;
+        pool_winding_free(pool, p->winding);
+        p->winding = fw;
+        kid[0][nk[0]++] = (half_piece_t){p, ++s->stamp};
+        kid[1][nk[1]++] = (half_piece_t){np, ++s->stamp};
+    }
+    /* each child's list: the last prepended first */
+    for (int c = 0; c < 2; c++)
+        for (int i = 0, j = nk[c] - 1; i < j; i++, j--) {
+            half_piece_t t = kid[c][i];
+            kid[c][i] = kid[c][j];
+            kid[c][j] = t;
+        }
+    half_sim_r(s, node->children[0], kid[0], nk[0]);
+    half_sim_r(s, node->children[1], kid[1], nk[1]);
+    free(kid[0]);
+    free(kid[1]);
+}
+
+static int cmp_stamp_desc(const void *a, const void *b)
+{
+    long x = ((const half_piece_t *)a)->stamp, y = ((const half_piece_t *)b)->stamp;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The back half on its thread: the root portal's pieces as the front half
+ * will leave them put at the head of the back child's list, then its walk. */
+static void back_half(const qbsp_t *q, blockcache_t *bc, half_sim_t *sim, portal_t *root_copy, node_t *front,
+                      node_t *back, portal_stats_t *st)
+{
+    if (root_copy) {
+        half_piece_t first = {root_copy, 0};
+        half_sim_r(sim, front, &first, 1);
+    }
+    qsort(sim->out, (size_t)sim->nout, sizeof *sim->out, cmp_stamp_desc);
+    for (int i = sim->nout - 1; i >= 0; i--) {
+        portal_t *p = sim->out[i].p;
+        add_portal_to_nodes(p, p->nodes[0], back);
+    }
+    make_tree_portals_r(q, bc, sim->ps, back, sim->stop_at_detail, st);
+}
+
+/* Appends list `from` (a chain through the side on which its portals link
+ * to `stand`) to `tail`'s chain, relinking them to `to`; returns the new
+ * tail pointer. */
+static portal_t **relink_list(portal_t *from, node_t *stand, node_t *to, portal_t **tail)
+{
+    for (portal_t *p = from; p;) {
+        int s = p->nodes[0] == stand ? 0 : 1;
+        p->nodes[s] = to;
+        *tail = p;
+        tail = &p->next[s];
+        p = p->next[s];
+    }
+    *tail = NULL;
+    return tail;
+}
+
+static void make_halves(const qbsp_t *q, blockcache_t *bc, tree_t *tree, bool stop_at_detail, portal_stats_t *st)
+{
+    portal_store_t *psa = &tree->portals;
+    node_t *root = tree->headnode, *front = root->children[0], *back = root->children[1];
+    node_t *outside = &tree->outside_node;
+    make_node_portal(q, bc, psa, root, st);
+    split_node_portals(q, psa, root, st);
+
+    /* The root portal: on the front child's list with the back child. */
+    portal_t *rootp = NULL;
+    for (portal_t *p = front->portals; p; p = p->next[p->nodes[1] == front])
+        if (p->nodes[0] == front && p->nodes[1] == back) rootp = p;
+    node_t *back_stand = stand_in(), *out_a = stand_in(), *out_b = stand_in();
+    if (rootp) {
+        remove_portal_from_node(rootp, back);
+        rootp->nodes[1] = back_stand;
+        rootp->next[1] = NULL;
+        back_stand->portals = rootp;
+    }
+    /* The outer portals to each half's stand-in outside, in list order. */
+    portal_t **ta = &out_a->portals, **tb = &out_b->portals;
+    for (portal_t *p = outside->portals, *next; p; p = next) {
+        int s = p->nodes[0] == outside ? 0 : 1;
+        next = p->next[s];
+        bool in_front = p->nodes[!s] == front;
+        p->nodes[s] = in_front ? out_a : out_b;
+        p->next[s] = NULL;
+        if (in_front) {
+            *ta = p;
+            ta = &p->next[s];
+        } else {
+            *tb = p;
+            tb = &p->next[s];
+        }
+    }
+    outside->portals = NULL;
+
+    /* The back half's store takes the portals on the back child's list. */
+    portal_store_t psb;
+    memset(&psb, 0, sizeof psb);
+    pool_init(&psb.pool, PORTAL_POOL_BLOCK);
+    for (portal_t *p = back->portals; p; p = p->next[p->nodes[1] == back]) store_move(psa, &psb, p);
+    portal_t *root_copy = NULL;
+    if (rootp) {
+        root_copy = store_portal(&psb, rootp);
+        root_copy->winding = pool_winding_copy(&psb.pool, rootp->winding);
+        root_copy->next[0] = root_copy->next[1] = NULL;
+    }
+    half_sim_t sim;
+    memset(&sim, 0, sizeof sim);
+    sim.q = q;
+    sim.ps = &psb;
+    sim.stop_at_detail = stop_at_detail;
+    portal_stats_t stb;
+    memset(&stb, 0, sizeof stb);
+    blockcache_t bcb;
+    memset(&bcb, 0, sizeof bcb);
+#pragma omp parallel sections num_threads(2) default(none) \
+    shared(q, bc, bcb, psa, front, back, root_copy, sim, stop_at_detail, st, stb)
+    {
+#pragma omp section
+        make_tree_portals_r(q, bc, psa, front, stop_at_detail, st);
+#pragma omp section
+        back_half(q, &bcb, &sim, root_copy, front, back, &stb);
+    }
+    bc_release(&bcb);
+
+    /* The front half's pieces of the root portal give way to the back's. */
+    for (portal_t *p = back_stand->portals, *next; p; p = next) {
+        next = p->next[1];
+        remove_portal_from_node(p, p->nodes[0]);
+        store_portal_free(psa, p);
+    }
+    for (int i = 0; i < sim.nends; i++) {
+        node_t *end = sim.ends[i].end, *stand = sim.ends[i].stand;
+        portal_t *rest = end->portals;
+        portal_t **tail = relink_list(stand->portals, stand, end, &end->portals);
+        *tail = rest;
+        free(stand);
+    }
+    /* The outside: the back half's prepends, then the front half's. */
+    portal_t **tail = relink_list(out_b->portals, out_b, outside, &outside->portals);
+    relink_list(out_a->portals, out_a, outside, tail);
+    free(back_stand);
+    free(out_a);
+    free(out_b);
+    free(sim.out);
+    free(sim.ends);
+
+    /* One store again. */
+    pool_absorb(&psa->pool, &psb.pool);
+    psa->more = psb.live;
+    psa->nummore = psb.numlive;
+    st->portals += stb.portals;
+    st->tiny += stb.tiny;
+}
+
 void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, portal_stats_t *stats)
 {
     portal_stats_t st;
@@ -360,10 +659,16 @@ void portals_make_tree(const qbsp_t *q, tree_t *tree, bool stop_at_detail, porta
     pool_init(&tree->portals.pool, PORTAL_POOL_BLOCK);
     make_headnode_portals(tree);
     st.portals = 6;
-    /* The portals are made on one thread: one cache. */
     blockcache_t bc;
     memset(&bc, 0, sizeof bc);
-    make_tree_portals_r(q, &bc, &tree->portals, tree->headnode, stop_at_detail, &st);
+    const node_t *root = tree->headnode;
+    const int need = q->opt.halves_min_nodes > 0 ? q->opt.halves_min_nodes : HALVES_MIN_NODES;
+    if (q->opt.threads > 1 && !threads_in_team() && !ends_walk(root, stop_at_detail) &&
+        !ends_walk(root->children[0], stop_at_detail) && !ends_walk(root->children[1], stop_at_detail) &&
+        count_nodes_upto(root, need) >= need)
+        make_halves(q, &bc, tree, stop_at_detail, &st);
+    else
+        make_tree_portals_r(q, &bc, &tree->portals, tree->headnode, stop_at_detail, &st);
     bc_release(&bc);
     if (stats) *stats = st;
 }
@@ -608,8 +913,8 @@ void portals_mark_visible_sides(qbsp_t *q, tree_t *tree, int first, int count)
     const node_t *outside = &tree->outside_node;
     int missing = 0;
     portal_store_t *ps = &tree->portals;
-    for (int i = 0; i < ps->numlive; i++) {
-        portal_t *p = ps->live[i];
+    for (int i = 0; i < ps->numlive + ps->nummore; i++) {
+        portal_t *p = i < ps->numlive ? ps->live[i] : ps->more[i - ps->numlive];
         if (!p->onnode) continue;
         const node_t *n0 = p->nodes[0], *n1 = p->nodes[1];
         if (!((n0 != outside && n0->contents) || (n1 != outside && n1->contents))) continue;

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "../../common/fileio.h"
 #include "../../common/mem.h"
 #include "../../formats/q2defs.h"
 #include "../../qbsp/brushbsp.h"
@@ -649,6 +650,100 @@ static void test_prt_orientation(void **state)
     free(t.s);
 }
 
+/* The portal build with the root's two halves made at once (portals.c,
+ * make_halves) against the one-thread walk on the same tree: every node's
+ * list, the outside node's included, the same portals in the same order,
+ * each with the same plane, winding (to the bit), node it is on and node
+ * across; the same counts. Numbers nodes depth first (the outside -1). */
+static void number_nodes_r(node_t *n, int *next)
+{
+    n->outputnumber = (*next)++;
+    if (n->planenum == PLANENUM_LEAF) return;
+    number_nodes_r(n->children[0], next);
+    number_nodes_r(n->children[1], next);
+}
+
+static int node_number(const tree_t *t, const node_t *n) { return n == &t->outside_node ? -1 : n->outputnumber; }
+
+static void same_lists_r(const tree_t *ta, const node_t *a, const tree_t *tb, const node_t *b)
+{
+    assert_int_equal(a->outputnumber, b->outputnumber);
+    const portal_t *p = a->portals, *r = b->portals;
+    int k = 0;
+    while (p && r) {
+        int sp = p->nodes[1] == a, sr = r->nodes[1] == b;
+        assert_int_equal(sp, sr);
+        assert_int_equal(node_number(ta, p->nodes[!sp]), node_number(tb, r->nodes[!sr]));
+        assert_int_equal(p->onnode ? p->onnode->outputnumber : -2, r->onnode ? r->onnode->outputnumber : -2);
+        assert_memory_equal(&p->plane.normal, &r->plane.normal, sizeof p->plane.normal);
+        assert_memory_equal(&p->plane.dist, &r->plane.dist, sizeof p->plane.dist);
+        assert_int_equal(p->plane.type, r->plane.type);
+        assert_int_equal(p->winding->numpoints, r->winding->numpoints);
+        assert_memory_equal(p->winding->p, r->winding->p, sizeof(vec3_t) * (size_t)p->winding->numpoints);
+        p = p->next[sp];
+        r = r->next[sr];
+        k++;
+    }
+    if (p || r) fail_msg("node %d: lists of different lengths (%d in common)", a->outputnumber, k);
+    if (a->planenum == PLANENUM_LEAF || a == &ta->outside_node) return;
+    same_lists_r(ta, a->children[0], tb, b->children[0]);
+    same_lists_r(ta, a->children[1], tb, b->children[1]);
+}
+
+static tree_t *build_file_world(ctx_t *c, const char *name, int threads, int halves)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/map/%s", Q2MAP_TEST_DATA, name);
+    uint8_t *data;
+    size_t size;
+    q2err_t err = {0};
+    if (!file_read_all(path, 1 << 26, &data, &size, &err)) fail_msg("%s: %s", path, err.msg);
+    char *text = q2_malloc(size + 1);
+    memcpy(text, data, size);
+    text[size] = 0;
+    free(data);
+    ctx_load_ok(c, text);
+    free(text);
+    c->q.opt.threads = threads;
+    c->q.opt.halves_min_nodes = halves;
+    return build_world(c, true);
+}
+
+static void test_portals_halves_match_walk(void **state)
+{
+    (void)state;
+    static const char *maps[] = {"dm6.map", "q2_tjunc_matrix.map", "q2_liquids.map", "q2_detail.map",
+                                 "q2_areaportal.map"};
+    int halved = 0;
+    for (size_t m = 0; m < sizeof maps / sizeof maps[0]; m++)
+        for (int detail = 0; detail < 2; detail++) {
+            ctx_t ca, cb;
+            tree_t *ta = build_file_world(&ca, maps[m], 1, 0);
+            tree_t *tb = build_file_world(&cb, maps[m], 2, 1);
+            portal_stats_t sa, sb;
+            portals_make_tree(&ca.q, ta, detail, &sa);
+            portals_make_tree(&cb.q, tb, detail, &sb);
+            assert_int_equal(ta->portals.nummore, 0);
+            halved += tb->portals.nummore > 0;
+            assert_int_equal(sa.portals, sb.portals);
+            assert_int_equal(sa.tiny, sb.tiny);
+            assert_int_equal(ta->portals.numlive, sb.portals);
+            assert_int_equal(tb->portals.numlive + tb->portals.nummore, sb.portals);
+            int na = 0, nb = 0;
+            number_nodes_r(ta->headnode, &na);
+            number_nodes_r(tb->headnode, &nb);
+            assert_int_equal(na, nb);
+            same_lists_r(ta, ta->headnode, tb, tb->headnode);
+            same_lists_r(ta, &ta->outside_node, tb, &tb->outside_node);
+            tree_free(ta);
+            tree_free(tb);
+            ctx_free(&ca);
+            ctx_free(&cb);
+        }
+    /* (the halves were made where the root's children are split nodes) */
+    assert_true(halved >= 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -660,6 +755,7 @@ int main(void)
         cmocka_unit_test(test_load_warnings_and_errors),
         cmocka_unit_test(test_entities_and_origin),
         cmocka_unit_test(test_prt_orientation),
+        cmocka_unit_test(test_portals_halves_match_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -271,6 +271,47 @@ static void split_crossing(pool_t *pool, const winding_t *w, vec3_t normal, doub
     *back = pool_winding_adopt(pool, *back);
 }
 
+/* What becomes of a portal's winding w at a node's plane: -1 it is dropped
+ * (too small, whole or in both halves), 0 or 1 it goes whole to the front
+ * or back child (where only that half of a cut is big enough, w is kept
+ * and the half dropped), 2 it is cut into *fw and *bw (from the pool).
+ * *tiny counts the windings and halves dropped as too small. Shared by the
+ * walk (split_node_portals) and the back half's forecast (half_sim_r). */
+static int cut_portal(pool_t *pool, const winding_t *w, const plane_t *plane, winding_t **fw, winding_t **bw,
+                      int *tiny)
+{
+    *fw = *bw = NULL;
+    int whole = winding_whole_side(w, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
+    if (whole != SIDE_CROSS) {
+        /* What winding_split would copy to one side, kept as it is. */
+        if (qbsp_winding_tiny(w)) {
+            (*tiny)++;
+            return -1;
+        }
+        return whole == SIDE_FRONT ? 0 : 1;
+    }
+    winding_t *f, *b;
+    split_crossing(pool, w, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &f, &b);
+    if (f && qbsp_winding_tiny(f)) {
+        pool_winding_free(pool, f);
+        f = NULL;
+        (*tiny)++;
+    }
+    if (b && qbsp_winding_tiny(b)) {
+        pool_winding_free(pool, b);
+        b = NULL;
+        (*tiny)++;
+    }
+    if (!f && !b) return -1;
+    if (!f || !b) {
+        pool_winding_free(pool, f ? f : b);
+        return f ? 0 : 1;
+    }
+    *fw = f;
+    *bw = b;
+    return 2;
+}
+
 static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node, portal_stats_t *st)
 {
     pool_t *pool = &ps->pool;
@@ -284,42 +325,15 @@ static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node
         remove_portal_from_node(p, p->nodes[0]);
         remove_portal_from_node(p, p->nodes[1]);
 
-        int whole = winding_whole_side(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
-        if (whole != SIDE_CROSS) {
-            /* What winding_split would copy to one side, kept as it is. */
-            if (qbsp_winding_tiny(p->winding)) {
-                store_portal_free(ps, p);
-                st->tiny++;
-                st->portals--;
-                continue;
-            }
-            node_t *to = whole == SIDE_FRONT ? f : b;
-            if (side == 0)
-                add_portal_to_nodes(p, to, other);
-            else
-                add_portal_to_nodes(p, other, to);
-            continue;
-        }
         winding_t *fw, *bw;
-        split_crossing(pool, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
-        if (fw && qbsp_winding_tiny(fw)) {
-            pool_winding_free(pool, fw);
-            fw = NULL;
-            st->tiny++;
-        }
-        if (bw && qbsp_winding_tiny(bw)) {
-            pool_winding_free(pool, bw);
-            bw = NULL;
-            st->tiny++;
-        }
-        if (!fw && !bw) {
+        int c = cut_portal(pool, p->winding, plane, &fw, &bw, &st->tiny);
+        if (c < 0) {
             store_portal_free(ps, p);
             st->portals--;
             continue;
         }
-        if (!fw || !bw) {
-            pool_winding_free(pool, fw ? fw : bw);
-            node_t *to = fw ? f : b;
+        if (c < 2) {
+            node_t *to = c == 0 ? f : b;
             if (side == 0)
                 add_portal_to_nodes(p, to, other);
             else
@@ -462,35 +476,16 @@ static void half_sim_r(half_sim_t *s, node_t *node, half_piece_t *list, int n)
     const plane_t *plane = plane_table_get(&s->q->planes, node->planenum);
     half_piece_t *kid[2] = {q2_malloc(sizeof(half_piece_t) * (size_t)n), q2_malloc(sizeof(half_piece_t) * (size_t)n)};
     int nk[2] = {0, 0};
+    int tiny = 0; /* (counted by the front half's walk) */
     for (int i = 0; i < n; i++) {
         portal_t *p = list[i].p;
-        int whole = winding_whole_side(p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
-        if (whole != SIDE_CROSS) {
-            if (qbsp_winding_tiny(p->winding)) {
-                store_portal_free(s->ps, p);
-                continue;
-            }
-            int c = whole == SIDE_FRONT ? 0 : 1;
-            kid[c][nk[c]++] = (half_piece_t){p, ++s->stamp};
-            continue;
-        }
         winding_t *fw, *bw;
-        split_crossing(pool, p->winding, plane->normal, plane->dist, SPLIT_WINDING_EPSILON, &fw, &bw);
-        if (fw && qbsp_winding_tiny(fw)) {
-            pool_winding_free(pool, fw);
-            fw = NULL;
-        }
-        if (bw && qbsp_winding_tiny(bw)) {
-            pool_winding_free(pool, bw);
-            bw = NULL;
-        }
-        if (!fw && !bw) {
+        int c = cut_portal(pool, p->winding, plane, &fw, &bw, &tiny);
+        if (c < 0) {
             store_portal_free(s->ps, p);
             continue;
         }
-        if (!fw || !bw) {
-            pool_winding_free(pool, fw ? fw : bw);
-            int c = fw ? 0 : 1;
+        if (c < 2) {
             kid[c][nk[c]++] = (half_piece_t){p, ++s->stamp};
             continue;
         }

@@ -140,37 +140,19 @@ static void clocks_and_sleep(void **state)
     assert_true(os_cpu_thread_s() > t0);
 }
 
-/* os_move_off_cpu moves the thread and never leaves it pinned; threads_start
- * (which may call it) leaves the affinity as it found it and the team ready. */
-static void move_off_cpu(void **state)
-{
-    (void)state;
 #ifdef __linux__
-    cpu_set_t before, after;
-    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
-    int cpu = os_current_cpu();
-    assert_true(cpu >= 0 && CPU_ISSET(cpu, &before));
-    assert_int_equal(os_move_off_cpu(), CPU_COUNT(&before) > 1);
-    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
-    assert_true(CPU_EQUAL(&before, &after));
-    /* one allowed processor: nowhere to go, and the mask stays */
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(os_current_cpu(), &one);
-    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
-    assert_false(os_move_off_cpu());
-    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
-    assert_true(CPU_EQUAL(&one, &after));
-    assert_int_equal(sched_setaffinity(0, sizeof before, &before), 0);
-    threads_start(2);
-    threads_start(4);
-    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
-    assert_true(CPU_EQUAL(&before, &after));
-#else
-    assert_int_equal(os_current_cpu(), -1);
-    assert_false(os_move_off_cpu());
-    threads_start(2);
+/* The calling thread's allowed processors. */
+static cpu_set_t affinity_now(void)
+{
+    cpu_set_t set;
+    assert_int_equal(sched_getaffinity(0, sizeof set, &set), 0);
+    return set;
+}
 #endif
+
+/* After threads_start: a parallel region still gets the threads it asks for. */
+static void team_of_three(void)
+{
 #ifdef _OPENMP
     int team = 0;
 #pragma omp parallel num_threads(3)
@@ -180,6 +162,39 @@ static void move_off_cpu(void **state)
     }
     assert_int_equal(team, 3);
 #endif
+}
+
+/* os_move_off_cpu moves the thread and never leaves it pinned; threads_start
+ * (which may call it) leaves the affinity as it found it and the team ready. */
+static void move_off_cpu(void **state)
+{
+    (void)state;
+#ifdef __linux__
+    cpu_set_t before = affinity_now(), after;
+    int cpu = os_current_cpu();
+    assert_true(cpu >= 0 && CPU_ISSET(cpu, &before));
+    assert_int_equal(os_move_off_cpu(), CPU_COUNT(&before) > 1);
+    after = affinity_now();
+    assert_true(CPU_EQUAL(&before, &after));
+    /* one allowed processor: nowhere to go, and the mask stays */
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(os_current_cpu(), &one);
+    assert_int_equal(sched_setaffinity(0, sizeof one, &one), 0);
+    assert_false(os_move_off_cpu());
+    after = affinity_now();
+    assert_true(CPU_EQUAL(&one, &after));
+    assert_int_equal(sched_setaffinity(0, sizeof before, &before), 0);
+    threads_start(2);
+    threads_start(4);
+    after = affinity_now();
+    assert_true(CPU_EQUAL(&before, &after));
+#else
+    assert_int_equal(os_current_cpu(), -1);
+    assert_false(os_move_off_cpu());
+    threads_start(2);
+#endif
+    team_of_three();
 }
 
 /* threads_start_during: fn runs once, on the calling thread, inside the
@@ -206,8 +221,7 @@ static void start_during(void **state)
 {
     (void)state;
 #ifdef __linux__
-    cpu_set_t before, after;
-    assert_int_equal(sched_getaffinity(0, sizeof before, &before), 0);
+    cpu_set_t before = affinity_now();
 #endif
     for (int n = 1; n <= 3; n += 2) {
         during_t d = {0, 1, -1, NULL};
@@ -220,18 +234,10 @@ static void start_during(void **state)
 #endif
     }
 #ifdef __linux__
-    assert_int_equal(sched_getaffinity(0, sizeof after, &after), 0);
+    cpu_set_t after = affinity_now();
     assert_true(CPU_EQUAL(&before, &after));
 #endif
-#ifdef _OPENMP
-    int team = 0;
-#pragma omp parallel num_threads(3)
-    {
-#pragma omp single
-        team = omp_get_num_threads();
-    }
-    assert_int_equal(team, 3);
-#endif
+    team_of_three();
     double t = os_monotonic_s();
     os_nap();
     assert_true(os_monotonic_s() - t < 0.5);

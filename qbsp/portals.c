@@ -277,8 +277,8 @@ static void split_crossing(pool_t *pool, const winding_t *w, vec3_t normal, doub
  * and the half dropped), 2 it is cut into *fw and *bw (from the pool).
  * *tiny counts the windings and halves dropped as too small. Shared by the
  * walk (split_node_portals) and the back half's forecast (half_sim_r). */
-static int cut_portal(pool_t *pool, const winding_t *w, const plane_t *plane, winding_t **fw, winding_t **bw,
-                      int *tiny)
+static inline int cut_portal(pool_t *pool, const winding_t *w, const plane_t *plane, winding_t **fw, winding_t **bw,
+                             int *tiny)
 {
     *fw = *bw = NULL;
     int whole = winding_whole_side(w, plane->normal, plane->dist, SPLIT_WINDING_EPSILON);
@@ -318,6 +318,7 @@ static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node
     const plane_t *plane = plane_table_get(&q->planes, node->planenum);
     node_t *f = node->children[0], *b = node->children[1];
     portal_t *next;
+    int tiny = 0;
     for (portal_t *p = node->portals; p; p = next) {
         int side = p->nodes[0] == node ? 0 : 1;
         next = p->next[side];
@@ -326,7 +327,7 @@ static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node
         remove_portal_from_node(p, p->nodes[1]);
 
         winding_t *fw, *bw;
-        int c = cut_portal(pool, p->winding, plane, &fw, &bw, &st->tiny);
+        int c = cut_portal(pool, p->winding, plane, &fw, &bw, &tiny);
         if (c < 0) {
             store_portal_free(ps, p);
             st->portals--;
@@ -353,6 +354,7 @@ static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node
             add_portal_to_nodes(np, other, b);
         }
     }
+    st->tiny += tiny;
     node->portals = NULL;
 }
 

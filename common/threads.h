@@ -38,10 +38,10 @@ void threads_start(int n);
  * asleep (os_nap) rather than spinning until fn returns, so that a worker
  * put on the caller's processor takes almost none of its time, and the
  * wait for a new thread to run (0.1-8 ms on this project's two-processor
- * virtual machines) passes during fn instead of before it. A worker's
- * naps also let the scheduler place it on an idle processor each time it
- * wakes; if one is still seen on the caller's processor at the end, the
- * caller moves as in threads_start. With n <= 1, or without OpenMP, just
+ * virtual machines) passes during fn instead of before it. Each time a
+ * worker wakes the scheduler may place it on an idle processor; if one is
+ * still seen on the caller's processor at the end, the caller moves as in
+ * threads_start. With n <= 1, or without OpenMP, just
  * fn(arg). fn must not start a parallel region of its own (it would run
  * on one thread). */
 void threads_start_during(int n, void (*fn)(void *arg), void *arg);

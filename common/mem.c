@@ -185,10 +185,16 @@ void pool_init(pool_t *p, size_t block_size)
     memset(p->freelist, 0, sizeof p->freelist);
 }
 
-void *pool_alloc(pool_t *p, size_t size)
+/* The free list of blocks of `size`: in POOL_STEP steps, at least one. */
+static size_t pool_class(size_t size)
 {
     size_t c = (size + POOL_STEP - 1) / POOL_STEP;
-    if (c == 0) c = 1;
+    return c ? c : 1;
+}
+
+void *pool_alloc(pool_t *p, size_t size)
+{
+    size_t c = pool_class(size);
     if (c * POOL_STEP > POOL_MAX_SIZE) return arena_take(&p->arena, size);
     void *b = p->freelist[c];
     if (b) {
@@ -202,8 +208,7 @@ void *pool_alloc(pool_t *p, size_t size)
 void pool_free(pool_t *p, void *ptr, size_t size)
 {
     if (!ptr) return;
-    size_t c = (size + POOL_STEP - 1) / POOL_STEP;
-    if (c == 0) c = 1;
+    size_t c = pool_class(size);
     if (c * POOL_STEP > POOL_MAX_SIZE) return; /* back at pool_release */
     *(void **)ptr = p->freelist[c];
     p->freelist[c] = ptr;

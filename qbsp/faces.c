@@ -41,7 +41,9 @@ face_t *face_alloc_new(face_alloc_t *fa)
 
 void face_alloc_adopt(face_alloc_t *dst, face_alloc_t *src)
 {
-    for (int i = 0; i < src->numfaces; i++) ARRAY_PUSH(dst->faces, dst->numfaces, dst->cap_faces, src->faces[i]);
+    dst->faces = q2_grow(dst->faces, sizeof *dst->faces, &dst->cap_faces, dst->numfaces + src->numfaces);
+    if (src->numfaces > 0) memcpy(dst->faces + dst->numfaces, src->faces, sizeof *src->faces * (size_t)src->numfaces);
+    dst->numfaces += src->numfaces;
     if (src->numblocks > 0) {
         /* src's blocks go before dst's last, which stays the one dst
          * carves from */

@@ -102,11 +102,17 @@ static portal_t *store_portal(portal_store_t *ps, const portal_t *from)
     return p;
 }
 
-static void store_portal_free(portal_store_t *ps, portal_t *p)
+/* Takes p off the store's live list (the last one takes its place). */
+static void store_unlist(portal_store_t *ps, portal_t *p)
 {
     portal_t *last = ps->live[--ps->numlive];
     ps->live[p->live_index] = last;
     last->live_index = p->live_index;
+}
+
+static void store_portal_free(portal_store_t *ps, portal_t *p)
+{
+    store_unlist(ps, p);
     pool_winding_free(&ps->pool, p->winding);
     if (p->noclip) pool_free(&ps->pool, p->noclip, sizeof *p->noclip);
     pool_free(&ps->pool, p, sizeof *p);
@@ -312,6 +318,17 @@ static inline int cut_portal(pool_t *pool, const winding_t *w, const plane_t *pl
     return 2;
 }
 
+/* A portal cut_portal cut in two: p keeps the front half, the copy it
+ * returns the back. */
+static portal_t *split_off(portal_store_t *ps, portal_t *p, winding_t *fw, winding_t *bw)
+{
+    portal_t *np = store_portal(ps, p);
+    np->winding = bw;
+    pool_winding_free(&ps->pool, p->winding);
+    p->winding = fw;
+    return np;
+}
+
 static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node, portal_stats_t *st)
 {
     pool_t *pool = &ps->pool;
@@ -341,11 +358,8 @@ static void split_node_portals(const qbsp_t *q, portal_store_t *ps, node_t *node
                 add_portal_to_nodes(p, other, to);
             continue;
         }
-        portal_t *np = store_portal(ps, p);
+        portal_t *np = split_off(ps, p, fw, bw);
         st->portals++;
-        np->winding = bw;
-        pool_winding_free(pool, p->winding);
-        p->winding = fw;
         if (side == 0) {
             add_portal_to_nodes(p, f, other);
             add_portal_to_nodes(np, b, other);
@@ -385,17 +399,17 @@ static void make_tree_portals_r(const qbsp_t *q, blockcache_t *bc, portal_store_
  *   order on the back child's list (each prepended there whenever the
  *   front half moves it, so the last moved comes first);
  * - the front half works on the root portal itself with a stand-in for the
- *   back child, and each half has a stand-in outside node and the nodes of
- *   the other half it links to are stand-ins too; each half has its own
- *   portal store and cache;
+ *   back child; the back half's portals lead to stand-ins for the outside
+ *   and for the front half's end nodes; each half has its own portal store
+ *   and cache;
  * - afterwards the front half's pieces of the root portal give way to the
- *   back half's (which went on from the same pieces), each end node's list
- *   becomes the back half's prepends onto its stand-in, then the front
- *   half's list without those pieces, and the outside node's the back
- *   half's prepends, then the front half's: a list is its members in the
- *   reverse of the order they were last prepended, the back half's after
- *   the front half's, and each half moves every outer portal and root
- *   piece it holds (a half's top node splits its whole list).
+ *   back half's (which went on from the same pieces), and the outside's and
+ *   each end node's list becomes the back half's prepends onto its
+ *   stand-in, then its own list (without the front half's root pieces): a
+ *   list is its members in the reverse of the order they were last
+ *   prepended, the back half's after the front half's, and the back half
+ *   moves every portal its child's list held (the child splits its whole
+ *   list), so none stays where it stood.
  *
  * The portals, their windings and every list come out as the walk's
  * (test_qbsp_stages compares them list by list); which memory holds them
@@ -430,9 +444,7 @@ static node_t *stand_in(void)
 /* Moves p from one store's live list to another's (its memory stays). */
 static void store_move(portal_store_t *from, portal_store_t *to, portal_t *p)
 {
-    portal_t *last = from->live[--from->numlive];
-    from->live[p->live_index] = last;
-    last->live_index = p->live_index;
+    store_unlist(from, p);
     ARRAY_PUSH(to->live, to->numlive, to->caplive, p);
     p->live_index = to->numlive - 1;
 }
@@ -491,10 +503,7 @@ static void half_sim_r(half_sim_t *s, node_t *node, half_piece_t *list, int n)
             kid[c][nk[c]++] = (half_piece_t){p, ++s->stamp};
             continue;
         }
-        portal_t *np = store_portal(s->ps, p);
-        np->winding = bw;
-        pool_winding_free(pool, p->winding);
-        p->winding = fw;
+        portal_t *np = split_off(s->ps, p, fw, bw);
         kid[0][nk[0]++] = (half_piece_t){p, ++s->stamp};
         kid[1][nk[1]++] = (half_piece_t){np, ++s->stamp};
     }
@@ -534,20 +543,19 @@ static void back_half(const qbsp_t *q, blockcache_t *bc, half_sim_t *sim, portal
     make_tree_portals_r(q, bc, sim->ps, back, sim->stop_at_detail, st);
 }
 
-/* Appends list `from` (a chain through the side on which its portals link
- * to `stand`) to `tail`'s chain, relinking them to `to`; returns the new
- * tail pointer. */
-static portal_t **relink_list(portal_t *from, node_t *stand, node_t *to, portal_t **tail)
+/* node's list becomes the back half's prepends onto its stand-in (relinked
+ * to node), then node's own: the walk's order (above). */
+static void join_stand_in(node_t *node, node_t *stand)
 {
-    for (portal_t *p = from; p;) {
+    portal_t *rest = node->portals, **tail = &node->portals;
+    for (portal_t *p = stand->portals; p;) {
         int s = p->nodes[0] == stand ? 0 : 1;
-        p->nodes[s] = to;
+        p->nodes[s] = node;
         *tail = p;
         tail = &p->next[s];
         p = p->next[s];
     }
-    *tail = NULL;
-    return tail;
+    *tail = rest;
 }
 
 static void make_halves(const qbsp_t *q, blockcache_t *bc, tree_t *tree, bool stop_at_detail, portal_stats_t *st)
@@ -562,36 +570,28 @@ static void make_halves(const qbsp_t *q, blockcache_t *bc, tree_t *tree, bool st
     portal_t *rootp = NULL;
     for (portal_t *p = front->portals; p; p = p->next[p->nodes[1] == front])
         if (p->nodes[0] == front && p->nodes[1] == back) rootp = p;
-    node_t *back_stand = stand_in(), *out_a = stand_in(), *out_b = stand_in();
+    node_t *back_stand = stand_in(), *out_b = stand_in();
     if (rootp) {
         remove_portal_from_node(rootp, back);
         rootp->nodes[1] = back_stand;
         rootp->next[1] = NULL;
         back_stand->portals = rootp;
     }
-    /* The outer portals to each half's stand-in outside, in list order. */
-    portal_t **ta = &out_a->portals, **tb = &out_b->portals;
-    for (portal_t *p = outside->portals, *next; p; p = next) {
-        int s = p->nodes[0] == outside ? 0 : 1;
-        next = p->next[s];
-        bool in_front = p->nodes[!s] == front;
-        p->nodes[s] = in_front ? out_a : out_b;
-        p->next[s] = NULL;
-        if (in_front) {
-            *ta = p;
-            ta = &p->next[s];
-        } else {
-            *tb = p;
-            tb = &p->next[s];
-        }
-    }
-    outside->portals = NULL;
-
-    /* The back half's store takes the portals on the back child's list. */
+    /* The back half's store takes the portals on the back child's list
+     * (the root portal is off it now; the rest lead to the outside, whose
+     * stand-in they move to: their order there does not matter, the back
+     * child's split takes each off again). */
     portal_store_t psb;
     memset(&psb, 0, sizeof psb);
     pool_init(&psb.pool, PORTAL_POOL_BLOCK);
-    for (portal_t *p = back->portals; p; p = p->next[p->nodes[1] == back]) store_move(psa, &psb, p);
+    for (portal_t *p = back->portals; p; p = p->next[p->nodes[1] == back]) {
+        store_move(psa, &psb, p);
+        int s = p->nodes[0] == back ? 1 : 0;
+        remove_portal_from_node(p, outside);
+        p->nodes[s] = out_b;
+        p->next[s] = out_b->portals;
+        out_b->portals = p;
+    }
     portal_t *root_copy = NULL;
     if (rootp) {
         root_copy = store_portal(&psb, rootp);
@@ -624,17 +624,11 @@ static void make_halves(const qbsp_t *q, blockcache_t *bc, tree_t *tree, bool st
         store_portal_free(psa, p);
     }
     for (int i = 0; i < sim.nends; i++) {
-        node_t *end = sim.ends[i].end, *stand = sim.ends[i].stand;
-        portal_t *rest = end->portals;
-        portal_t **tail = relink_list(stand->portals, stand, end, &end->portals);
-        *tail = rest;
-        free(stand);
+        join_stand_in(sim.ends[i].end, sim.ends[i].stand);
+        free(sim.ends[i].stand);
     }
-    /* The outside: the back half's prepends, then the front half's. */
-    portal_t **tail = relink_list(out_b->portals, out_b, outside, &outside->portals);
-    relink_list(out_a->portals, out_a, outside, tail);
+    join_stand_in(outside, out_b);
     free(back_stand);
-    free(out_a);
     free(out_b);
     free(sim.out);
     free(sim.ends);

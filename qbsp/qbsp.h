@@ -208,8 +208,8 @@ static inline const mapbrush_t *portal_noclip_brush(const portal_t *p, int s)
  * and noclip pairs, and the live portals listed in no particular order, for
  * the passes whose result does not depend on the order: in live, and in
  * more where the portal build made a half of the tree on another thread
- * (that half's own list, kept as it is: copying it into live cost up to 6
- * ms of fresh pages on base1-test). While a list is grown its portals'
+ * (that half's own list, kept as it is: copying it into live cost up to
+ * 6.6 ms of fresh pages on base1-test). While a list is grown its portals'
  * live_index is their place in it; once the tree's portals are made none
  * is freed alone, and live_index is not read. */
 typedef struct portal_store_t {

@@ -744,6 +744,110 @@ static void test_portals_halves_match_walk(void **state)
     assert_true(halved >= 6);
 }
 
+/* The entities' flood (portals.c: its leafs' portal lists walked several
+ * at a time, the outside filled from a level-order list of the nodes)
+ * against a plain breadth-first walk of one list at a time from the same
+ * starting leafs: every leaf's distance and occupant, the outside's, the
+ * leak, and then the fill's count. The starting leafs are those the flood
+ * placed (distance 1), in their entities' order, as the flood queues them. */
+typedef struct ref_leaf_t {
+    int occupied, occupant;
+} ref_leaf_t;
+
+static void leaf_list_r(node_t *n, node_t ***all, int *count, int *cap)
+{
+    if (n->planenum == PLANENUM_LEAF) {
+        *all = q2_grow(*all, sizeof **all, cap, *count + 1);
+        (*all)[(*count)++] = n;
+        return;
+    }
+    leaf_list_r(n->children[0], all, count, cap);
+    leaf_list_r(n->children[1], all, count, cap);
+}
+
+static bool ref_passes(const qbsp_t *q, const node_t *n)
+{
+    return !(n->contents & CONTENTS_SOLID) || (q->opt.nodetailseal && n->detail_fill);
+}
+
+static int cmp_seed(const void *a, const void *b)
+{
+    const node_t *x = *(node_t *const *)a, *y = *(node_t *const *)b;
+    return x->occupant_index - y->occupant_index;
+}
+
+static void check_flood(const char *name, bool nodetailseal, bool expect_leak)
+{
+    ctx_t c;
+    tree_t *tree = build_file_world(&c, name, 1, 0);
+    c.q.opt.nodetailseal = nodetailseal;
+    portals_make_tree(&c.q, tree, false, NULL);
+    int nn = 0;
+    number_nodes_r(tree->headnode, &nn);
+    node_t **leafs = NULL;
+    int nl = 0, cap = 0;
+    leaf_list_r(tree->headnode, &leafs, &nl, &cap);
+    /* twice: the second flood must clear the first's marks */
+    for (int round = 0; round < 2; round++) {
+        int placed = portals_flood_entities(&c.q, tree);
+        assert_true(placed > 0);
+        assert_int_equal(c.q.leaked_entity >= 0, expect_leak);
+        /* the reference, from the same starts */
+        ref_leaf_t *ref = q2_calloc((size_t)nn + 1, sizeof *ref); /* [nn]: the outside */
+        node_t **queue = q2_malloc(sizeof *queue * (size_t)(nl + 1));
+        int qn = 0;
+        for (int i = 0; i < nl; i++)
+            if (leafs[i]->occupied == 1) queue[qn++] = leafs[i];
+        assert_true(qn > 0);
+        qsort(queue, (size_t)qn, sizeof *queue, cmp_seed);
+        for (int i = 0; i < qn; i++) ref[queue[i]->outputnumber] = (ref_leaf_t){1, queue[i]->occupant_index};
+        for (int head = 0; head < qn; head++) {
+            node_t *n = queue[head];
+            if (n == &tree->outside_node) continue;
+            const ref_leaf_t here = ref[n->outputnumber];
+            int sd;
+            for (portal_t *p = n->portals; p; p = p->next[sd]) {
+                sd = p->nodes[1] == n;
+                node_t *o = p->nodes[!sd];
+                ref_leaf_t *r = o == &tree->outside_node ? &ref[nn] : &ref[o->outputnumber];
+                if (r->occupied || !ref_passes(&c.q, p->nodes[0]) || !ref_passes(&c.q, p->nodes[1])) continue;
+                *r = (ref_leaf_t){here.occupied + 1, here.occupant};
+                assert_true(qn <= nl);
+                queue[qn++] = o;
+            }
+        }
+        for (int i = 0; i < nl; i++) {
+            const ref_leaf_t *r = &ref[leafs[i]->outputnumber];
+            assert_int_equal(leafs[i]->occupied, r->occupied);
+            if (r->occupied) assert_int_equal(leafs[i]->occupant_index, r->occupant);
+        }
+        assert_int_equal(tree->outside_node.occupied, ref[nn].occupied);
+        if (expect_leak) assert_int_equal(c.q.leaked_entity, ref[nn].occupant);
+        free(queue);
+        free(ref);
+    }
+    if (!expect_leak) {
+        int open = 0;
+        for (int i = 0; i < nl; i++) open += !leafs[i]->occupied && !(leafs[i]->contents & CONTENTS_SOLID);
+        assert_true(open > 0);
+        assert_int_equal(portals_fill_outside(tree), open);
+        for (int i = 0; i < nl; i++)
+            if (!leafs[i]->occupied) assert_true(leafs[i]->contents & CONTENTS_SOLID);
+    }
+    free(leafs);
+    tree_free(tree);
+    ctx_free(&c);
+}
+
+static void test_flood_matches_plain_walk(void **state)
+{
+    (void)state;
+    check_flood("dm6.map", false, false);
+    check_flood("q2_areaportal.map", false, false);
+    check_flood("q2_detail.map", true, false);
+    check_flood("q2_leaked.map", false, true);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -756,6 +860,7 @@ int main(void)
         cmocka_unit_test(test_entities_and_origin),
         cmocka_unit_test(test_prt_orientation),
         cmocka_unit_test(test_portals_halves_match_walk),
+        cmocka_unit_test(test_flood_matches_plain_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

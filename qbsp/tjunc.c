@@ -116,8 +116,20 @@ static void gather_r(node_t *node, facelist_t *fl)
 /* A uniform grid over the model's vertices for the on-edge search. */
 #define TJ_CELL 64.0
 
+/* A grid entry: the vertex, its position and its cell (the same floor of
+ * position / TJ_CELL that placed it), so the search compares integers
+ * instead of dividing, and reads one record instead of em->vpos. */
+typedef struct vgrid_ent_t {
+    double x, y, z;
+    int64_t cx, cy, cz;
+    int v;
+} vgrid_ent_t;
+
 typedef struct vgrid_t {
-    int *head, *next, size;
+    /* the entries whose cell hashes to h: ent[start[h]] up to ent[start[h + 1]],
+     * in the order of verts, one after another in memory */
+    int *start, size;
+    vgrid_ent_t *ent;
     int *verts, nverts; /* distinct vertex numbers of the model */
 } vgrid_t;
 
@@ -176,17 +188,17 @@ static int fix_face(const qbsp_emit_t *em, const vgrid_t *g, const face_t *f, in
         for (int64_t x = c0[0]; x <= c1[0]; x++)
             for (int64_t y = c0[1]; y <= c1[1]; y++)
                 for (int64_t z = c0[2]; z <= c1[2]; z++) {
-                    for (int i = g->head[cell_of(g, x, y, z)]; i >= 0; i = g->next[i]) {
-                        int v = g->verts[i];
+                    const uint32_t h = cell_of(g, x, y, z);
+                    for (int i = g->start[h]; i < g->start[h + 1]; i++) {
+                        const vgrid_ent_t *e = &g->ent[i];
+                        int v = e->v;
                         if (v == va || v == vb) continue;
-                        vec3_t p = em->vpos[v];
+                        vec3_t p = vec3(e->x, e->y, e->z);
                         if (p.x < mn.x - TJUNC_EPSILON || p.y < mn.y - TJUNC_EPSILON || p.z < mn.z - TJUNC_EPSILON ||
                             p.x > mx.x + TJUNC_EPSILON || p.y > mx.y + TJUNC_EPSILON || p.z > mx.z + TJUNC_EPSILON)
                             continue;
                         /* Hash collisions bring vertices of other cells. */
-                        if ((int64_t)floor(p.x / TJ_CELL) != x || (int64_t)floor(p.y / TJ_CELL) != y ||
-                            (int64_t)floor(p.z / TJ_CELL) != z)
-                            continue;
+                        if (e->cx != x || e->cy != y || e->cz != z) continue;
                         vec3_t d = vec_sub(p, a);
                         double t = vec_dot(d, dir);
                         if (t <= TJUNC_EPSILON || t >= len - TJUNC_EPSILON) continue;
@@ -335,16 +347,27 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
             }
             g->size = 1024;
             while (g->size < g->nverts) g->size <<= 1;
-            g->head = q2_malloc(sizeof(int) * g->size);
-            g->next = q2_malloc(sizeof(int) * (g->nverts + 1));
-            for (int i = 0; i < g->size; i++) g->head[i] = -1;
-            for (int i = g->nverts - 1; i >= 0; i--) {
+            /* a counting sort of the entries by hashed cell, keeping their order */
+            g->start = q2_calloc((size_t)g->size + 1, sizeof(int));
+            g->ent = q2_malloc(sizeof *g->ent * (size_t)(g->nverts > 0 ? g->nverts : 1));
+            uint32_t *hv = q2_malloc(sizeof *hv * (size_t)(g->nverts > 0 ? g->nverts : 1));
+            for (int i = 0; i < g->nverts; i++) {
                 vec3_t p = em->vpos[g->verts[i]];
-                uint32_t h = cell_of(g, (int64_t)floor(p.x / TJ_CELL), (int64_t)floor(p.y / TJ_CELL),
-                                     (int64_t)floor(p.z / TJ_CELL));
-                g->next[i] = g->head[h];
-                g->head[h] = i;
+                vgrid_ent_t e = {p.x, p.y, p.z, (int64_t)floor(p.x / TJ_CELL), (int64_t)floor(p.y / TJ_CELL),
+                                 (int64_t)floor(p.z / TJ_CELL), g->verts[i]};
+                hv[i] = cell_of(g, e.cx, e.cy, e.cz);
+                g->start[hv[i] + 1]++;
+                g->ent[i] = e;
             }
+            for (int h = 0; h < g->size; h++) g->start[h + 1] += g->start[h];
+            vgrid_ent_t *sorted = q2_malloc(sizeof *sorted * (size_t)(g->nverts > 0 ? g->nverts : 1));
+            int *fill = q2_malloc(sizeof(int) * (size_t)g->size);
+            memcpy(fill, g->start, sizeof(int) * (size_t)g->size);
+            for (int i = 0; i < g->nverts; i++) sorted[fill[hv[i]]++] = g->ent[i];
+            free(fill);
+            free(hv);
+            free(g->ent);
+            g->ent = sorted;
         }
         free(seen);
 
@@ -388,8 +411,8 @@ void faces_fix_tjunctions(qbsp_t *q, tree_t *tree)
         free(newv);
         free(newn);
         for (int gi = 0; gi < NUM_WELD_GROUPS; gi++) {
-            free(grids[gi].head);
-            free(grids[gi].next);
+            free(grids[gi].start);
+            free(grids[gi].ent);
             free(grids[gi].verts);
         }
         free(group);

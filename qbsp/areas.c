@@ -7,13 +7,15 @@
 
 #include "../common/mem.h"
 #include "emit.h"
+#include "portals.h"
 
 typedef struct area_ctx_t {
     qbsp_t *q;
     qbsp_emit_t *em;
     int area;
-    node_t **stack;
-    int nstack, cap;
+    node_t **queue;
+    int nqueue, cap;
+    portal_batch_t pb;
 } area_ctx_t;
 
 static int leaf_portal_entity(const qbsp_t *q, const node_t *leaf)
@@ -44,27 +46,36 @@ static void touch_portal(area_ctx_t *c, node_t *leaf)
     else pa[1] = -1; /* a third area: reported by the caller */
 }
 
+/* Which leafs an area holds and which areaportals it touches do not
+ * depend on the order they are reached in (a portal touched twice by one
+ * area records it once), so the leafs are taken breadth first, the
+ * portal lists of PORTAL_BATCH of them at once (portals_gather). */
 static void flood_area(area_ctx_t *c, node_t *start)
 {
-    c->nstack = 0;
+    c->nqueue = 0;
     start->area = c->area;
-    ARRAY_PUSH(c->stack, c->nstack, c->cap, start);
-    while (c->nstack > 0) {
-        node_t *node = c->stack[--c->nstack];
-        for (portal_t *p = node->portals; p;) {
-            int s = p->nodes[1] == node;
-            node_t *other = p->nodes[!s];
-            p = p->next[s];
-            if (!other || other->planenum != PLANENUM_LEAF) continue;
-            if ((other->contents | node->contents) & CONTENTS_SOLID) continue;
-            if (is_portal_leaf(other)) {
-                touch_portal(c, other);
-                continue;
+    ARRAY_PUSH(c->queue, c->nqueue, c->cap, start);
+    for (int head = 0; head < c->nqueue;) {
+        const int nb = c->nqueue - head < PORTAL_BATCH ? c->nqueue - head : PORTAL_BATCH;
+        portals_gather(&c->pb, c->queue + head, nb, NULL);
+        for (int b = 0; b < nb; b++) {
+            node_t *node = c->queue[head + b];
+            for (int k = 0; k < c->pb.len[b]; k++) {
+                const portal_t *p = c->pb.list[b][k];
+                int s = p->nodes[1] == node;
+                node_t *other = p->nodes[!s];
+                if (!other || other->planenum != PLANENUM_LEAF) continue;
+                if ((other->contents | node->contents) & CONTENTS_SOLID) continue;
+                if (is_portal_leaf(other)) {
+                    touch_portal(c, other);
+                    continue;
+                }
+                if (other->area) continue;
+                other->area = c->area;
+                ARRAY_PUSH(c->queue, c->nqueue, c->cap, other);
             }
-            if (other->area) continue;
-            other->area = c->area;
-            ARRAY_PUSH(c->stack, c->nstack, c->cap, other);
         }
+        head += nb;
     }
 }
 
@@ -116,7 +127,8 @@ bool areas_flood(qbsp_t *q, tree_t *tree, q2err_t *err)
         find_areas_r(&c, tree->headnode);
         set_portal_leaf_areas_r(&c, tree->headnode);
     }
-    free(c.stack);
+    free(c.queue);
+    portal_batch_free(&c.pb);
     q->numareas = c.area;
     em->areas_done = true;
     log_verbose(q->log, "%6d areas, %d areaportals", c.area, em->numareaportals);

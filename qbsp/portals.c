@@ -745,8 +745,36 @@ static void clear_occupied(node_t *head)
     free(all);
 }
 
-/* Leafs whose portal lists portals_flood_entities walks side by side. */
-#define FLOOD_BATCH 16
+void portals_gather(portal_batch_t *pb, node_t *const *leafs, int n, const node_t *skip)
+{
+    portal_t *cur[PORTAL_BATCH];
+    int walking = 0;
+    for (int b = 0; b < n; b++) {
+        cur[b] = leafs[b] == skip ? NULL : leafs[b]->portals;
+        pb->len[b] = 0;
+        walking += cur[b] != NULL;
+    }
+    while (walking > 0)
+        for (int b = 0; b < n; b++) {
+            portal_t *p = cur[b];
+            if (!p) continue;
+            if (pb->len[b] == pb->cap[b]) {
+                pb->cap[b] = pb->cap[b] ? 2 * pb->cap[b] : 32;
+                pb->list[b] = q2_realloc(pb->list[b], sizeof *pb->list[b] * (size_t)pb->cap[b]);
+            }
+            pb->list[b][pb->len[b]++] = p;
+            const int s = p->nodes[1] == leafs[b];
+            __builtin_prefetch(p->nodes[!s]);
+            cur[b] = p->next[s];
+            walking -= cur[b] == NULL;
+        }
+}
+
+void portal_batch_free(portal_batch_t *pb)
+{
+    for (int b = 0; b < PORTAL_BATCH; b++) free(pb->list[b]);
+    memset(pb, 0, sizeof *pb);
+}
 
 int portals_flood_entities(qbsp_t *q, tree_t *tree)
 {
@@ -785,44 +813,19 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree)
         leaf->occupant_index = e;
         ARRAY_PUSH(queue, qn, qcap, leaf);
     }
-    /* Breadth first, in the queue's order. A leaf's portals are a linked
-     * list, and walking one waits on memory at every portal (base1-test:
-     * 3-4 ms for its 2,700 inside leafs); so the lists of the next
-     * FLOOD_BATCH queued leafs are walked side by side first, their loads
-     * overlapping, and the leafs then taken in order from what was
-     * gathered: the same visits in the same order (no list changes during
-     * the flood). */
-    portal_t **list[FLOOD_BATCH] = {NULL};
-    int len[FLOOD_BATCH], cap[FLOOD_BATCH] = {0};
+    /* Breadth first, in the queue's order, the next PORTAL_BATCH queued
+     * leafs' lists gathered at once (base1-test: 3-4 ms for its 2,700
+     * inside leafs one list at a time) and the leafs then taken in order:
+     * the same visits in the same order (no list changes during the
+     * flood). */
+    portal_batch_t pb = {0};
     for (int head = 0; head < qn;) {
-        const int nb = qn - head < FLOOD_BATCH ? qn - head : FLOOD_BATCH;
-        portal_t *cur[FLOOD_BATCH];
-        int walking = 0;
-        for (int b = 0; b < nb; b++) {
-            const node_t *n = queue[head + b];
-            cur[b] = n == &tree->outside_node ? NULL : n->portals;
-            len[b] = 0;
-            walking += cur[b] != NULL;
-        }
-        while (walking > 0) {
-            for (int b = 0; b < nb; b++) {
-                portal_t *p = cur[b];
-                if (!p) continue;
-                if (len[b] == cap[b]) {
-                    cap[b] = cap[b] ? 2 * cap[b] : 32;
-                    list[b] = q2_realloc(list[b], sizeof *list[b] * (size_t)cap[b]);
-                }
-                list[b][len[b]++] = p;
-                const int s = p->nodes[1] == queue[head + b];
-                __builtin_prefetch(p->nodes[!s]);
-                cur[b] = p->next[s];
-                walking -= cur[b] == NULL;
-            }
-        }
+        const int nb = qn - head < PORTAL_BATCH ? qn - head : PORTAL_BATCH;
+        portals_gather(&pb, queue + head, nb, &tree->outside_node);
         for (int b = 0; b < nb; b++) {
             node_t *n = queue[head + b];
-            for (int k = 0; k < len[b]; k++) {
-                portal_t *p = list[b][k];
+            for (int k = 0; k < pb.len[b]; k++) {
+                portal_t *p = pb.list[b][k];
                 const int s = p->nodes[1] == n;
                 node_t *other = p->nodes[!s];
                 if (other->occupied || !portal_entity_flood(q, p)) continue;
@@ -834,7 +837,7 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree)
         }
         head += nb;
     }
-    for (int b = 0; b < FLOOD_BATCH; b++) free(list[b]);
+    portal_batch_free(&pb);
     free(queue);
     if (tree->outside_node.occupied) q->leaked_entity = tree->outside_node.occupant_index;
     return placed;

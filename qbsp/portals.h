@@ -46,6 +46,20 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree);
  * non-solid leafs were filled. */
 int portals_fill_outside(tree_t *tree);
 
+/* The portal lists of up to PORTAL_BATCH leafs, for the floods (here and
+ * areas.c): a leaf's list is linked through its portals, and walking one
+ * waits on memory at every portal, so the lists of a batch are walked side
+ * by side, their loads overlapping; list[b] holds leafs[b]'s portals in
+ * list order (none for `skip`, the outside node). */
+#define PORTAL_BATCH 16
+typedef struct portal_batch_t {
+    portal_t **list[PORTAL_BATCH];
+    int len[PORTAL_BATCH], cap[PORTAL_BATCH];
+} portal_batch_t;
+
+void portals_gather(portal_batch_t *pb, node_t *const *leafs, int n, const node_t *skip);
+void portal_batch_free(portal_batch_t *pb);
+
 /* Clears `visible` on the sides of map brushes first..first+count-1, then
  * finds for every portal between different contents the map brush side
  * that draws it (portal->side) and marks that side visible. */

@@ -18,6 +18,7 @@
 #include "../../common/fileio.h"
 #include "../../common/mem.h"
 #include "../../formats/q2defs.h"
+#include "../../qbsp/areas.h"
 #include "../../qbsp/brushbsp.h"
 #include "../../qbsp/csg.h"
 #include "../../qbsp/leak.h"
@@ -848,6 +849,86 @@ static void test_flood_matches_plain_walk(void **state)
     check_flood("q2_leaked.map", false, true);
 }
 
+/* The areas (areas.c: each area's leafs taken breadth first, their
+ * portal lists gathered several at a time) against a plain depth-first
+ * flood from the same leafs in the same tree order: every leaf but the
+ * areaportals' holds the same area, and the count is the same. */
+static bool ref_portal_leaf(const node_t *n)
+{
+    return (n->contents & CONTENTS_AREAPORTAL) && !(n->contents & CONTENTS_SOLID);
+}
+
+static void ref_areas_r(node_t *n, int *area, int *ref, node_t **stack)
+{
+    if (n->planenum != PLANENUM_LEAF) {
+        ref_areas_r(n->children[0], area, ref, stack);
+        ref_areas_r(n->children[1], area, ref, stack);
+        return;
+    }
+    if (ref[n->outputnumber] || (n->contents & CONTENTS_SOLID) || !n->occupied || ref_portal_leaf(n)) return;
+    const int a = ++*area;
+    int ns = 0;
+    ref[n->outputnumber] = a;
+    stack[ns++] = n;
+    while (ns > 0) {
+        node_t *x = stack[--ns];
+        int sd;
+        for (portal_t *p = x->portals; p; p = p->next[sd]) {
+            sd = p->nodes[1] == x;
+            node_t *o = p->nodes[!sd];
+            if (!o || o->planenum != PLANENUM_LEAF || o->outputnumber < 0) continue;
+            if ((o->contents | x->contents) & CONTENTS_SOLID) continue;
+            if (ref_portal_leaf(o) || ref[o->outputnumber]) continue;
+            ref[o->outputnumber] = a;
+            stack[ns++] = o;
+        }
+    }
+}
+
+static void check_areas(const char *name, int want_areas)
+{
+    ctx_t c;
+    tree_t *tree = build_file_world(&c, name, 1, 0);
+    portals_make_tree(&c.q, tree, false, NULL);
+    assert_true(portals_flood_entities(&c.q, tree) > 0);
+    assert_int_equal(c.q.leaked_entity, -1);
+    portals_fill_outside(tree);
+    q2err_t err;
+    assert_true(areas_flood(&c.q, tree, &err));
+    assert_int_equal(c.q.numareas, want_areas);
+    int nn = 0;
+    number_nodes_r(tree->headnode, &nn);
+    tree->outside_node.outputnumber = -1;
+    node_t **leafs = NULL;
+    int nl = 0, cap = 0;
+    leaf_list_r(tree->headnode, &leafs, &nl, &cap);
+    int *ref = q2_calloc((size_t)nn, sizeof(int));
+    node_t **stack = q2_malloc(sizeof *stack * (size_t)(nl + 1));
+    int area = 0;
+    ref_areas_r(tree->headnode, &area, ref, stack);
+    assert_int_equal(area, c.q.numareas);
+    int checked = 0;
+    for (int i = 0; i < nl; i++) {
+        if (ref_portal_leaf(leafs[i])) continue;
+        assert_int_equal(leafs[i]->area, ref[leafs[i]->outputnumber]);
+        checked += ref[leafs[i]->outputnumber] > 0;
+    }
+    assert_true(checked > 0);
+    free(stack);
+    free(ref);
+    free(leafs);
+    tree_free(tree);
+    ctx_free(&c);
+}
+
+static void test_areas_match_plain_flood(void **state)
+{
+    (void)state;
+    check_areas("q2_areaportal.map", 2);
+    check_areas("q2_double_areaportal.map", 3);
+    check_areas("dm6.map", 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -861,6 +942,7 @@ int main(void)
         cmocka_unit_test(test_prt_orientation),
         cmocka_unit_test(test_portals_halves_match_walk),
         cmocka_unit_test(test_flood_matches_plain_walk),
+        cmocka_unit_test(test_areas_match_plain_flood),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@
 #include "../../formats/prt.h"
 #include "../../qbsp/qbsp.h"
 #include "../../qbsp/texinfo.h"
+#include "../../qbsp/writebsp.h"
 
 /* ------------------------------------------------------------ map text */
 
@@ -918,6 +919,7 @@ static void check_areas(const char *name, int want_areas)
     free(ref);
     free(leafs);
     tree_free(tree);
+    writebsp_free(&c.q); /* the emission's state areas_flood made */
     ctx_free(&c);
 }
 

@@ -46,8 +46,8 @@ int portals_flood_entities(qbsp_t *q, tree_t *tree);
  * non-solid leafs were filled. */
 int portals_fill_outside(tree_t *tree);
 
-/* The portal lists of up to PORTAL_BATCH leafs, for the floods (here and
- * areas.c): a leaf's list is linked through its portals, and walking one
+/* The portal lists of up to PORTAL_BATCH leafs, for the floods (the
+ * entities' in portals.c, the areas' in areas.c): a leaf's list is linked through its portals, and walking one
  * waits on memory at every portal, so the lists of a batch are walked side
  * by side, their loads overlapping; list[b] holds leafs[b]'s portals in
  * list order (none for `skip`, the outside node). */

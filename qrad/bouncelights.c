@@ -41,6 +41,7 @@
  * Determinism: the lights are made in face order; each face sums them in
  * that order and writes only its own light, so threads and ranks give the
  * same bytes. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -383,6 +384,36 @@ __attribute__((target("avx2"))) static void facing_mask_avx2(const facing_args_t
 }
 #endif
 
+/* A luxel's visibility from a light in gather_face's rounds: not found
+ * yet, clear, blocked, or waiting in a packet. */
+enum { VIS_NONE, VIS_CLEAR, VIS_BLOCKED, VIS_WAITING };
+
+/* Rays of one pair (a face's luxels to one light) waiting to be walked
+ * together. */
+typedef struct packet_t {
+    int idx[TRACE_PACKET];
+    vec3_t a[TRACE_PACKET];
+    int n, start, model; /* model: the face's, for the models' shadows; -1 none */
+    vec3_t light;
+} packet_t;
+
+/* Walks the packet's rays and gives each luxel its answer (and keep, where
+ * the light shares its place); the last blocker becomes the witness. */
+static void packet_walk(const qrad_t *q, packet_t *pk, uint8_t *vis, uint8_t *keep, int *wit, bool *last_clear)
+{
+    int leaf[TRACE_PACKET];
+    trace_blocking_leaves_from(q, pk->start, pk->light, pk->n, pk->a, leaf);
+    for (int k = 0; k < pk->n; k++) {
+        bool blocked =
+            leaf[k] >= 0 || (pk->model >= 0 && trace_occluded_models(q, pk->a[k], pk->light, pk->model, 1));
+        if (leaf[k] >= 0) *wit = leaf[k];
+        *last_clear = !blocked;
+        vis[pk->idx[k]] = blocked ? VIS_BLOCKED : VIS_CLEAR;
+        if (keep) keep[pk->idx[k]] = vis[pk->idx[k]];
+    }
+    pk->n = 0;
+}
+
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
 static long gather_face(bl_pass_t *x, int fi)
 {
@@ -600,21 +631,36 @@ static long gather_face(bl_pass_t *x, int fi)
          * (2 or 4, half a step away) all agree takes their answer, so only
          * the cells a shadow edge crosses are traced finer. A bounce light
          * is one of hundreds: a thin shadow missed between luxels 4 apart
-         * is a sliver of one of them. vis: 1 clear, 2 blocked. */
-        memset(vis, 0, (size_t)n);
+         * is a sliver of one of them. vis: VIS_NONE and so on. */
+        memset(vis, VIS_NONE, (size_t)n);
         if (!order) order = luxel_order(f);
         uint8_t *keep = NULL; /* traced, for a light that shares its place */
-        bool last_clear = false; /* the pair's last traced ray */
+        bool last_clear = false; /* the pair's last ray walked */
         if (b->shared) {
             if (!traced) traced = q2_calloc((size_t)n, 1);
             else if (memcmp(&traced_pos, &b->pos, sizeof traced_pos) != 0) memset(traced, 0, (size_t)n);
             traced_pos = b->pos;
             keep = traced;
         }
+        /* The rays still needed after the agreements and the witness
+         * wait in a packet (vis VIS_WAITING), walked together when it
+         * holds TRACE_PACKET, when a luxel's coarser neighbour waits in it
+         * (a luxel needs only those neighbours' answers), or at the end:
+         * trace_blocking_leaves_from, the walk's answers. So the witness
+         * and last_clear follow the packets' answers, which changes which
+         * rays a witness spares, never an answer. */
+        const bool tree_alone = !q->world_channels && start != INT_MIN;
+        packet_t pk = {.n = 0, .start = start, .light = b->pos, .model = models ? f->model : -1};
         for (int e = 0; e < n; e++) {
             const lorder_t *lo = &order[e];
-            int idx = lo->idx;
+            const int idx = lo->idx;
             if (val[idx] <= 0) continue;
+            if (pk.n > 0)
+                for (int k = 0; k < lo->nn; k++)
+                    if (vis[lo->nb[k]] == VIS_WAITING) {
+                        packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+                        break;
+                    }
             bool agree = lo->nn >= 2 && vis[lo->nb[0]] != 0;
             for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
             if (agree) {
@@ -624,15 +670,26 @@ static long gather_face(bl_pass_t *x, int fi)
             } else {
                 vec3_t s = f->samples[idx];
                 rays++;
-                int w = last_clear ? -1 : wit;
-                bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, &w) ||
-                               (models && trace_occluded_models(q, s, b->pos, f->model, 1));
-                if (w >= 0) wit = w;
-                last_clear = !blocked;
-                vis[idx] = blocked ? 2 : 1;
-                if (keep) keep[idx] = vis[idx];
+                if (!tree_alone) {
+                    bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, NULL) ||
+                                   (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                    vis[idx] = blocked ? VIS_BLOCKED : VIS_CLEAR;
+                    if (keep) keep[idx] = vis[idx];
+                } else if (!last_clear && wit >= 0 && trace_witness_blocks(q, start, wit, s, b->pos)) {
+                    vis[idx] = VIS_BLOCKED;
+                    if (keep) keep[idx] = VIS_BLOCKED;
+                } else {
+                    vis[idx] = VIS_WAITING;
+                    pk.idx[pk.n] = idx;
+                    pk.a[pk.n++] = s;
+                    if (pk.n == TRACE_PACKET) packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+                }
             }
-            if (vis[idx] == 2) continue;
+        }
+        if (pk.n > 0) packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+        /* the light of the clear luxels (one sum per luxel, so in any order) */
+        for (int idx = 0; idx < n; idx++) {
+            if (val[idx] <= 0 || vis[idx] != VIS_CLEAR) continue;
             vec3_t c = vec_scale(b->color, val[idx]);
             if (f->dirtmap) c = vec_scale(c, f->dirtmap[idx]);
             if (!add) add = gathered_for(&g, &ng, &gcap, b->style, (size_t)n * 3);

@@ -2422,6 +2422,172 @@ int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b)
     return line_solid_leaf_r(q->tracer.tnodes, start, p1, p2, 0);
 }
 
+#ifdef TRACE_AVX2
+/* A piece of each lane's segment waiting for its node: the far pieces of
+ * line_solid_leaf_r's splits, which it walks after the near ones. */
+typedef struct packet_piece_t {
+    __m256d a[3], b[3];
+    int node;
+    unsigned lanes;
+} packet_piece_t;
+
+/* The pieces a packet's walk keeps at most: one per split node on its way
+ * down, so the tree's depth bounds it; past this the open lanes are walked
+ * one by one (the same answers). */
+#define PACKET_STACK 64
+
+static const double packet_axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+/* All-ones in the lanes of a 4-bit mask, for the blends. */
+static const int64_t packet_lane_bits[16][4] = {
+    {0, 0, 0, 0},    {-1, 0, 0, 0},   {0, -1, 0, 0},   {-1, -1, 0, 0},  {0, 0, -1, 0},   {-1, 0, -1, 0},
+    {0, -1, -1, 0},  {-1, -1, -1, 0}, {0, 0, 0, -1},   {-1, 0, 0, -1},  {0, -1, 0, -1},  {-1, -1, 0, -1},
+    {0, 0, -1, -1},  {-1, 0, -1, -1}, {0, -1, -1, -1}, {-1, -1, -1, -1}};
+
+/* line_solid_leaf_r for up to four segments a[l]-b at once, one lane of a
+ * vector each: a node is visited once for all the lanes whose pieces
+ * reach it, and where they all take one side (mostly: the segments of a
+ * face's luxels to one light run side by side) one branch decides for the
+ * four. Each lane's pieces are the walk's own: the same plane distances
+ * (see below for the axial planes), the same tests, and at a split the
+ * same quotient and cut point, its near piece to the side of a[l] and its
+ * far piece to the other, so the same pieces reach the same leaves. Only
+ * the order differs: where the lanes part, the packet goes first to the
+ * side its first open lane takes (that lane's near side where it splits),
+ * and a lane stops at the first solid leaf it reaches, which need not be
+ * the walk's first. Whether a lane is blocked does not depend on the
+ * order (it is whether any of its pieces reaches a solid leaf); the leaf
+ * only decides which walks a witness spares. The walk's depth guard never
+ * bites here: the caller takes this form only for trees whose depth
+ * solid_paths found within SOLID_PATH_MAX. */
+__attribute__((target("avx2"))) static void packet_walk_avx2(const tnode_t *nodes, int start, vec3_t b, int n,
+                                                             const vec3_t *a, int *leaf)
+{
+    packet_piece_t stack[PACKET_STACK];
+    int sp = 0;
+    double la[3][4] = {{0}}, lb[3][4];
+    for (int l = 0; l < 4; l++) {
+        /* (lanes past n repeat the last segment, so they hold numbers) */
+        vec3_t p = a[l < n ? l : n - 1];
+        la[0][l] = p.x;
+        la[1][l] = p.y;
+        la[2][l] = p.z;
+        lb[0][l] = b.x;
+        lb[1][l] = b.y;
+        lb[2][l] = b.z;
+    }
+    for (int l = 0; l < n; l++) leaf[l] = -1;
+    __m256d pa[3], pb[3];
+    for (int k = 0; k < 3; k++) {
+        pa[k] = _mm256_loadu_pd(la[k]);
+        pb[k] = _mm256_loadu_pd(lb[k]);
+    }
+    const __m256d front = _mm256_set1_pd(-ON_EPSILON), back = _mm256_set1_pd(ON_EPSILON);
+    int node = start;
+    unsigned lanes = (1u << n) - 1, done = 0;
+    for (;;) {
+        while (node >= 0) {
+            const tnode_t *nd = &nodes[node];
+            /* the plane's distance as one sum for every node: an axial
+             * plane's normal taken as exactly its axis, so that the sum is
+             * the coordinate alone, the walk's value (1 x + 0 y + 0 z adds
+             * only zeros to x; at most the sign of a zero differs, and no
+             * test below tells zeros apart, nor splits a piece with an end
+             * on the plane) */
+            const double *wn = nd->type < 3 ? packet_axis[nd->type] : nd->n;
+            const __m256d dist = _mm256_set1_pd(nd->d), n0 = _mm256_set1_pd(wn[0]), n1 = _mm256_set1_pd(wn[1]),
+                          n2 = _mm256_set1_pd(wn[2]);
+            const __m256d d1 = _mm256_sub_pd(
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(pa[0], n0), _mm256_mul_pd(pa[1], n1)), _mm256_mul_pd(pa[2], n2)),
+                dist);
+            const __m256d d2 = _mm256_sub_pd(
+                _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(pb[0], n0), _mm256_mul_pd(pb[1], n1)), _mm256_mul_pd(pb[2], n2)),
+                dist);
+            /* the walk's front test, then its back test (ordered compares:
+             * a NaN fails both, as there) */
+            unsigned fr = (unsigned)_mm256_movemask_pd(
+                              _mm256_and_pd(_mm256_cmp_pd(d1, front, _CMP_GE_OQ), _mm256_cmp_pd(d2, front, _CMP_GE_OQ))) &
+                          lanes;
+            if (fr == lanes) {
+                node = nd->child[0];
+                continue;
+            }
+            unsigned bk = (unsigned)_mm256_movemask_pd(
+                              _mm256_and_pd(_mm256_cmp_pd(d1, back, _CMP_LT_OQ), _mm256_cmp_pd(d2, back, _CMP_LT_OQ))) &
+                          lanes & ~fr;
+            if (bk == lanes) {
+                node = nd->child[1];
+                continue;
+            }
+            if (sp == PACKET_STACK) {
+                for (int l = 0; l < n; l++)
+                    if (!(done >> l & 1)) {
+                        double p1[3] = {a[l].x, a[l].y, a[l].z}, p2[3] = {b.x, b.y, b.z};
+                        leaf[l] = line_solid_leaf_r(nodes, start, p1, p2, 0);
+                    }
+                return;
+            }
+            const unsigned split = lanes & ~fr & ~bk;
+            const unsigned behind = (unsigned)_mm256_movemask_pd(_mm256_cmp_pd(d1, _mm256_setzero_pd(), _CMP_LT_OQ));
+            /* the side the packet takes first: the first open lane's (its
+             * near side where it splits: its a on the back is side 1, as
+             * the walk's); lanes may also part without any split */
+            const int l0 = __builtin_ctz(lanes);
+            const int go = (split >> l0 & 1) ? (int)(behind >> l0 & 1) : (int)(bk >> l0 & 1);
+            /* splitting lanes whose near piece (a, cut) goes the packet's
+             * way now, their far piece (cut, b) waiting; the others the
+             * other way round */
+            const unsigned near_now = split & (go ? behind : ~behind), near_later = split & ~near_now;
+            const __m256d mnow = _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i *)packet_lane_bits[near_now]));
+            const __m256d mlater = _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i *)packet_lane_bits[near_later]));
+            /* (lanes that do not split may divide by 0 here; their
+             * results are blended away) */
+            const __m256d frac = _mm256_div_pd(d1, _mm256_sub_pd(d1, d2));
+            packet_piece_t *w = &stack[sp++];
+            for (int k = 0; k < 3; k++) {
+                __m256d cut = _mm256_add_pd(pa[k], _mm256_mul_pd(frac, _mm256_sub_pd(pb[k], pa[k])));
+                w->a[k] = _mm256_blendv_pd(pa[k], cut, mnow);
+                w->b[k] = _mm256_blendv_pd(pb[k], cut, mlater);
+                pb[k] = _mm256_blendv_pd(pb[k], cut, mnow);
+                pa[k] = _mm256_blendv_pd(pa[k], cut, mlater);
+            }
+            const unsigned to0 = fr | split, to1 = bk | split;
+            w->node = nd->child[!go];
+            w->lanes = go ? to0 : to1;
+            lanes = go ? to1 : to0;
+            node = nd->child[go];
+        }
+        if (node <= -2) {
+            for (unsigned s = lanes; s; s &= s - 1) leaf[__builtin_ctz(s)] = -2 - node;
+            done |= lanes;
+        }
+        /* the next waiting piece of a lane still open */
+        do {
+            if (sp == 0) return;
+            sp--;
+            lanes = stack[sp].lanes & ~done;
+        } while (!lanes);
+        node = stack[sp].node;
+        for (int k = 0; k < 3; k++) {
+            pa[k] = stack[sp].a[k];
+            pb[k] = stack[sp].b[k];
+        }
+    }
+}
+#endif
+
+void trace_blocking_leaves_from(const qrad_t *q, int start, vec3_t b, int n, const vec3_t *a, int *leaf)
+{
+#ifdef TRACE_AVX2
+    /* (avx2 is set only where solid_paths found the tree within its depth) */
+    if (n >= 2 && n <= TRACE_PACKET && start != INT_MIN && q->tracer.avx2) {
+        packet_walk_avx2(q->tracer.tnodes, start, b, n, a, leaf);
+        return;
+    }
+#endif
+    for (int l = 0; l < n; l++) leaf[l] = trace_blocking_leaf_from(q, start, a[l], b);
+}
+
 /* The node below which every segment from a point in box to b runs
  * without being split: line_solid_r would pass the nodes above it without
  * a split for each such segment, taking the same child (depth counts only

@@ -133,6 +133,13 @@ bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b
  * (then trace_occluded_from answers blocked; false says nothing). For the
  * world's tree alone, without channels. */
 int trace_blocking_leaf_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
+/* trace_blocking_leaf_from for n (at most TRACE_PACKET) segments a[l]-b
+ * from one start node: leaf[l] >= 0 exactly where that walk finds one (a
+ * solid leaf segment l meets, not always the walk's first), else -1. Where
+ * the CPU has AVX2 the segments walk the tree together (trace.c,
+ * packet_walk_avx2); elsewhere one by one. */
+#define TRACE_PACKET 4
+void trace_blocking_leaves_from(const qrad_t *q, int start, vec3_t b, int n, const vec3_t *a, int *leaf);
 bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t b);
 static inline bool qrad_cluster_visible(const qrad_t *q, int from, int to)
 {

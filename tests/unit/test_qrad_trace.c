@@ -320,7 +320,54 @@ static long check_leaf(const char *name, double gap)
  * ON_EPSILON of it, which the walk lets through. The blocker of the last
  * blocked one, as a witness, must call none of them blocked; it should be
  * taken for the blocked ones just before (grazetaken counts those). */
-static void graze(const qrad_t *q, const char *name, vec3_t p, vec3_t light, long *grazed, long *grazetaken)
+/* Segments to one light in packets of 2 to TRACE_PACKET, walked together
+ * by trace_blocking_leaves_from from the start node of their box (every
+ * other packet) or the head: each must be blocked exactly where
+ * trace_occluded_from says so from that node, and by a solid leaf. */
+typedef struct packet_count_t {
+    long sized[TRACE_PACKET + 1], parted;
+} packet_count_t;
+
+typedef struct packet_t {
+    vec3_t a[TRACE_PACKET];
+    int n, made;
+} packet_t;
+
+static void packet_flush(const qrad_t *q, packet_t *pk, vec3_t light, packet_count_t *pc)
+{
+    const int n = pk->n;
+    pk->n = 0;
+    if (n == 0) return;
+    aabb_t box = aabb_empty();
+    for (int l = 0; l < n; l++) aabb_add_point(&box, pk->a[l]);
+    int start = pk->made++ % 2 ? trace_start_node(q, box, light) : q->tracer.headnode;
+    int leaf[TRACE_PACKET], nblocked = 0;
+    trace_blocking_leaves_from(q, start, light, n, pk->a, leaf);
+    for (int l = 0; l < n; l++) {
+        bool walk = trace_occluded_from(q, start, pk->a[l], light);
+        if ((leaf[l] >= 0) != walk)
+            fail_msg("(%.17g %.17g %.17g) to (%g %g %g), lane %d of %d: the walk says %s, the packet %s",
+                     pk->a[l].x, pk->a[l].y, pk->a[l].z, light.x, light.y, light.z, l, n, walk ? "blocked" : "clear",
+                     leaf[l] >= 0 ? "blocked" : "clear");
+        if (leaf[l] >= 0) {
+            assert_true(leaf[l] < q->bsp->numleafs);
+            assert_true(q->bsp->leafs[leaf[l]].contents & CONTENTS_SOLID);
+        }
+        nblocked += walk;
+    }
+    pc->sized[n]++;
+    pc->parted += nblocked > 0 && nblocked < n;
+}
+
+/* sizes 4, 3, 2 in turn */
+static void packet_add(const qrad_t *q, packet_t *pk, vec3_t a, vec3_t light, packet_count_t *pc)
+{
+    pk->a[pk->n++] = a;
+    if (pk->n == TRACE_PACKET - pk->made % (TRACE_PACKET - 1)) packet_flush(q, pk, light, pc);
+}
+
+static void graze(const qrad_t *q, const char *name, vec3_t p, vec3_t light, long *grazed, long *grazetaken,
+                  packet_count_t *pc)
 {
     vec3_t dir = vec_sub(light, p), axis = fabs(dir.z) < fabs(dir.x) ? vec3(0, 0, 1) : vec3(1, 0, 0);
     vec3_t side = vec_normalize(vec_cross(dir, axis), NULL);
@@ -339,9 +386,12 @@ static void graze(const qrad_t *q, const char *name, vec3_t p, vec3_t light, lon
     assert_true(wit >= 0);
     (*grazed)++;
     static const double steps[] = {1e-6, 1e-4, 1e-3, 3e-3, 5e-3, 7e-3, 1e-2, 1.5e-2, 2e-2, 3e-2};
+    /* (and in packets, which part there: some lanes graze, some are blocked) */
+    packet_t pk = {.n = 0};
     for (int k = 0; k < (int)(sizeof steps / sizeof steps[0]); k++)
         for (int sgn = -1; sgn <= 1; sgn += 2) {
             vec3_t s = vec_ma(p, (sgn < 0 ? lo : hi) + sgn * steps[k], side);
+            packet_add(q, &pk, s, light, pc);
             bool walk = trace_occluded(q, s, light);
             if (trace_witness_blocks(q, q->tracer.headnode, wit, s, light)) {
                 *grazetaken += walk;
@@ -351,6 +401,7 @@ static void graze(const qrad_t *q, const char *name, vec3_t p, vec3_t light, lon
                              name, s.x, s.y, s.z, light.x, light.y, light.z, wit);
             }
         }
+    packet_flush(q, &pk, light, pc);
 }
 
 static void check_witness_form(fixture_t *fx, const char *name, double gap, double off);
@@ -377,6 +428,7 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
     const bsp_t *bsp = &fx->bsp;
     const dmodel_t *m = &bsp->models[0];
     long rays = 0, blocked = 0, taken = 0, grazed = 0, grazetaken = 0;
+    packet_count_t pc = {0};
     /* the fixed points: open points of a coarse grid on whole coordinates */
     for (double lz = floor(m->mins[2]) + 24; lz < m->maxs[2]; lz += 4 * gap)
         for (double ly = floor(m->mins[1]) + 24; ly < m->maxs[1]; ly += 4 * gap)
@@ -392,6 +444,7 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
                     w.t = floor(w.t);
                     vec3_t p;
                     int wit = -1, cwit = -1, k = 0;
+                    packet_t pk = {.n = 0};
                     while (walk_next(&w, &p)) {
                         /* every third point a little off the whole
                          * coordinates, in turn into and out of the walls */
@@ -416,8 +469,10 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
                         /* direct light's form, from the head with its own witness */
                         assert_true(trace_occluded_channels_from(q, trace_head_node(q), p, light, 1, &cwit) == walk);
                         if (hit >= 0) wit = hit;
-                        if (hit >= 0 && blocked % 16 == 0) graze(q, name, p, light, &grazed, &grazetaken);
+                        if (hit >= 0 && blocked % 16 == 0) graze(q, name, p, light, &grazed, &grazetaken, &pc);
+                        packet_add(q, &pk, p, light, &pc);
                     }
+                    packet_flush(q, &pk, light, &pc);
                 }
             }
     assert_true(rays > 10000);
@@ -426,6 +481,10 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
     assert_true(taken > blocked / 2);
     assert_true(grazed > 50);
     assert_true(grazetaken > grazed);
+    /* packets of every size, many whose segments part (some blocked,
+     * some clear) */
+    for (int n = 2; n <= TRACE_PACKET; n++) assert_true(pc.sized[n] > 100);
+    assert_true(pc.parted > 200);
 }
 
 static void test_witness(void **state)

@@ -32,7 +32,15 @@
  *   of the blocked ones; both forms of the test (AVX2 where the CPU has
  *   it, and SSE2); trace_occluded_channels_from with a witness of its
  *   own, from the head as direct light calls it, answers as the walk. Seen failing with the margin at 0, 0.5 and 0.9
- *   ON_EPSILON (2 is the tracer's), and with 0.5 in either form alone. */
+ *   ON_EPSILON (2 is the tracer's), and with 0.5 in either form alone;
+ * - trace_blocking_leaves_from (bounce rays in packets, walked together
+ *   where the CPU has AVX2) blocks each segment exactly where the walk
+ *   does, by a solid leaf: the same segments in packets of 2 to 4 from
+ *   their box's start node or the head, grazing ones included, many of
+ *   them parting; and on a chain of planes deeper than the packet's stack,
+ *   where the open lanes are walked alone. Seen failing with a cut point
+ *   given to the wrong piece, with the front test's epsilon at 0, with a
+ *   wrong leaf, and with the lanes past the stack left clear. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -496,6 +504,60 @@ static void test_witness(void **state)
     check_witness("q2tools-220-q2_detail.bsp", 32, 0.004);
 }
 
+/* A packet whose pieces wait deeper than the packet's stack holds: a
+ * chain of COMB planes x = 8k, each node's front child the next node and
+ * its back child an empty leaf of its own, the last front leaf solid or
+ * empty. Segments from x beyond the chain's end to x < 0 split at every
+ * node with their near piece going down the chain, so a piece waits per
+ * node; past the stack the packet's open lanes are walked alone. Every
+ * lane must answer as the walk, in both cases. */
+#define COMB 80
+
+static void check_deep_packet(bool solid_end)
+{
+    tb_t b;
+    tb_init(&b);
+    bsp_t *s = &b.bsp;
+    s->numnodes = COMB;
+    s->nodes = calloc(COMB, sizeof(dnode_t));
+    s->numleafs = COMB + 1;
+    s->leafs = calloc(COMB + 1, sizeof(dleaf_t));
+    for (int k = 0; k <= COMB; k++) s->leafs[k].cluster = -1;
+    s->leafs[COMB].contents = solid_end ? CONTENTS_SOLID : 0;
+    for (int k = 0; k < COMB; k++) {
+        s->nodes[k].planenum = tb_plane(&b, vec3(1, 0, 0), 8.0 * k);
+        s->nodes[k].children[0] = k + 1 < COMB ? k + 1 : -(COMB + 1);
+        s->nodes[k].children[1] = -(k + 1);
+    }
+    qrad_t q;
+    memset(&q, 0, sizeof q);
+    q.bsp = s;
+    q2err_t err;
+    assert_true(tracer_build_tree(&q.tracer, s, &err));
+    assert_non_null(q.tracer.solidpath_first);
+    q.tracer.avx2 = cpu_has_avx2();
+    const vec3_t light = vec3(-4, 3, 5);
+    for (int n = 2; n <= TRACE_PACKET; n++) {
+        vec3_t a[TRACE_PACKET];
+        int leaf[TRACE_PACKET];
+        for (int l = 0; l < n; l++) a[l] = vec3(8.0 * COMB + 3 + l, 1.5 * l, -2.0 * l);
+        trace_blocking_leaves_from(&q, q.tracer.headnode, light, n, a, leaf);
+        for (int l = 0; l < n; l++) {
+            assert_int_equal(leaf[l] >= 0, trace_occluded_from(&q, q.tracer.headnode, a[l], light));
+            assert_int_equal(leaf[l] >= 0, solid_end);
+        }
+    }
+    tracer_free(&q.tracer);
+    tb_free(&b);
+}
+
+static void test_deep_packet(void **state)
+{
+    (void)state;
+    check_deep_packet(true);
+    check_deep_packet(false);
+}
+
 /* The tie: a sky room, and under its ceiling a wall face and a sky face on
  * the same corners (wall_first: the wall is made first). Returns what
  * trace_sky_dir says of a ray from below through both, without a seen face,
@@ -581,6 +643,7 @@ int main(void)
         cmocka_unit_test(test_sky_seen_face_tie),
         cmocka_unit_test(test_point_leaf),
         cmocka_unit_test(test_witness),
+        cmocka_unit_test(test_deep_packet),
     };
     return cmocka_run_group_tests(tests, tmpdir_setup, tmpdir_teardown);
 }

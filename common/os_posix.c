@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -546,6 +547,19 @@ bool os_move_off_cpu(void)
 #else
     return false;
 #endif
+}
+
+static void *passing_thread(void *arg) { return arg; }
+
+bool os_start_passing_thread(void)
+{
+    pthread_attr_t attr;
+    if (pthread_attr_init(&attr) != 0) return false;
+    pthread_t t;
+    bool ok = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+              pthread_create(&t, &attr, passing_thread, NULL) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
 }
 
 void os_hint_huge_pages(void *p, size_t size)

@@ -327,6 +327,8 @@ int os_current_cpu(void) { return -1; }
 
 bool os_move_off_cpu(void) { return false; }
 
+bool os_start_passing_thread(void) { return false; }
+
 void os_host_name(char *out, size_t size)
 {
     if (size == 0) return;

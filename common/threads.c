@@ -48,6 +48,7 @@ void threads_start(int n)
 {
 #ifdef _OPENMP
     if (n <= 1) return;
+    (void)os_start_passing_thread();
     atomic_int started = 0, beside = 0;
     int caller_cpu = os_current_cpu();
 #pragma omp parallel num_threads(n) default(none) shared(started, beside, caller_cpu, n)
@@ -72,6 +73,7 @@ void threads_start_during(int n, void (*fn)(void *arg), void *arg)
 {
 #ifdef _OPENMP
     if (n > 1) {
+        (void)os_start_passing_thread();
         atomic_int done = 0, beside = 0, caller_cpu = -1;
 #pragma omp parallel num_threads(n) default(none) shared(done, beside, caller_cpu, fn, arg)
         {

@@ -197,6 +197,44 @@ static void move_off_cpu(void **state)
     team_of_three();
 }
 
+#ifdef __linux__
+/* The process's threads, from /proc/self/status. */
+static int threads_now(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    assert_non_null(f);
+    char line[256];
+    int n = -1;
+    while (fgets(line, sizeof line, f))
+        if (sscanf(line, "Threads: %d", &n) == 1) break;
+    fclose(f);
+    return n;
+}
+#endif
+
+/* os_start_passing_thread starts a thread (POSIX) that ends by itself,
+ * without being waited for; Windows starts none. */
+static void passing_thread(void **state)
+{
+    (void)state;
+#ifdef _WIN32
+    assert_false(os_start_passing_thread());
+#else
+    assert_true(os_start_passing_thread());
+#ifdef __linux__
+    int before = threads_now();
+    assert_true(os_start_passing_thread());
+    /* gone again within a second (it may or may not have run yet) */
+    int now = threads_now();
+    for (int k = 0; k < 1000 && now > before; k++) {
+        os_sleep_ns(1000000);
+        now = threads_now();
+    }
+    assert_true(now <= before);
+#endif
+#endif
+}
+
 /* threads_start_during: fn runs once, on the calling thread, inside the
  * new team (the workers wait for it); the affinity is as it was after. */
 typedef struct during_t {
@@ -263,6 +301,7 @@ int main(void)
         cmocka_unit_test(clocks_and_sleep),
         cmocka_unit_test(console),
         cmocka_unit_test(move_off_cpu),
+        cmocka_unit_test(passing_thread),
         cmocka_unit_test(start_during),
     };
     return cmocka_run_group_tests(tests, g_tmp_setup, g_tmp_teardown);

@@ -40,7 +40,10 @@
  *   them parting; and on a chain of planes deeper than the packet's stack,
  *   where the open lanes are walked alone. Seen failing with a cut point
  *   given to the wrong piece, with the front test's epsilon at 0, with a
- *   wrong leaf, and with the lanes past the stack left clear. */
+ *   wrong leaf, and with the lanes past the stack left clear;
+ * - the walk without recursion (line_solid_flat, for trees solid_paths
+ *   accepts) meets the recursion's first leaf on every segment above, and
+ *   past its own stack on the chain of planes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -474,6 +477,12 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
                         }
                         int hit = trace_blocking_leaf_from(q, start, p, light);
                         assert_true((hit >= 0) == walk);
+                        /* the walk without recursion (taken for this tree)
+                         * meets the recursion's first leaf */
+                        int *paths = fx->q.tracer.solidpath_first;
+                        fx->q.tracer.solidpath_first = NULL;
+                        assert_int_equal(trace_blocking_leaf_from(q, start, p, light), hit);
+                        fx->q.tracer.solidpath_first = paths;
                         /* direct light's form, from the head with its own witness */
                         assert_true(trace_occluded_channels_from(q, trace_head_node(q), p, light, 1, &cwit) == walk);
                         if (hit >= 0) wit = hit;
@@ -545,6 +554,8 @@ static void check_deep_packet(bool solid_end)
         for (int l = 0; l < n; l++) {
             assert_int_equal(leaf[l] >= 0, trace_occluded_from(&q, q.tracer.headnode, a[l], light));
             assert_int_equal(leaf[l] >= 0, solid_end);
+            /* one segment alone: past the walk's own stack too */
+            assert_int_equal(trace_blocking_leaf_from(&q, q.tracer.headnode, a[l], light), solid_end ? COMB : -1);
         }
     }
     tracer_free(&q.tracer);

@@ -47,6 +47,7 @@
 #include <strings.h>
 
 #include "bouncelights.h"
+#include "rounds.h"
 #include "keys.h"
 #include "trace.h"
 #include "../common/cpu.h"
@@ -204,51 +205,6 @@ static int cmp_gathered(const void *a, const void *b)
     return ((const gathered_t *)a)->style - ((const gathered_t *)b)->style;
 }
 
-/* The round a luxel's visibility is found in: 2 on the grid of step 4, 1
- * on that of step 2, else 0. */
-static int luxel_level(int i, int j)
-{
-    if (!(i & 3) && !(j & 3)) return 2;
-    return !(i & 1) && !(j & 1) ? 1 : 0;
-}
-
-/* The luxels of the round before that luxel (i, j) of `level` lies
- * between: half a step of that round away along each axis on which it is
- * off that round's grid. Returns their count (those inside the face). */
-static int coarser_neighbours(const rface_t *f, int i, int j, int level, int nb[4])
-{
-    int h = 1 << level, di = i % (2 * h) ? h : 0, dj = j % (2 * h) ? h : 0, nn = 0;
-    for (int a = -di; a <= di; a += di ? 2 * di : 1)
-        for (int b = -dj; b <= dj; b += dj ? 2 * dj : 1) {
-            int ni = i + a, nj = j + b;
-            if (ni >= 0 && ni < f->w && nj >= 0 && nj < f->h) nb[nn++] = nj * f->w + ni;
-        }
-    return nn;
-}
-
-/* One luxel in the order the rounds of gather_face find visibility in,
- * with the luxels of the round before that it lies between (none in the
- * first round): the same for every light, so made once per face. */
-typedef struct lorder_t {
-    int idx, nn;
-    int nb[4];
-} lorder_t;
-
-static lorder_t *luxel_order(const rface_t *f)
-{
-    lorder_t *o = q2_malloc(sizeof(lorder_t) * (size_t)f->w * f->h);
-    int k = 0;
-    for (int level = 2; level >= 0; level--)
-        for (int j = 0; j < f->h; j += level == 2 ? 4 : 1)
-            for (int i = 0; i < f->w; i += level == 2 ? 4 : 1) {
-                if (luxel_level(i, j) != level) continue;
-                o[k].idx = j * f->w + i;
-                o[k].nn = level < 2 ? coarser_neighbours(f, i, j, level, o[k].nb) : 0;
-                k++;
-            }
-    return o;
-}
-
 /* A light gets through gather_face's sphere cull only where
  * (|centre - pos| + radius) * scaledist < sqrt(cmax * strength *
  * cull_scale / gate), and through its near cull only where the face's box
@@ -383,10 +339,6 @@ __attribute__((target("avx2"))) static void facing_mask_avx2(const facing_args_t
     FACING_MASK_BODY
 }
 #endif
-
-/* A luxel's visibility from a light in gather_face's rounds: not found
- * yet, clear, blocked, or waiting in a packet. */
-enum { VIS_NONE, VIS_CLEAR, VIS_BLOCKED, VIS_WAITING };
 
 /* One pair's rounds (a face's luxels to one light): what decides a luxel,
  * and the rays waiting to be walked together. */
@@ -676,7 +628,7 @@ static long gather_face(bl_pass_t *x, int fi)
          * is one of hundreds: a thin shadow missed between luxels 4 apart
          * is a sliver of one of them. vis: VIS_NONE and so on. */
         memset(vis, VIS_NONE, (size_t)n);
-        if (!order) order = luxel_order(f);
+        if (!order) order = rounds_order(f->w, f->h);
         uint8_t *keep = NULL; /* traced, for a light that shares its place */
         if (b->shared) {
             if (!traced) traced = q2_calloc((size_t)n, 1);
@@ -702,9 +654,15 @@ static long gather_face(bl_pass_t *x, int fi)
                     .tree_alone = !q->world_channels && start != INT_MIN,
                     .wit = &wit,
                     .last_clear = false};
-        for (int e = 0; e < n; e++) {
+        /* the first round: the grid of step 4 */
+        const int n1 = rounds_first(f->w, f->h);
+        for (int e = 0; e < n1; e++)
+            if (val[order[e].idx] > 0) pair_luxel(&p, e);
+        if (p.np > 0) pair_walk(&p);
+        rounds_fill_cells(f->w, f->h, val, vis);
+        for (int e = n1; e < n; e++) {
             const lorder_t *lo = &order[e];
-            if (val[lo->idx] <= 0) continue;
+            if (val[lo->idx] <= 0 || vis[lo->idx] != VIS_NONE) continue;
             bool waits = false;
             for (int k = 0; k < lo->nn && p.np > 0; k++) waits |= vis[lo->nb[k]] == VIS_WAITING;
             if (waits) pair_walk(&p);

@@ -13,6 +13,7 @@
  *   dirt.c      dirtmapping (ambient occlusion) factors per luxel
  *   direct.c    direct light per luxel and per style
  *   bounce.c    ray-traced patch radiosity for style 0 (other styles with _bouncestyled)
+ *   rounds.c    the order of bouncelights.c's rounds of a face's luxels
  *   bouncelights.c ericw's bounce (-preset ericw): a point light per face and style
  *   autominlight.c ericw's autominlight: a bmodel's luxels in solid take the
  *               light at the model's centre (-preset ericw)

@@ -340,73 +340,30 @@ __attribute__((target("avx2"))) static void facing_mask_avx2(const facing_args_t
 }
 #endif
 
-/* One pair's rounds (a face's luxels to one light): what decides a luxel,
- * and the rays waiting to be walked together. */
-typedef struct pair_t {
-    const qrad_t *q;
-    const rface_t *f;
-    const lorder_t *order;
-    uint8_t *vis, *keep; /* keep: the answers for a light that shares its place, or NULL */
-    int start, model;    /* model: the face's, for the models' shadows; -1 none */
+/* Rays of one pair (a face's luxels to one light) waiting to be walked
+ * together. */
+typedef struct packet_t {
+    int idx[TRACE_PACKET];
+    vec3_t a[TRACE_PACKET];
+    int n, start, model; /* model: the face's, for the models' shadows; -1 none */
     vec3_t light;
-    bool tree_alone; /* the world's tree alone decides: the witness and the packets */
-    int *wit;        /* the face's witness, kept from one light to the next */
-    bool last_clear; /* the pair's last ray walked */
-    long rays;
-    int pidx[TRACE_PACKET], np;
-    vec3_t pa[TRACE_PACKET];
-} pair_t;
+} packet_t;
 
-/* Walks the waiting rays and gives each luxel its answer (and keep's); the
- * last blocker becomes the witness. */
-static void pair_walk(pair_t *p)
+/* Walks the packet's rays and gives each luxel its answer (and keep, where
+ * the light shares its place); the last blocker becomes the witness. */
+static void packet_walk(const qrad_t *q, packet_t *pk, uint8_t *vis, uint8_t *keep, int *wit, bool *last_clear)
 {
     int leaf[TRACE_PACKET];
-    trace_blocking_leaves_from(p->q, p->start, p->light, p->np, p->pa, leaf);
-    for (int k = 0; k < p->np; k++) {
+    trace_blocking_leaves_from(q, pk->start, pk->light, pk->n, pk->a, leaf);
+    for (int k = 0; k < pk->n; k++) {
         bool blocked =
-            leaf[k] >= 0 || (p->model >= 0 && trace_occluded_models(p->q, p->pa[k], p->light, p->model, 1));
-        if (leaf[k] >= 0) *p->wit = leaf[k];
-        p->last_clear = !blocked;
-        p->vis[p->pidx[k]] = blocked ? VIS_BLOCKED : VIS_CLEAR;
-        if (p->keep) p->keep[p->pidx[k]] = p->vis[p->pidx[k]];
+            leaf[k] >= 0 || (pk->model >= 0 && trace_occluded_models(q, pk->a[k], pk->light, pk->model, 1));
+        if (leaf[k] >= 0) *wit = leaf[k];
+        *last_clear = !blocked;
+        vis[pk->idx[k]] = blocked ? VIS_BLOCKED : VIS_CLEAR;
+        if (keep) keep[pk->idx[k]] = vis[pk->idx[k]];
     }
-    p->np = 0;
-}
-
-/* Luxel order[e], whose coarser neighbours have their answers: theirs
- * where they agree, keep's, the witness's, or a ray in the packet. */
-static void pair_luxel(pair_t *p, int e)
-{
-    const lorder_t *lo = &p->order[e];
-    const int idx = lo->idx;
-    uint8_t *vis = p->vis;
-    bool agree = lo->nn >= 2 && vis[lo->nb[0]] != VIS_NONE;
-    for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
-    if (agree) {
-        vis[idx] = vis[lo->nb[0]];
-        return;
-    }
-    if (p->keep && p->keep[idx]) {
-        vis[idx] = p->keep[idx];
-        return;
-    }
-    const vec3_t s = p->f->samples[idx];
-    p->rays++;
-    if (!p->tree_alone) {
-        bool blocked = trace_occluded_channels_from(p->q, p->start, s, p->light, 1, NULL) ||
-                       (p->model >= 0 && trace_occluded_models(p->q, s, p->light, p->model, 1));
-        vis[idx] = blocked ? VIS_BLOCKED : VIS_CLEAR;
-    } else if (!p->last_clear && *p->wit >= 0 && trace_witness_blocks(p->q, p->start, *p->wit, s, p->light)) {
-        vis[idx] = VIS_BLOCKED;
-    } else {
-        vis[idx] = VIS_WAITING;
-        p->pidx[p->np] = idx;
-        p->pa[p->np++] = s;
-        if (p->np == TRACE_PACKET) pair_walk(p);
-        return;
-    }
-    if (p->keep) p->keep[idx] = vis[idx];
+    pk->n = 0;
 }
 
 /* Face fi gathers the pass's bounce lights into its light; returns the rays. */
@@ -630,6 +587,7 @@ static long gather_face(bl_pass_t *x, int fi)
         memset(vis, VIS_NONE, (size_t)n);
         if (!order) order = rounds_order(f->w, f->h);
         uint8_t *keep = NULL; /* traced, for a light that shares its place */
+        bool last_clear = false; /* the pair's last ray walked */
         if (b->shared) {
             if (!traced) traced = q2_calloc((size_t)n, 1);
             else if (memcmp(&traced_pos, &b->pos, sizeof traced_pos) != 0) memset(traced, 0, (size_t)n);
@@ -642,34 +600,51 @@ static long gather_face(bl_pass_t *x, int fi)
          * (a luxel needs only those neighbours' answers), or at the end:
          * trace_blocking_leaves_from, the walk's answers. So the witness
          * and last_clear follow the packets' answers, which changes which
-         * rays a witness spares, never an answer. */
-        pair_t p = {.q = q,
-                    .f = f,
-                    .order = order,
-                    .vis = vis,
-                    .keep = keep,
-                    .start = start,
-                    .model = models ? f->model : -1,
-                    .light = b->pos,
-                    .tree_alone = !q->world_channels && start != INT_MIN,
-                    .wit = &wit,
-                    .last_clear = false};
-        /* the first round: the grid of step 4 */
+         * rays a witness spares, never an answer. After the first round
+         * the cells it settles are filled (rounds_fill_cells) and passed. */
+        const bool tree_alone = !q->world_channels && start != INT_MIN;
+        packet_t pk = {.n = 0, .start = start, .light = b->pos, .model = models ? f->model : -1};
         const int n1 = rounds_first(f->w, f->h);
-        for (int e = 0; e < n1; e++)
-            if (val[order[e].idx] > 0) pair_luxel(&p, e);
-        if (p.np > 0) pair_walk(&p);
-        rounds_fill_cells(f->w, f->h, val, vis);
-        for (int e = n1; e < n; e++) {
+        for (int e = 0; e < n; e++) {
+            if (e == n1) {
+                if (pk.n > 0) packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+                rounds_fill_cells(f->w, f->h, val, vis);
+            }
             const lorder_t *lo = &order[e];
-            if (val[lo->idx] <= 0 || vis[lo->idx] != VIS_NONE) continue;
-            bool waits = false;
-            for (int k = 0; k < lo->nn && p.np > 0; k++) waits |= vis[lo->nb[k]] == VIS_WAITING;
-            if (waits) pair_walk(&p);
-            pair_luxel(&p, e);
+            const int idx = lo->idx;
+            if (val[idx] <= 0 || vis[idx] != VIS_NONE) continue;
+            if (pk.n > 0)
+                for (int k = 0; k < lo->nn; k++)
+                    if (vis[lo->nb[k]] == VIS_WAITING) {
+                        packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+                        break;
+                    }
+            bool agree = lo->nn >= 2 && vis[lo->nb[0]] != VIS_NONE;
+            for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
+            if (agree) {
+                vis[idx] = vis[lo->nb[0]];
+            } else if (keep && keep[idx]) {
+                vis[idx] = keep[idx];
+            } else {
+                vec3_t s = f->samples[idx];
+                rays++;
+                if (!tree_alone) {
+                    bool blocked = trace_occluded_channels_from(q, start, s, b->pos, 1, NULL) ||
+                                   (models && trace_occluded_models(q, s, b->pos, f->model, 1));
+                    vis[idx] = blocked ? VIS_BLOCKED : VIS_CLEAR;
+                    if (keep) keep[idx] = vis[idx];
+                } else if (!last_clear && wit >= 0 && trace_witness_blocks(q, start, wit, s, b->pos)) {
+                    vis[idx] = VIS_BLOCKED;
+                    if (keep) keep[idx] = VIS_BLOCKED;
+                } else {
+                    vis[idx] = VIS_WAITING;
+                    pk.idx[pk.n] = idx;
+                    pk.a[pk.n++] = s;
+                    if (pk.n == TRACE_PACKET) packet_walk(q, &pk, vis, keep, &wit, &last_clear);
+                }
+            }
         }
-        if (p.np > 0) pair_walk(&p);
-        rays += p.rays;
+        if (pk.n > 0) packet_walk(q, &pk, vis, keep, &wit, &last_clear);
         /* the light of the clear luxels (one sum per luxel, so in any order) */
         for (int idx = 0; idx < n; idx++) {
             if (val[idx] <= 0 || vis[idx] != VIS_CLEAR) continue;

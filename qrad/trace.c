@@ -2259,6 +2259,18 @@ int trace_point_leaf(const qrad_t *q, vec3_t p)
     return point_leaf_below(nodes, q->tracer.headnode, p);
 }
 
+/* The child a piece of a segment with plane distances d1 and d2 (at its
+ * ends) goes to whole: 0 the front, where both ends are within ON_EPSILON
+ * of it or beyond (so a piece along a plane stays on its front, as
+ * qrad3's TestLine has it), 1 the back, -1 where the piece crosses the
+ * plane and is cut. NaN fails both. */
+static inline int piece_side(double d1, double d2)
+{
+    if (d1 >= -ON_EPSILON && d2 >= -ON_EPSILON) return 0;
+    if (d1 < ON_EPSILON && d2 < ON_EPSILON) return 1;
+    return -1;
+}
+
 /* Does the segment p1-p2 touch a solid leaf below node? Points within
  * ON_EPSILON of a plane count as on its front, as qrad3's TestLine does, so
  * a segment running along a wall's surface is not blocked by that wall.
@@ -2277,12 +2289,9 @@ static int line_solid_leaf_r(const tnode_t *nodes, int node, const double *p1in,
             d1 = p1[0] * n->n[0] + p1[1] * n->n[1] + p1[2] * n->n[2] - n->d;
             d2 = p2[0] * n->n[0] + p2[1] * n->n[1] + p2[2] * n->n[2] - n->d;
         }
-        if (d1 >= -ON_EPSILON && d2 >= -ON_EPSILON) {
-            node = n->child[0];
-            continue;
-        }
-        if (d1 < ON_EPSILON && d2 < ON_EPSILON) {
-            node = n->child[1];
+        const int whole = piece_side(d1, d2);
+        if (whole >= 0) {
+            node = n->child[whole];
             continue;
         }
         int side = d1 < 0;
@@ -2342,12 +2351,9 @@ static int line_solid_flat(const tnode_t *nodes, int node, const double *p1, con
                 d1 = a0 * n->n[0] + a1 * n->n[1] + a2 * n->n[2] - n->d;
                 d2 = b0 * n->n[0] + b1 * n->n[1] + b2 * n->n[2] - n->d;
             }
-            if (d1 >= -ON_EPSILON && d2 >= -ON_EPSILON) {
-                node = n->child[0];
-                continue;
-            }
-            if (d1 < ON_EPSILON && d2 < ON_EPSILON) {
-                node = n->child[1];
+            const int whole = piece_side(d1, d2);
+            if (whole >= 0) {
+                node = n->child[whole];
                 continue;
             }
             if (sp == FLAT_STACK) return FLAT_TOO_DEEP;

@@ -116,8 +116,9 @@ bool os_move_off_cpu(void);
 /* Starts a thread that returns at once, and does not wait for it. For
  * threads_start, before libgomp makes its first worker: on the 2-vCPU Linux
  * machines this project is measured on, that worker then ran within
- * 0.1-0.2 ms in most runs, where without it it ran 1-12 ms later (qrad's
- * threads_start, medians 0.13 against 5.6 ms). False where no thread was
+ * 0.17 ms in 21 of 24 runs, where without it it ran up to 12 ms later
+ * (qrad's threads_start in series of 12: medians 0.13-0.15 ms with it,
+ * 3.5-8.0 ms without). False where no thread was
  * made (and on Windows, where it was not measured). */
 bool os_start_passing_thread(void);
 void os_heap_setup(void);

@@ -602,7 +602,7 @@ static long gather_face(bl_pass_t *x, int fi)
          * and last_clear follow the packets' answers, which changes which
          * rays a witness spares, never an answer. After the first round
          * the cells it settles are filled (rounds_fill_cells) and passed. */
-        const bool tree_alone = !q->world_channels && start != INT_MIN;
+        const bool tree_alone = trace_tree_alone(q, start);
         packet_t pk = {.n = 0, .start = start, .light = b->pos, .model = models ? f->model : -1};
         const int n1 = rounds_first(f->w, f->h);
         for (int e = 0; e < n; e++) {

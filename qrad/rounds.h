@@ -9,7 +9,7 @@
  * shadow edge crosses are traced finer.
  *
  * Takes: the face's luxel grid (w by h), each luxel's light (lit where
- * above 0: an unlit luxel is never traced and keeps ROUNDS_NONE).
+ * above 0: an unlit luxel is never traced and keeps VIS_NONE).
  * Gives: the order and each luxel's neighbours; after the first round,
  * the answers of the cells that round settles. Plain data, no qrad state:
  * test_qrad_rounds checks the fill against the luxel-by-luxel rule. */

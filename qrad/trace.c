@@ -2320,7 +2320,7 @@ static bool line_solid_r(const tnode_t *nodes, int node, const double *p1in, con
 /* line_solid_leaf_r without the recursion: the same pieces in the same
  * order (near piece first, its far piece waiting on a stack), so the same
  * first solid leaf, with the coordinates in variables rather than arrays
- * indexed by the plane's type (0.80-0.88 of the recursion's time over
+ * indexed by the plane's type (0.79-0.88 of the recursion's time over
  * spirit2dm1's 3.4 million bounce walks, replayed, the same leaf for
  * every one). No depth guard: only for a tree solid_paths found within
  * SOLID_PATH_MAX, where the recursion's never bites (each split of a
@@ -2736,7 +2736,7 @@ bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b
 {
     /* as trace_occluded_channels; where the world's tree alone decides (no
      * channels), the witness first, and the leaf that blocks kept there */
-    if (!q->world_channels && wit && start != INT_MIN) {
+    if (wit && trace_tree_alone(q, start)) {
         if (!(shadow_mask & 1)) return false;
         if (*wit >= 0 && trace_witness_blocks(q, start, *wit, a, b)) return true;
         int hit = trace_blocking_leaf_from(q, start, a, b);

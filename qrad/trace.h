@@ -126,6 +126,12 @@ bool trace_occluded_from(const qrad_t *q, int start, vec3_t a, vec3_t b);
  * the caller's (-1 none yet), tried first where the world's tree alone
  * decides, and replaced by the leaf that blocks a-b; the same answers. */
 bool trace_occluded_channels_from(const qrad_t *q, int start, vec3_t a, vec3_t b, int shadow_mask, int *wit);
+/* Whether the world's tree alone decides the segments from start (no
+ * _object_channel_mask channels in the world, and a tree): where the
+ * witnesses (trace_witness_blocks) and the packets
+ * (trace_blocking_leaves_from) give the answers, for a light whose shadow
+ * mask holds channel 1. */
+static inline bool trace_tree_alone(const qrad_t *q, int start) { return !q->world_channels && start != INT_MIN; }
 /* trace_occluded_from's walk, giving the solid leaf that blocked a-b (the
  * first it met; INT_MAX without a tree) or -1 for a clear line. Such a
  * leaf is a witness for the segments of other points:

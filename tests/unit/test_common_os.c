@@ -223,6 +223,7 @@ static void passing_thread(void **state)
     assert_true(os_start_passing_thread());
 #ifdef __linux__
     int before = threads_now();
+    assert_true(before >= 1);
     assert_true(os_start_passing_thread());
     /* gone again within a second (it may or may not have run yet) */
     int now = threads_now();

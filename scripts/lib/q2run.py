@@ -55,6 +55,14 @@ class Result:
 GNU_TIME = os.environ.get("Q2MAP_GNU_TIME", "/usr/bin/time")
 
 
+def child_env():
+    """The environment of the programs run: this one, with LD_LIBRARY_PATH
+    set from Q2MAP_CHILD_LIBRARY_PATH where that is set (scripts/device-kit's
+    libraries for the programs alone, not for this Python)."""
+    libs = os.environ.get("Q2MAP_CHILD_LIBRARY_PATH")
+    return dict(os.environ, LD_LIBRARY_PATH=libs) if libs else None
+
+
 def run(argv, timeout=None, cwd=None, log=None):
     """Runs argv (no shell) and returns its exit status, wall seconds, peak
     resident memory in KiB, CPU seconds and combined output. Output goes to
@@ -72,7 +80,8 @@ def run(argv, timeout=None, cwd=None, log=None):
         cmd = [GNU_TIME, "-q", "-f", "%M %U %S", "-o", tf.name] + list(argv) if use_time else list(argv)
         t0 = time.monotonic()
         # A session of its own, so a timeout kills the program, not just time.
-        p = subprocess.Popen(cmd, stdout=tmp, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True)
+        p = subprocess.Popen(cmd, stdout=tmp, stderr=subprocess.STDOUT, cwd=cwd, start_new_session=True,
+                             env=child_env())
         timed_out = False
         deadline = None if timeout is None else t0 + timeout
         while True:

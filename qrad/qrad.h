@@ -322,6 +322,12 @@ typedef struct tracer_t {
     int *solidpath_first, *solidpath;
     double *solidplanes; /* their planes, leaf by leaf: x, y, z, dist */
     int *tdepth;         /* a node's depth below the head (-1: no solid leaf below it) */
+    /* each solid leaf's witness planes (witness_reduce), as solidplanes
+     * are laid out: leaf l's block of wred_first[l + 1] - wred_first[l]
+     * records, WITNESS_PAD of them padding, none where the leaf's way
+     * serves; NULL where there are no ways */
+    int *wred_first;
+    double *wredplanes;
     bool avx2;           /* the witness test may take its AVX2 form (common/cpu.h) */
     bool wide_avx2;      /* the hierarchy's walks (sky, closest hits) may take their AVX2 forms */
 } tracer_t;

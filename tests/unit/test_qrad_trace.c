@@ -33,6 +33,12 @@
  *   it, and SSE2); trace_occluded_channels_from with a witness of its
  *   own, from the head as direct light calls it, answers as the walk. Seen failing with the margin at 0, 0.5 and 0.9
  *   ON_EPSILON (2 is the tracer's), and with 0.5 in either form alone;
+ *   the same over the leaves' planes cut down to those near each leaf
+ *   (witness_reduce) and over their whole ways, with any solid leaf as
+ *   the witness too, four a segment, and the cut keeping under 3/4 of the
+ *   ways' planes on the real map. Seen failing with the cut dropping the
+ *   sloped planes (a grazing segment) and the floors' planes (another
+ *   leaf as the witness);
  * - trace_blocking_leaves_from (bounce rays in packets, walked together
  *   where the CPU has AVX2) blocks each segment exactly where the walk
  *   does, by a solid leaf: the same segments in packets of 2 to 4 from
@@ -418,18 +424,45 @@ static void graze(const qrad_t *q, const char *name, vec3_t p, vec3_t light, lon
 static void check_witness_form(fixture_t *fx, const char *name, double gap, double off);
 
 /* Both forms of the witness test where the CPU has AVX2 (it is taken
- * then), the SSE2 or portable one alone elsewhere. */
+ * then), the SSE2 or portable one alone elsewhere; each over the leaves'
+ * cut-down planes (witness_reduce), and over their whole ways. */
 static void check_witness(const char *name, double gap, double off)
 {
     fixture_t x;
     load(&x, name);
-    assert_non_null(x.q.tracer.solidpath_first);
-    bool avx2 = x.q.tracer.avx2;
+    tracer_t *t = &x.q.tracer;
+    assert_non_null(t->solidpath_first);
+    assert_non_null(t->wred_first);
+    /* a cut leaf keeps fewer planes than its way holds, and some; over
+     * the solid leaves, under 3/4 of the ways' planes (on the real map:
+     * the small ones have few planes to drop) */
+    long way = 0, kept = 0;
+    for (int l = 0; l < t->numsolidpathleafs; l++) {
+        int nw = t->solidpath_first[l + 1] - t->solidpath_first[l], nb = t->wred_first[l + 1] - t->wred_first[l];
+        if (nw == 0) assert_int_equal(nb, 0);
+        if (nw == 0 || nb == 0) {
+            kept += nw;
+        } else {
+            assert_true(nb - 3 > 0 && nb - 3 < nw);
+            kept += nb - 3;
+        }
+        way += nw;
+    }
+    if (strstr(name, "real/") && !(kept < way * 3 / 4))
+        fail_msg("%s: the witnesses keep %ld of their ways' %ld planes", name, kept, way);
+    bool avx2 = t->avx2;
+    int *wred = t->wred_first;
+    /* (the whole ways in the CPU's own form alone) */
     check_witness_form(&x, name, gap, off);
     if (avx2) {
-        x.q.tracer.avx2 = false;
+        t->avx2 = false;
         check_witness_form(&x, name, gap, off);
+        t->avx2 = true;
     }
+    t->wred_first = NULL;
+    check_witness_form(&x, name, gap, off);
+    t->wred_first = wred;
+    t->avx2 = avx2;
     unload(&x);
 }
 
@@ -438,7 +471,7 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
     const qrad_t *q = &fx->q;
     const bsp_t *bsp = &fx->bsp;
     const dmodel_t *m = &bsp->models[0];
-    long rays = 0, blocked = 0, taken = 0, grazed = 0, grazetaken = 0;
+    long rays = 0, blocked = 0, taken = 0, grazed = 0, grazetaken = 0, anytaken = 0;
     packet_count_t pc = {0};
     /* the fixed points: open points of a coarse grid on whole coordinates */
     for (double lz = floor(m->mins[2]) + 24; lz < m->maxs[2]; lz += 4 * gap)
@@ -475,6 +508,19 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
                                          "calls it blocked",
                                          name, p.x, p.y, p.z, light.x, light.y, light.z, wit);
                         }
+                        /* any solid leaf is a sound witness (bounce rays
+                         * try the blockers of other rays, other lights'
+                         * too): four of them in turn, from the head */
+                        for (int j = 0; j < 4; j++) {
+                            int any = (int)(((long)rays * 4 + j) * 7919 % bsp->numleafs);
+                            if (!(bsp->leafs[any].contents & CONTENTS_SOLID)) continue;
+                            bool head = trace_witness_blocks(q, q->tracer.headnode, any, p, light);
+                            anytaken += head;
+                            if (head && !walk)
+                                fail_msg("%s: (%.17g %.17g %.17g) to (%g %g %g): clear, but leaf %d as a witness "
+                                         "calls it blocked",
+                                         name, p.x, p.y, p.z, light.x, light.y, light.z, any);
+                        }
                         int hit = trace_blocking_leaf_from(q, start, p, light);
                         assert_true((hit >= 0) == walk);
                         /* the walk without recursion (taken for this tree)
@@ -494,8 +540,10 @@ static void check_witness_form(fixture_t *fx, const char *name, double gap, doub
             }
     assert_true(rays > 10000);
     assert_true(blocked > rays / 10 && blocked < rays);
-    /* the witness is taken for most blocked segments */
+    /* the witness is taken for most blocked segments; other leaves now
+     * and then */
     assert_true(taken > blocked / 2);
+    assert_true(anytaken > 0);
     assert_true(grazed > 50);
     assert_true(grazetaken > grazed);
     /* packets of every size, many whose segments part (some blocked,

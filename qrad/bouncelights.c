@@ -353,12 +353,13 @@ typedef struct packet_t {
  * solid leaf that blocked a blocked neighbour of the round before (the
  * blocker nearest to it), then the last two distinct leaves that blocked
  * the pair's rays, the latest first. Which ray a witness spares depends on
- * them, never an answer. spirit2dm1 under -preset ericw, one thread: with
- * the witnesses' planes cut down (witness_reduce) 3.20 million walks
- * instead of 3.74 million for 7.16 million tests instead of 4.92; the
- * bounce stage 0.952-0.956 of its time with the last blocker alone (41
- * alternated runs twice), 0.975 without the cut planes. A third recent
- * leaf, or the recent ones tried after a clear ray too, did not pay. */
+ * them, never an answer. spirit2dm1 under -preset ericw, one thread: 2.92
+ * million rays walked instead of 3.74 million, for 7.16 million tests
+ * instead of 4.92; with the witnesses' planes cut down (witness_reduce)
+ * the bounce stage 0.952-0.959 of its time with the last blocker alone
+ * (31-41 alternated runs, three series), 0.975 with the whole ways. A
+ * third recent leaf, or the recent ones tried after a clear ray too, did
+ * not pay. */
 #define RECENT_WITNESSES 2
 
 /* leaf to the front of the recent witnesses, once */

@@ -488,16 +488,18 @@ static long gather_face(bl_pass_t *x, int fi)
     vec3_t traced_pos = vec3(0, 0, 0);
     const bool models = qrad_any_model_shadows(q);
     /* The solid leaves that blocked the face's last blocked rays, tried
-     * by the next ray (RECENT_WITNESSES): most of a pair's blocked rays
-     * are blocked by one of the rays' before, and a pair's first by the
-     * face's blockers for the light before (by what stands around the
-     * face). Not after a clear ray of the pair: the ray after one is
-     * mostly clear too, and the test then only costs (spirit2dm1 under
-     * -preset ericw: of 1.95 million such rays 1.61 million are clear and
-     * the witness settles 0.22 million). bleaf: each luxel's blocker, for
-     * the luxels of the rounds after (kept from light to light: any solid
-     * leaf is a sound witness, only the spared walks depend on it). */
-    int wit[RECENT_WITNESSES] = {-1, -1};
+     * by the next ray after its neighbour's blocker (pair_witness): most
+     * of a pair's blocked rays are blocked by one of the rays' before, and
+     * a pair's first by the face's blockers for the light before (by what
+     * stands around the face). Not after a clear ray of the pair: the ray
+     * after one is mostly clear too, and the test then only costs
+     * (spirit2dm1 under -preset ericw: of 1.95 million such rays 1.61
+     * million are clear and the witness settles 0.22 million). bleaf:
+     * each luxel's blocker, for the luxels of the rounds after (kept from
+     * light to light, where a luxel takes its answer without a ray: any
+     * solid leaf is a sound witness, only the spared walks depend on it). */
+    int wit[RECENT_WITNESSES];
+    for (int k = 0; k < RECENT_WITNESSES; k++) wit[k] = -1;
     int *bleaf = q2_malloc(sizeof(int) * (size_t)n);
     for (int k = 0; k < n; k++) bleaf[k] = -1;
     /* First the bound of make_reach, a few operations that drop most pairs

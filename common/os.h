@@ -114,12 +114,12 @@ int os_current_cpu(void);
  * processor; not Linux). For threads_start. */
 bool os_move_off_cpu(void);
 /* Starts a thread that returns at once, and does not wait for it. For
- * threads_start, before libgomp makes its first worker: on the 2-vCPU Linux
- * machines this project is measured on, that worker then ran within
- * 0.17 ms in 21 of 24 runs, where without it it ran up to 12 ms later
- * (qrad's threads_start in series of 12: medians 0.13-0.15 ms with it,
- * 3.5-8.0 ms without). False where no thread was
- * made (and on Windows, where it was not measured). */
+ * threads_start, before libgomp makes its first worker: on the 2-vCPU
+ * Linux machines this project is measured on, qrad's threads_start then
+ * took 0.10-0.17 ms in 21 of 24 runs, where without it it took 0.09-11.9
+ * ms (medians 3.5-8.0 ms in six series of 12; docs/performance.md).
+ * False where no thread was made (and on Windows, where it was not
+ * measured). */
 bool os_start_passing_thread(void);
 void os_heap_setup(void);
 

@@ -31,10 +31,9 @@ bool threads_in_team(void);
  * running on another processor within THREADS_START_WAIT_NS, the caller
  * moves itself (os_move_off_cpu) and the worker runs at once. Before the
  * region a thread that returns at once is started and left
- * (os_start_passing_thread): with it libgomp's first worker ran within
- * 0.17 ms in 21 of 24 runs, without it up to 12 ms later (medians
- * 3.5-8.0 ms). Nothing a tool
- * computes depends on either. */
+ * (os_start_passing_thread): with it threads_start took 0.10-0.17 ms in
+ * 21 of 24 runs, without it up to 12 ms (medians 3.5-8.0 ms). Nothing a
+ * tool computes depends on either. */
 void threads_start(int n);
 
 /* threads_start for a tool whose first work is serial: fn(arg) runs on the
@@ -45,8 +44,9 @@ void threads_start(int n);
  * still seen on the caller's processor at the end, the caller moves as in
  * threads_start, and the passing thread is started first as there. The
  * region, and so fn, begins only once each new thread has run (libgomp
- * waits for it): that wait is not hidden. With n <= 1, or without OpenMP, just fn(arg). fn must not start
- * a parallel region of its own (it would run on one thread). */
+ * waits for it): that wait is not hidden. With n <= 1, or without OpenMP,
+ * just fn(arg). fn must not start a parallel region of its own (it would
+ * run on one thread). */
 void threads_start_during(int n, void (*fn)(void *arg), void *arg);
 
 #endif

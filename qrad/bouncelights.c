@@ -41,7 +41,6 @@
  * Determinism: the lights are made in face order; each face sums them in
  * that order and writes only its own light, so threads and ranks give the
  * same bytes. */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -422,7 +421,7 @@ static void packet_walk(const qrad_t *q, packet_t *pk, uint8_t *vis, uint8_t *ke
         if (leaf[k] >= 0) witness_push(wit, leaf[k]);
         *last_clear = !blocked;
         vis[pk->idx[k]] = blocked ? VIS_BLOCKED : VIS_CLEAR;
-        bleaf[pk->idx[k]] = leaf[k] >= 0 ? leaf[k] : -1;
+        bleaf[pk->idx[k]] = leaf[k];
         if (keep) keep[pk->idx[k]] = vis[pk->idx[k]];
     }
     pk->n = 0;
@@ -686,10 +685,9 @@ static long gather_face(bl_pass_t *x, int fi)
                         packet_walk(q, &pk, vis, keep, wit, &last_clear, bleaf);
                         break;
                     }
-            bool agree = lo->nn >= 2 && vis[lo->nb[0]] != VIS_NONE;
-            for (int k = 1; k < lo->nn && agree; k++) agree = vis[lo->nb[k]] == vis[lo->nb[0]];
-            if (agree) {
-                vis[idx] = vis[lo->nb[0]];
+            const uint8_t agreed = rounds_agreed(lo, vis);
+            if (agreed != VIS_NONE) {
+                vis[idx] = agreed;
                 if (vis[idx] == VIS_BLOCKED) bleaf[idx] = bleaf[lo->nb[0]];
             } else if (keep && keep[idx]) {
                 vis[idx] = keep[idx];

@@ -10,8 +10,9 @@
  *
  * Takes: the face's luxel grid (w by h), each luxel's light (lit where
  * above 0: an unlit luxel is never traced and keeps VIS_NONE).
- * Gives: the order and each luxel's neighbours; after the first round,
- * the answers of the cells that round settles. Plain data, no qrad state:
+ * Gives: the order and each luxel's neighbours, the answer a luxel takes
+ * from them (rounds_agreed); after the first round, the answers of the
+ * cells that round settles. Plain data, no qrad state:
  * test_qrad_rounds checks the fill against the luxel-by-luxel rule. */
 #ifndef Q2M_QRAD_ROUNDS_H
 #define Q2M_QRAD_ROUNDS_H
@@ -34,6 +35,17 @@ typedef struct lorder_t {
  * rounds_first(w, h) are the first round's. */
 lorder_t *rounds_order(int w, int h);
 int rounds_first(int w, int h);
+
+/* The answer a later round's luxel takes without a ray: its neighbours'
+ * of the round before (two or four of them) where all were found and
+ * agree, else VIS_NONE (it is traced). */
+static inline uint8_t rounds_agreed(const lorder_t *lo, const uint8_t *vis)
+{
+    if (lo->nn < 2 || vis[lo->nb[0]] == VIS_NONE) return VIS_NONE;
+    for (int k = 1; k < lo->nn; k++)
+        if (vis[lo->nb[k]] != vis[lo->nb[0]]) return VIS_NONE;
+    return vis[lo->nb[0]];
+}
 
 /* After the first round (every lit luxel of it VIS_CLEAR or VIS_BLOCKED):
  * a cell of the step-4 grid whose four corners got one answer, with every

@@ -2129,9 +2129,10 @@ static void witness_reduce(tracer_t *t)
     const int nl = t->numsolidpathleafs;
     if (!t->solidpath_first || nl <= 0) return;
     int *rfirst = q2_malloc(sizeof(int) * ((size_t)nl + 1));
+    /* (a leaf keeps fewer planes than its way holds, or none) */
     size_t total = 0;
-    for (int l = 0; l < nl; l++) total += (size_t)(t->solidpath_first[l + 1] - t->solidpath_first[l] + 6 + WITNESS_PAD);
-    double *planes = q2_malloc(sizeof(double) * 4 * total), *buf = NULL;
+    for (int l = 0; l < nl; l++) total += (size_t)(t->solidpath_first[l + 1] - t->solidpath_first[l] + WITNESS_PAD);
+    double *planes = q2_malloc(sizeof(double) * 4 * (total > 0 ? total : 1)), *buf = NULL;
     int bufcap = 0;
     size_t at = 0;
     for (int l = 0; l < nl; l++) {
@@ -2508,7 +2509,6 @@ static int world_solid_leaf(const tracer_t *t, int node, const double *p1, const
     return line_solid_leaf_r(t->tnodes, node, p1, p2, 0);
 }
 
-
 /* Why a witness's answer is line_solid_r's: let x be a point of a-b more
  * than ON_EPSILON inside every plane on the way to solid leaf w. Start
  * line_solid_r at any node on that way (the head, or a start node above
@@ -2588,25 +2588,20 @@ bool trace_witness_blocks(const qrad_t *q, int start, int leaf, vec3_t a, vec3_t
     if (from < 0 || from >= nw || t->solidpath[first + from] >> 1 != start) return false;
     /* the leaf's kept planes (witness_reduce), or else its way below start
      * (a walk from start never meets the planes above it) */
-    const double *px, *py, *pz, *pd;
-    int lo, hi;
+    const double *px;
+    int lo, hi, nb;
     if (t->wred_first && t->wred_first[leaf + 1] > t->wred_first[leaf]) {
-        const int at = t->wred_first[leaf], nb = t->wred_first[leaf + 1] - at;
-        px = t->wredplanes + 4 * (size_t)at;
+        nb = t->wred_first[leaf + 1] - t->wred_first[leaf];
+        px = t->wredplanes + 4 * (size_t)t->wred_first[leaf];
         lo = 0;
         hi = nb - WITNESS_PAD;
-        py = px + nb;
-        pz = py + nb;
-        pd = pz + nb;
     } else {
-        const int nb = nw + WITNESS_PAD;
+        nb = nw + WITNESS_PAD;
         px = t->solidplanes + 4 * (size_t)(first + WITNESS_PAD * leaf);
         lo = from;
         hi = nw;
-        py = px + nb;
-        pz = py + nb;
-        pd = pz + nb;
     }
+    const double *py = px + nb, *pz = py + nb, *pd = pz + nb;
 #ifdef WITNESS_AVX2
     if (t->avx2) return witness_4(px, py, pz, pd, lo, hi, a, b);
 #endif

@@ -66,7 +66,7 @@ static uint8_t shadow(int kind, int i, int j, int w, int h)
     }
 }
 
-/* The rounds luxel by luxel, as bouncelights.c's pair_luxel decides (its
+/* The rounds luxel by luxel, as bouncelights.c's gather_face decides (its
  * rays answered by the shadow); with fill, rounds_fill_cells after the
  * first round and the filled luxels passed. */
 static void rounds(int w, int h, const double *val, int kind, bool fill, uint8_t *vis, long *filled)
@@ -80,9 +80,8 @@ static void rounds(int w, int h, const double *val, int kind, bool fill, uint8_t
         }
         int idx = o[e].idx;
         if (val[idx] <= 0 || vis[idx] != VIS_NONE) continue;
-        bool agree = o[e].nn >= 2 && vis[o[e].nb[0]] != VIS_NONE;
-        for (int k = 1; k < o[e].nn && agree; k++) agree = vis[o[e].nb[k]] == vis[o[e].nb[0]];
-        vis[idx] = agree ? vis[o[e].nb[0]] : shadow(kind, idx % w, idx / w, w, h);
+        const uint8_t agreed = rounds_agreed(&o[e], vis);
+        vis[idx] = agreed != VIS_NONE ? agreed : shadow(kind, idx % w, idx / w, w, h);
     }
     free(o);
 }

@@ -443,6 +443,7 @@ static void check_witness(const char *name, double gap, double off)
         if (nw == 0 || nb == 0) {
             kept += nw;
         } else {
+            /* (each block ends in trace.c's WITNESS_PAD of 3) */
             assert_true(nb - 3 > 0 && nb - 3 < nw);
             kept += nb - 3;
         }
